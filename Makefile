@@ -1,0 +1,130 @@
+# tfd - timer file descriptors in user space.  Plain GNU make, no generator.
+#
+#   make                 libtfd.a, libtfd.so, the tfd program, tfd.pc
+#   make demo            run the demo
+#   make check           build and run every test
+#   make install         PREFIX=/usr/local DESTDIR= (both optional)
+#   make SAN=address,undefined check   the same under sanitizers
+
+VERSION := 0.1.0
+SOMAJOR := 0
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+SEEDS ?= ../shared/seeds
+
+CC ?= cc
+CXX ?= c++
+OPT ?= -O2 -g
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+        -Wmissing-prototypes -Wpointer-arith -Wcast-qual -Wvla
+CFLAGS ?=
+LDFLAGS ?=
+SAN ?=
+ifneq ($(SAN),)
+SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+ALL_CFLAGS := -std=gnu11 $(OPT) $(WARN) -Iinclude -Isrc -pthread \
+              $(SANFLAGS) $(CFLAGS)
+ALL_LDFLAGS := -pthread $(SANFLAGS) $(LDFLAGS)
+
+comma := ,
+B := build$(if $(SAN),-$(subst $(comma),-,$(SAN)))
+
+LIB_SRC := src/timer.c src/queue.c src/notify.c src/engine.c src/api.c
+LIB_OBJ := $(LIB_SRC:src/%.c=$(B)/lib/%.o)
+PIC_OBJ := $(LIB_SRC:src/%.c=$(B)/pic/%.o)
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_OBJ := $(TEST_SRC:tests/%.c=$(B)/tests/%.o) $(B)/tests/run.o
+MAN_PAGES := $(wildcard man/*.[1-9])
+
+STATIC := $(B)/libtfd.a
+SHARED := $(B)/libtfd.so.$(VERSION)
+TOOL := $(B)/tfd
+TESTBIN := $(B)/tfd-test
+SEEDBIN := $(B)/seed-test
+
+.PHONY: all demo check check-header install uninstall clean
+all: $(STATIC) $(SHARED) $(TOOL) $(B)/tfd.pc
+
+$(B)/lib/%.o: src/%.c include/tfd.h $(wildcard src/*.h) | $(B)/lib
+	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
+$(B)/pic/%.o: src/%.c include/tfd.h $(wildcard src/*.h) | $(B)/pic
+	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -fPIC -c $< -o $@
+$(B)/tests/%.o: tests/%.c tests/t.h include/tfd.h $(wildcard src/*.h) | $(B)/tests
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(B)/lib $(B)/pic $(B)/tests:
+	mkdir -p $@
+
+$(STATIC): $(LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+$(SHARED): $(PIC_OBJ) src/libtfd.map
+	$(CC) -shared -Wl,-soname,libtfd.so.$(SOMAJOR) \
+	    -Wl,--version-script=src/libtfd.map -Wl,-z,defs \
+	    -o $@ $(PIC_OBJ) $(ALL_LDFLAGS)
+	ln -sf libtfd.so.$(VERSION) $(B)/libtfd.so.$(SOMAJOR)
+	ln -sf libtfd.so.$(VERSION) $(B)/libtfd.so
+$(TOOL): tools/tfd.c include/tfd.h $(STATIC)
+	$(CC) $(ALL_CFLAGS) tools/tfd.c $(STATIC) -o $@ $(ALL_LDFLAGS)
+$(B)/tfd.pc: tfd.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    $< > $@
+
+$(TESTBIN): $(TEST_OBJ) $(STATIC)
+	$(CC) $(TEST_OBJ) $(STATIC) -o $@ $(ALL_LDFLAGS)
+
+# The 2007 proposal's own test program, compiled unmodified: its syscall()
+# becomes our adapter.  It was written before -Wformat: no -Werror here.
+$(SEEDBIN): $(SEEDS)/new_timerfd_errors_test.c tests/seed_adapter.c $(STATIC)
+	$(CC) -std=gnu11 $(OPT) -w -pthread $(SANFLAGS) -D__NR_timerfd=4242 \
+	    -Dsyscall=tfd_seed_syscall $(SEEDS)/new_timerfd_errors_test.c \
+	    -x c tests/seed_adapter.c -Iinclude $(STATIC) -o $@ $(ALL_LDFLAGS)
+
+demo: $(TOOL)
+	$(TOOL) run 0.5 0.2 5
+
+# The header must build as C99 and C++, alone and with <sys/timerfd.h>
+# before or after it.
+check-header: | $(B)/tests
+	printf '#include <tfd.h>\n#include <sys/timerfd.h>\nint main(void){return tfd_close(-1);}\n' > $(B)/tests/h1.c
+	printf '#include <sys/timerfd.h>\n#include <tfd.h>\nint main(void){return TFD_TIMER_ABSTIME + TFD_NONBLOCK;}\n' > $(B)/tests/h2.c
+	$(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h1.c
+	$(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h2.c
+	@if command -v $(CXX) >/dev/null 2>&1; then \
+	    echo "$(CXX) -x c++ -Wall -Wextra -Werror -fsyntax-only (tfd.h)"; \
+	    $(CXX) -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h1.c && \
+	    $(CXX) -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h2.c; \
+	else echo "check-header: no C++ compiler ($(CXX)), C++ build skipped"; fi
+
+check: all check-header $(TESTBIN) $(SEEDBIN)
+	TFD_TOOL=$(TOOL) TFD_SEED=$(SEEDBIN) $(TESTBIN) $(TESTS)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
+	    $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+	    $(DESTDIR)$(MANDIR)/man7
+	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/tfd
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/libtfd.a
+	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/libtfd.so.$(VERSION)
+	ln -sf libtfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtfd.so.$(SOMAJOR)
+	ln -sf libtfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtfd.so
+	install -m 644 include/tfd.h $(DESTDIR)$(INCLUDEDIR)/tfd.h
+	install -m 644 $(B)/tfd.pc $(DESTDIR)$(PKGCONFIGDIR)/tfd.pc
+	for p in $(MAN_PAGES); do \
+	    s=$${p##*.}; install -m 644 $$p $(DESTDIR)$(MANDIR)/man$$s/; done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tfd $(DESTDIR)$(LIBDIR)/libtfd.a \
+	    $(DESTDIR)$(LIBDIR)/libtfd.so* $(DESTDIR)$(INCLUDEDIR)/tfd.h \
+	    $(DESTDIR)$(PKGCONFIGDIR)/tfd.pc
+	for p in $(MAN_PAGES); do \
+	    s=$${p##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$${p##*/}; done
+
+clean:
+	rm -rf build build-*

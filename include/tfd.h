@@ -1,0 +1,86 @@
+/*
+ * tfd.h - timer file descriptors in user space.
+ *
+ * Two interfaces over one timer model:
+ *   - timerfd(): the single call of the revised interface proposed for
+ *     Linux in 2007 (create, change and query in one call);
+ *   - tfd_create() / tfd_settime() / tfd_gettime() / tfd_read() /
+ *     tfd_close(): the shape Linux finally shipped as timerfd_create(2).
+ *
+ * The descriptor returned works with read(2), poll(2), select(2) and
+ * epoll(7).  See tfd(7) for the model and the differences from a kernel
+ * timerfd; every function has its own manual page.
+ *
+ * Thread safety: every function here may be called from any thread on any
+ * timer.  None is async-signal-safe.
+ */
+#ifndef TFD_H
+#define TFD_H
+
+#include <sys/types.h> /* ssize_t, clockid_t */
+#include <time.h>      /* CLOCK_*, struct timespec */
+
+#ifdef __linux__
+/* The TFD_* constants and struct itimerspec come from the system header, so
+ * that both headers can be included in either order. */
+#include <sys/timerfd.h>
+#else
+#include <fcntl.h>
+#ifndef TFD_CLOEXEC
+#define TFD_CLOEXEC O_CLOEXEC
+#endif
+#ifndef TFD_NONBLOCK
+#define TFD_NONBLOCK O_NONBLOCK
+#endif
+#ifndef TFD_TIMER_ABSTIME
+#define TFD_TIMER_ABSTIME (1 << 0)
+#endif
+#ifndef TFD_TIMER_CANCEL_ON_SET
+#define TFD_TIMER_CANCEL_ON_SET (1 << 1)
+#endif
+#endif
+
+#define TFD_VERSION_MAJOR 0
+#define TFD_VERSION_MINOR 1
+#define TFD_VERSION_PATCH 0
+#define TFD_VERSION_STRING "0.1.0"
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define TFD_API __attribute__((visibility("default")))
+#else
+#define TFD_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The revised interface of the 2007 proposal.  timerfd(3).
+ *
+ *   timerfd(-1, clock, flags, &new, NULL)   create a timer armed with new
+ *   timerfd(fd, -1, flags, &new, NULL)      change it
+ *   timerfd(fd, -1, flags, &new, &old)      change it, return the previous
+ *   timerfd(fd, -1, 0, NULL, &cur)          query it, changing nothing
+ *
+ * Returns the timer's descriptor, or -1 with errno set.
+ */
+TFD_API int timerfd(int ufd, int clockid, int flags,
+                    const struct itimerspec *utmr, struct itimerspec *outmr);
+
+/* The final Linux interface.  tfd_create(3), tfd_settime(3), tfd_read(3),
+ * tfd_close(3).  Same arguments, results and errno rules as
+ * timerfd_create(2), timerfd_settime(2), timerfd_gettime(2) and read(2) on a
+ * timerfd. */
+TFD_API int tfd_create(clockid_t clockid, int flags);
+TFD_API int tfd_settime(int fd, int flags, const struct itimerspec *new_value,
+                        struct itimerspec *old_value);
+TFD_API int tfd_gettime(int fd, struct itimerspec *curr_value);
+TFD_API ssize_t tfd_read(int fd, void *buf, size_t count);
+TFD_API int tfd_close(int fd);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFD_H */

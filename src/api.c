@@ -1,0 +1,142 @@
+/*
+ * api.c - the public functions.  Arguments are checked here, in the order
+ * of SPEC sections 2 and 3; this is the only file that sets errno, and it
+ * leaves errno as it found it on success.
+ */
+#define _GNU_SOURCE
+#include "tfd.h"
+
+#include "backend.h"
+#include "timer.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define CREATE_FLAGS (TFD_NONBLOCK | TFD_CLOEXEC)
+#define SETTIME_FLAGS (TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)
+
+static const struct tfd_backend *const be = &tfd_engine_backend;
+
+/* Return r with errno untouched, or -1 with errno = e. */
+static int result(int e, int r, int saved)
+{
+	errno = e ? e : saved;
+	return e ? -1 : r;
+}
+
+/* Clocks timerfd_create(2) accepts. */
+static int clock_known(int c)
+{
+	return c == CLOCK_REALTIME || c == CLOCK_MONOTONIC ||
+	       c == CLOCK_BOOTTIME || c == CLOCK_REALTIME_ALARM ||
+	       c == CLOCK_BOOTTIME_ALARM;
+}
+
+static int spec_valid(const struct itimerspec *s)
+{
+	return tfd_ts_valid(&s->it_value) && tfd_ts_valid(&s->it_interval);
+}
+
+int tfd_create(clockid_t clockid, int flags)
+{
+	int saved = errno, fd = -1, e = EINVAL;
+
+	if (!(flags & ~CREATE_FLAGS) && clock_known(clockid))
+		e = be->create(clockid, flags, &fd);
+	return result(e, fd, saved);
+}
+
+int tfd_settime(int fd, int flags, const struct itimerspec *new_value,
+                struct itimerspec *old_value)
+{
+	struct itimerspec old;
+	int saved = errno, e;
+
+	if (!new_value)
+		e = EFAULT;
+	else if ((flags & ~SETTIME_FLAGS) || !spec_valid(new_value))
+		e = EINVAL;
+	else
+		e = be->settime(fd, flags, new_value,
+		                old_value ? &old : NULL);
+	if (!e && old_value)
+		*old_value = old;
+	return result(e, 0, saved);
+}
+
+int tfd_gettime(int fd, struct itimerspec *curr_value)
+{
+	struct itimerspec cur;
+	int saved = errno, e;
+
+	e = be->gettime(fd, &cur);
+	if (!e && !curr_value)
+		e = EFAULT;
+	if (!e)
+		*curr_value = cur;
+	return result(e, 0, saved);
+}
+
+ssize_t tfd_read(int fd, void *buf, size_t count)
+{
+	uint64_t n;
+	int saved = errno, e;
+
+	if (count < sizeof(n) || !buf) {
+		/* The descriptor is judged first, as read(2) does. */
+		struct itimerspec ignored;
+
+		e = be->gettime(fd, &ignored);
+		if (!e)
+			e = count < sizeof(n) ? EINVAL : EFAULT;
+		return result(e, -1, saved);
+	}
+	e = be->read(fd, &n);
+	if (!e)
+		memcpy(buf, &n, sizeof(n));
+	return result(e, (int)sizeof(n), saved);
+}
+
+int tfd_close(int fd)
+{
+	int saved = errno;
+
+	return result(be->close(fd), 0, saved);
+}
+
+/* SPEC section 3: the seven checks of the 2007 proposal, in its order. */
+int timerfd(int ufd, int clockid, int flags, const struct itimerspec *utmr,
+            struct itimerspec *outmr)
+{
+	struct itimerspec out;
+	int allowed = SETTIME_FLAGS | (ufd == -1 ? CREATE_FLAGS : 0);
+	int saved = errno, e, fd = ufd;
+
+	if (ufd >= 0 ? clockid != -1 : !clock_known(clockid))
+		e = EINVAL; /* 1: an existing timer keeps its clock */
+	else if (flags & ~allowed)
+		e = EINVAL; /* 2 */
+	else if (!utmr && flags)
+		e = EINVAL; /* 3: a query takes no flags */
+	else if (ufd == -1 && (!utmr || outmr))
+		e = EINVAL; /* 4: creation needs a value, has no old one */
+	else if (!utmr && !outmr)
+		e = EINVAL; /* 5: nothing asked */
+	else if (utmr && !spec_valid(utmr))
+		e = EINVAL; /* 6 */
+	else if (ufd == -1) {
+		e = be->create(clockid, flags & CREATE_FLAGS, &fd);
+		if (!e) {
+			e = be->settime(fd, flags & SETTIME_FLAGS, utmr, NULL);
+			if (e)
+				be->close(fd);
+		}
+	} else if (utmr) {
+		e = be->settime(ufd, flags, utmr, outmr ? &out : NULL);
+	} else {
+		e = be->gettime(ufd, &out);
+	}
+	if (!e && outmr)
+		*outmr = out;
+	return result(e, fd, saved);
+}

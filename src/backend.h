@@ -1,0 +1,29 @@
+/*
+ * backend.h - what the API layer calls.  A backend keeps timers; the API
+ * layer (api.c) has already checked every argument except the descriptor,
+ * in the SPEC's order.  Every function returns 0 or a positive errno value
+ * and never sets errno: api.c is the only place that does.
+ */
+#ifndef TFD_BACKEND_H
+#define TFD_BACKEND_H
+
+#include <stdint.h>
+#include <time.h>
+
+struct tfd_backend {
+	const char *name;
+	/* clockid is one Linux accepts; flags within TFD_NONBLOCK|CLOEXEC. */
+	int (*create)(int clockid, int flags, int *fd);
+	/* flags within ABSTIME|CANCEL_ON_SET, nv valid; old may be NULL and
+	 * is written only when 0 is returned. */
+	int (*settime)(int fd, int flags, const struct itimerspec *nv,
+	               struct itimerspec *old);
+	int (*gettime)(int fd, struct itimerspec *cur);
+	/* The count, never 0 on success (read(2) semantics otherwise). */
+	int (*read)(int fd, uint64_t *count);
+	int (*close)(int fd);
+};
+
+extern const struct tfd_backend tfd_engine_backend;
+
+#endif

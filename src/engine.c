@@ -1,0 +1,644 @@
+/*
+ * engine.c - timers kept in user space, delivered through an eventfd.
+ *
+ * One mutex (g.lock) guards everything here.  Each timer owns the eventfd
+ * the user holds (fd) and a private duplicate of it (priv): the engine only
+ * ever writes to and waits on priv, so a number the user closed with plain
+ * close() and the system handed out again is never touched.
+ *
+ * One service thread, started at the first arm, sleeps in ppoll() until the
+ * earliest deadline of three queues (one per clock base), counts what
+ * expired through the model (timer.c) and posts the counts.  API calls wake
+ * it only when they make a deadline earlier than the one it sleeps for.  It
+ * also watches a kernel timerfd armed with TFD_TIMER_CANCEL_ON_SET, the one
+ * way Linux tells user space that CLOCK_REALTIME was set.  It stops, and its
+ * two descriptors are closed, when the last timer is closed.
+ */
+#define _GNU_SOURCE
+#include "backend.h"
+#include "notify.h"
+#include "queue.h"
+#include "timer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+/* The clock a deadline is kept on.  A relative CLOCK_REALTIME timer
+ * measures elapsed time (as Linux's hrtimers do), so it lives on BASE_MONO;
+ * only absolute CLOCK_REALTIME timers follow the wall clock. */
+enum { BASE_MONO, BASE_REAL, BASE_BOOT, NBASE };
+static const clockid_t base_clock[NBASE] = { CLOCK_MONOTONIC, CLOCK_REALTIME,
+	                                     CLOCK_BOOTTIME };
+
+enum {
+	T_CANCEL_ON_SET = 1 << 0, /* absolute CLOCK_REALTIME, CANCEL_ON_SET */
+	T_CANCELLED = 1 << 1,     /* clock set since: next read ECANCELED */
+	T_SIGNALED = 1 << 2,      /* posted to priv since the last drain */
+	T_INHERITED = 1 << 3,     /* came through fork(); the parent runs it */
+	T_CLOSED = 1 << 4,        /* closed while a tfd_read() waits on it */
+};
+
+struct tfd_timer {
+	struct tfd_qnode q;
+	struct tfd_model m;
+	struct tfd_timer *zombie_next; /* on g.zombies while T_CLOSED */
+	int fd;                        /* the user's descriptor */
+	int priv;                      /* ours; -1 in an inherited timer */
+	int clockid;
+	unsigned readers;              /* tfd_read() calls blocked on priv */
+	unsigned char base;            /* queue holding the deadline */
+	unsigned char flags;
+};
+
+enum state { STOPPED, RUNNING, STOPPING };
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t stopped;
+	struct tfd_timer **slot; /* by user descriptor */
+	size_t nslot;
+	size_t ntimers;
+	size_t nq[NBASE]; /* timers that may sit on each queue */
+	struct tfd_queue q[NBASE];
+	struct tfd_timer *zombies;
+	enum state state;
+	pthread_t thread;
+	int wakefd, stepfd;
+	int stop, sleeping, wake_pending;
+	int64_t sleep_until[NBASE]; /* deadline the thread sleeps for */
+} g = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.stopped = PTHREAD_COND_INITIALIZER,
+	.wakefd = -1,
+	.stepfd = -1,
+};
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static int64_t now_ns(int base)
+{
+	struct timespec ts;
+
+	clock_gettime(base_clock[base], &ts);
+	return (int64_t)ts.tv_sec * TFD_NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static struct tfd_timer *timer_of(struct tfd_qnode *n)
+{
+	return (struct tfd_timer *)((char *)n - offsetof(struct tfd_timer, q));
+}
+
+static unsigned queue_mask(int clockid)
+{
+	if (clockid == CLOCK_REALTIME)
+		return 1u << BASE_MONO | 1u << BASE_REAL;
+	if (clockid == CLOCK_BOOTTIME)
+		return 1u << BASE_BOOT;
+	return 1u << BASE_MONO;
+}
+
+static int base_for(int clockid, int absolute)
+{
+	if (clockid == CLOCK_REALTIME)
+		return absolute ? BASE_REAL : BASE_MONO;
+	return clockid == CLOCK_BOOTTIME ? BASE_BOOT : BASE_MONO;
+}
+
+/* The timer open on fd: 0, or EBADF (not open) / EINVAL (not a timer). */
+static int find(int fd, struct tfd_timer **t)
+{
+	if (fd >= 0 && (size_t)fd < g.nslot && g.slot[fd]) {
+		*t = g.slot[fd];
+		return 0;
+	}
+	if (fd < 0 || (fcntl(fd, F_GETFD) < 0 && errno == EBADF))
+		return EBADF;
+	return EINVAL;
+}
+
+/* Wake the thread if it sleeps past a new deadline key on base. */
+static void kick(int base, int64_t key)
+{
+	if (g.sleeping && !g.wake_pending && key < g.sleep_until[base]) {
+		g.wake_pending = 1;
+		tfd_notify_post(g.wakefd, 1);
+	}
+}
+
+/* Put the timer's deadline on its queue, or take it off if disarmed. */
+static void requeue(struct tfd_timer *t)
+{
+	if (t->m.next)
+		tfd_queue_set(&g.q[t->base], &t->q, t->m.next);
+	else
+		tfd_queue_remove(&g.q[t->base], &t->q);
+}
+
+/* Hand the counted ticks to the descriptor. */
+static void deliver(struct tfd_timer *t)
+{
+	if (t->m.ticks && tfd_notify_post(t->priv, t->m.ticks) == 0) {
+		t->m.ticks = 0;
+		t->flags |= T_SIGNALED;
+	}
+}
+
+/* Empty the descriptor of what the engine posted; the count taken. */
+static uint64_t drain(struct tfd_timer *t)
+{
+	uint64_t n = 0;
+
+	if (t->flags & T_SIGNALED) {
+		tfd_notify_drain(t->priv, &n);
+		t->flags &= ~T_SIGNALED;
+	}
+	return n;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Everything that expired up to now, taken from the model and the fd. */
+static uint64_t collect(struct tfd_timer *t)
+{
+	tfd_model_advance(&t->m, now_ns(t->base));
+	requeue(t);
+	return sat_add(tfd_model_take(&t->m), drain(t));
+}
+
+static void destroy(struct tfd_timer *t)
+{
+	if (t->priv >= 0)
+		close(t->priv);
+	free(t);
+}
+
+/* Take t out of the table and the queues; free it unless a reader waits. */
+static void unlink_timer(struct tfd_timer *t)
+{
+	unsigned mask = queue_mask(t->clockid);
+	int b;
+
+	g.slot[t->fd] = NULL;
+	tfd_queue_remove(&g.q[t->base], &t->q);
+	g.ntimers--;
+	for (b = 0; b < NBASE; b++)
+		if (mask & 1u << b)
+			g.nq[b]--;
+	if (t->readers) {
+		t->flags |= T_CLOSED;
+		t->zombie_next = g.zombies;
+		g.zombies = t;
+		tfd_notify_post(t->priv, 1); /* wake them: they see T_CLOSED */
+	} else {
+		destroy(t);
+	}
+}
+
+static void unzombie(struct tfd_timer *t)
+{
+	struct tfd_timer **p;
+
+	for (p = &g.zombies; *p; p = &(*p)->zombie_next) {
+		if (*p == t) {
+			*p = t->zombie_next;
+			break;
+		}
+	}
+	destroy(t);
+}
+
+/* A number we just opened cannot belong to a timer the user closed with
+ * plain close(): forget such a stale entry. */
+static void forget_stale(int fd)
+{
+	if (fd >= 0 && (size_t)fd < g.nslot && g.slot[fd])
+		unlink_timer(g.slot[fd]);
+}
+
+/* ---- the service thread ---- */
+
+static void expire(int base, int64_t now)
+{
+	const struct tfd_qent *top;
+
+	while ((top = tfd_queue_top(&g.q[base])) && top->key <= now) {
+		struct tfd_timer *t = timer_of(top->node);
+
+		tfd_model_advance(&t->m, now);
+		requeue(t);
+		deliver(t);
+	}
+}
+
+/* CLOCK_REALTIME was set: cancel the timers that asked for it (SPEC 2). */
+static void clock_was_set(void)
+{
+	uint64_t n;
+	size_t i;
+
+	while (read(g.stepfd, &n, sizeof(n)) > 0 || errno == ECANCELED)
+		;
+	for (i = 0; i < g.nslot; i++) {
+		struct tfd_timer *t = g.slot[i];
+
+		if (t && (t->flags & T_CANCEL_ON_SET)) {
+			t->flags |= T_CANCELLED;
+			t->m.ticks = sat_add(t->m.ticks, 1);
+			deliver(t);
+		}
+	}
+}
+
+static void *service(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	pthread_mutex_lock(&g.lock);
+	while (!g.stop) {
+		struct pollfd p[2] = { { g.wakefd, POLLIN, 0 },
+			               { g.stepfd, POLLIN, 0 } };
+		struct timespec ts;
+		int64_t wait = TFD_NS_MAX;
+		int b, n;
+
+		for (b = 0; b < NBASE; b++) {
+			const struct tfd_qent *top;
+			int64_t now;
+
+			g.sleep_until[b] = TFD_NS_MAX;
+			if (!tfd_queue_top(&g.q[b]))
+				continue;
+			now = now_ns(b);
+			expire(b, now);
+			top = tfd_queue_top(&g.q[b]);
+			if (top) {
+				g.sleep_until[b] = top->key;
+				if (top->key - now < wait)
+					wait = top->key - now;
+			}
+		}
+		ts = tfd_ns_to_ts(wait);
+		g.sleeping = 1;
+		pthread_mutex_unlock(&g.lock);
+		n = ppoll(p, 2, wait == TFD_NS_MAX ? NULL : &ts, NULL);
+		pthread_mutex_lock(&g.lock);
+		g.sleeping = 0;
+		if (g.wake_pending) {
+			uint64_t x;
+
+			tfd_notify_drain(g.wakefd, &x);
+			g.wake_pending = 0;
+		}
+		if (n > 0 && (p[1].revents & POLLIN))
+			clock_was_set();
+	}
+	pthread_mutex_unlock(&g.lock);
+	return NULL;
+}
+
+/* A kernel timerfd that becomes readable when CLOCK_REALTIME is set. */
+static int step_open(int *fd)
+{
+	struct itimerspec far = { { 0, 0 }, { (time_t)1 << 40, 0 } };
+
+	*fd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (*fd < 0)
+		return errno;
+	if (timerfd_settime(*fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+	                    &far, NULL) < 0) {
+		int e = errno;
+
+		close(*fd);
+		*fd = -1;
+		return e;
+	}
+	return 0;
+}
+
+static void close_thread_fds(void)
+{
+	if (g.wakefd >= 0)
+		close(g.wakefd);
+	if (g.stepfd >= 0)
+		close(g.stepfd);
+	g.wakefd = g.stepfd = -1;
+}
+
+/* Start the service thread if it is not running.  May drop the lock while
+ * an earlier thread finishes stopping. */
+static int start(void)
+{
+	sigset_t all, old;
+	int e;
+
+	while (g.state == STOPPING)
+		pthread_cond_wait(&g.stopped, &g.lock);
+	if (g.state == RUNNING)
+		return 0;
+	e = tfd_notify_open(TFD_NONBLOCK | TFD_CLOEXEC, &g.wakefd);
+	if (!e)
+		e = step_open(&g.stepfd);
+	if (!e) {
+		forget_stale(g.wakefd);
+		forget_stale(g.stepfd);
+		g.stop = 0;
+		g.sleeping = 0;
+		g.wake_pending = 0;
+		/* No signal of the user's is ever handled on our thread. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		e = pthread_create(&g.thread, NULL, service, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (e) {
+		close_thread_fds();
+		return e;
+	}
+	g.state = RUNNING;
+	return 0;
+}
+
+/* Stop the thread after the last timer is closed.  Drops the lock. */
+static void stop(void)
+{
+	pthread_t th = g.thread;
+
+	g.stop = 1;
+	g.state = STOPPING;
+	tfd_notify_post(g.wakefd, 1);
+	pthread_mutex_unlock(&g.lock);
+	pthread_join(th, NULL);
+	pthread_mutex_lock(&g.lock);
+	close_thread_fds();
+	g.state = STOPPED;
+	pthread_cond_broadcast(&g.stopped);
+}
+
+/* ---- fork ---- */
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&g.lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&g.lock);
+}
+
+/* The child has no service thread.  Its timers stay with the parent, whose
+ * engine keeps posting to the shared eventfds: the child may read and poll
+ * them and close them, not change them (see tfd(7), FORK). */
+static void fork_child(void)
+{
+	size_t i;
+	int b;
+
+	pthread_mutex_init(&g.lock, NULL);
+	pthread_cond_init(&g.stopped, NULL);
+	close_thread_fds();
+	g.state = STOPPED;
+	g.stop = g.sleeping = g.wake_pending = 0;
+	for (b = 0; b < NBASE; b++)
+		g.q[b].len = 0;
+	for (i = 0; i < g.nslot; i++) {
+		struct tfd_timer *t = g.slot[i];
+
+		if (!t)
+			continue;
+		if (t->priv >= 0)
+			close(t->priv);
+		t->priv = -1;
+		t->q.pos = TFD_QUEUE_NONE;
+		t->readers = 0;
+		t->flags = T_INHERITED;
+	}
+	while (g.zombies) {
+		struct tfd_timer *t = g.zombies;
+
+		g.zombies = t->zombie_next;
+		destroy(t);
+	}
+}
+
+static void init_once(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+/* ---- the backend ---- */
+
+static int grow_table(int fd)
+{
+	size_t n = g.nslot ? g.nslot : 64;
+	struct tfd_timer **s;
+
+	if ((size_t)fd < g.nslot)
+		return 0;
+	while (n <= (size_t)fd)
+		n *= 2;
+	s = realloc(g.slot, n * sizeof(*s));
+	if (!s)
+		return ENOMEM;
+	memset(s + g.nslot, 0, (n - g.nslot) * sizeof(*s));
+	g.slot = s;
+	g.nslot = n;
+	return 0;
+}
+
+static int e_create(int clockid, int flags, int *out)
+{
+	struct tfd_timer *t;
+	unsigned mask = queue_mask(clockid);
+	int e, fd, priv, b;
+
+	if (clockid == CLOCK_REALTIME_ALARM || clockid == CLOCK_BOOTTIME_ALARM)
+		return EPERM; /* the engine cannot wake a suspended system */
+	pthread_once(&once, init_once);
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return ENOMEM;
+	e = tfd_notify_open(flags, &fd);
+	if (e) {
+		free(t);
+		return e;
+	}
+	priv = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (priv < 0) {
+		e = errno;
+		close(fd);
+		free(t);
+		return e;
+	}
+	pthread_mutex_lock(&g.lock);
+	e = grow_table(fd);
+	for (b = 0; b < NBASE && !e; b++)
+		if (mask & 1u << b)
+			e = tfd_queue_reserve(&g.q[b], g.nq[b] + 1);
+	if (e) {
+		pthread_mutex_unlock(&g.lock);
+		close(priv);
+		close(fd);
+		free(t);
+		return e;
+	}
+	forget_stale(fd);
+	forget_stale(priv);
+	t->q.pos = TFD_QUEUE_NONE;
+	t->fd = fd;
+	t->priv = priv;
+	t->clockid = clockid;
+	t->base = (unsigned char)base_for(clockid, 0);
+	g.slot[fd] = t;
+	g.ntimers++;
+	for (b = 0; b < NBASE; b++)
+		if (mask & 1u << b)
+			g.nq[b]++;
+	pthread_mutex_unlock(&g.lock);
+	*out = fd;
+	return 0;
+}
+
+static int e_settime(int fd, int flags, const struct itimerspec *nv,
+                     struct itimerspec *old)
+{
+	struct tfd_timer *t;
+	int64_t value = tfd_ts_to_ns(&nv->it_value);
+	int absolute = flags & TFD_TIMER_ABSTIME;
+	int e, base;
+
+	pthread_mutex_lock(&g.lock);
+	e = find(fd, &t);
+	if (!e && value && g.state != RUNNING) {
+		/* Arming needs the thread; fail before changing anything. */
+		e = (t->flags & T_INHERITED) ? EINVAL : start();
+		if (!e)
+			e = find(fd, &t); /* start() may have dropped the lock */
+	}
+	if (e)
+		goto out;
+	if (t->flags & T_INHERITED) {
+		e = EINVAL;
+		goto out;
+	}
+	if (old)
+		tfd_model_query(&t->m, now_ns(t->base), old);
+	if (t->clockid == CLOCK_REALTIME && absolute &&
+	    (flags & TFD_TIMER_CANCEL_ON_SET))
+		t->flags |= T_CANCEL_ON_SET;
+	else
+		t->flags &= ~(T_CANCEL_ON_SET | T_CANCELLED);
+	drain(t);
+	base = base_for(t->clockid, absolute);
+	if (base != t->base) {
+		tfd_queue_remove(&g.q[t->base], &t->q);
+		t->base = (unsigned char)base;
+	}
+	tfd_model_set(&t->m, now_ns(base), value,
+	              tfd_ts_to_ns(&nv->it_interval), absolute);
+	requeue(t);
+	if (t->m.next)
+		kick(base, t->m.next);
+	if (value && (t->flags & T_CANCELLED)) {
+		t->flags &= ~T_CANCELLED;
+		e = ECANCELED;
+	}
+out:
+	pthread_mutex_unlock(&g.lock);
+	return e;
+}
+
+static int e_gettime(int fd, struct itimerspec *cur)
+{
+	struct tfd_timer *t;
+	int e;
+
+	pthread_mutex_lock(&g.lock);
+	e = find(fd, &t);
+	if (!e && (t->flags & T_INHERITED))
+		e = EINVAL;
+	if (!e)
+		tfd_model_query(&t->m, now_ns(t->base), cur);
+	pthread_mutex_unlock(&g.lock);
+	return e;
+}
+
+/* read(2) on fd with its own O_NONBLOCK: 0 or errno. */
+static int read_fd(int fd, uint64_t *n)
+{
+	ssize_t r = read(fd, n, sizeof(*n));
+
+	if (r == (ssize_t)sizeof(*n))
+		return 0;
+	return r < 0 ? errno : EIO;
+}
+
+static int e_read(int fd, uint64_t *count)
+{
+	struct tfd_timer *t;
+	uint64_t n = 0, d;
+	int e;
+
+	pthread_mutex_lock(&g.lock);
+	e = find(fd, &t);
+	if (!e && (t->flags & T_INHERITED)) {
+		pthread_mutex_unlock(&g.lock);
+		return read_fd(fd, count);
+	}
+	if (!e)
+		n = collect(t);
+	if (!e && n == 0) {
+		/* Nothing yet: block (or EAGAIN) as the descriptor says. */
+		t->readers++;
+		pthread_mutex_unlock(&g.lock);
+		e = read_fd(t->priv, &d);
+		pthread_mutex_lock(&g.lock);
+		t->readers--;
+		if (t->flags & T_CLOSED) {
+			if (t->readers == 0)
+				unzombie(t);
+			e = EBADF;
+		} else if (!e) {
+			n = sat_add(d, collect(t));
+		}
+	}
+	if (!e && (t->flags & T_CANCELLED)) {
+		t->flags &= ~T_CANCELLED;
+		e = ECANCELED;
+	}
+	pthread_mutex_unlock(&g.lock);
+	*count = n;
+	return e;
+}
+
+static int e_close(int fd)
+{
+	struct tfd_timer *t;
+	int e = 0;
+
+	pthread_mutex_lock(&g.lock);
+	if (find(fd, &t) == 0)
+		unlink_timer(t);
+	if (close(fd) < 0)
+		e = errno;
+	if (g.ntimers == 0 && g.state == RUNNING)
+		stop();
+	pthread_mutex_unlock(&g.lock);
+	return e;
+}
+
+const struct tfd_backend tfd_engine_backend = {
+	"engine", e_create, e_settime, e_gettime, e_read, e_close,
+};

@@ -1,0 +1,109 @@
+/* queue.c - 4-ary min-heap of deadlines.  See queue.h. */
+#include "queue.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#define ARITY 4
+
+int tfd_queue_reserve(struct tfd_queue *q, size_t n)
+{
+	size_t cap;
+	struct tfd_qent *a;
+
+	if (n <= q->cap)
+		return 0;
+	cap = q->cap ? q->cap : 16;
+	while (cap < n)
+		cap *= 2;
+	a = realloc(q->a, cap * sizeof(*a));
+	if (!a)
+		return ENOMEM;
+	q->a = a;
+	q->cap = cap;
+	return 0;
+}
+
+void tfd_queue_free(struct tfd_queue *q)
+{
+	free(q->a);
+	q->a = NULL;
+	q->len = q->cap = 0;
+}
+
+static void place(struct tfd_queue *q, size_t i, struct tfd_qent e)
+{
+	q->a[i] = e;
+	e.node->pos = i;
+}
+
+static void sift_up(struct tfd_queue *q, size_t i, struct tfd_qent e)
+{
+	while (i > 0) {
+		size_t parent = (i - 1) / ARITY;
+
+		if (q->a[parent].key <= e.key)
+			break;
+		place(q, i, q->a[parent]);
+		i = parent;
+	}
+	place(q, i, e);
+}
+
+static void sift_down(struct tfd_queue *q, size_t i, struct tfd_qent e)
+{
+	for (;;) {
+		size_t first = i * ARITY + 1, best = i, c, end;
+		int64_t key = e.key;
+
+		if (first >= q->len)
+			break;
+		end = first + ARITY < q->len ? first + ARITY : q->len;
+		for (c = first; c < end; c++) {
+			if (q->a[c].key < key) {
+				best = c;
+				key = q->a[c].key;
+			}
+		}
+		if (best == i)
+			break;
+		place(q, i, q->a[best]);
+		i = best;
+	}
+	place(q, i, e);
+}
+
+void tfd_queue_set(struct tfd_queue *q, struct tfd_qnode *n, int64_t key)
+{
+	struct tfd_qent e;
+	size_t i;
+
+	e.key = key;
+	e.node = n;
+	if (n->pos == TFD_QUEUE_NONE) {
+		sift_up(q, q->len++, e);
+		return;
+	}
+	i = n->pos;
+	if (key < q->a[i].key)
+		sift_up(q, i, e);
+	else
+		sift_down(q, i, e);
+}
+
+void tfd_queue_remove(struct tfd_queue *q, struct tfd_qnode *n)
+{
+	size_t i = n->pos;
+	struct tfd_qent last;
+
+	if (i == TFD_QUEUE_NONE)
+		return;
+	n->pos = TFD_QUEUE_NONE;
+	last = q->a[--q->len];
+	if (i == q->len)
+		return;
+	if (last.key < q->a[i].key)
+		sift_up(q, i, last);
+	else
+		sift_down(q, i, last);
+}
