@@ -75,15 +75,17 @@ $(B)/tfd.pc: tfd.pc.in Makefile
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    $< > $@
 
+# test_fault.c makes allocation and thread creation fail through --wrap.
+WRAP := -Wl,--wrap=calloc,--wrap=realloc,--wrap=pthread_create
 $(TESTBIN): $(TEST_OBJ) $(STATIC)
-	$(CC) $(TEST_OBJ) $(STATIC) -o $@ $(ALL_LDFLAGS)
+	$(CC) $(TEST_OBJ) $(STATIC) -o $@ $(WRAP) $(ALL_LDFLAGS)
 
 # The 2007 proposal's own test program, compiled unmodified: its syscall()
 # becomes our adapter.  It was written before -Wformat: no -Werror here.
 $(SEEDBIN): $(SEEDS)/new_timerfd_errors_test.c tests/seed_adapter.c $(STATIC)
 	$(CC) -std=gnu11 $(OPT) -w -pthread $(SANFLAGS) -D__NR_timerfd=4242 \
 	    -Dsyscall=tfd_seed_syscall $(SEEDS)/new_timerfd_errors_test.c \
-	    -x c tests/seed_adapter.c -Iinclude $(STATIC) -o $@ $(ALL_LDFLAGS)
+	    tests/seed_adapter.c -Iinclude $(STATIC) -o $@ $(ALL_LDFLAGS)
 
 demo: $(TOOL)
 	$(TOOL) run 0.5 0.2 5

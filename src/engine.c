@@ -261,6 +261,13 @@ static void clock_was_set(void)
 	}
 }
 
+void tfd_engine_clock_was_set(void)
+{
+	pthread_mutex_lock(&g.lock);
+	clock_was_set();
+	pthread_mutex_unlock(&g.lock);
+}
+
 static void *service(void *arg)
 {
 	(void)arg;

@@ -1,0 +1,268 @@
+/*
+ * run.c - the test runner.  Runs every registered test (or those whose
+ * name contains one of the arguments) each in its own process, several at
+ * a time, with a time limit; a test fails if it fails a check, crashes,
+ * runs out of time, or leaves a descriptor open that it did not have when
+ * it started.  Ends with the line "N passed, N failed".
+ *
+ *   tfd-test [-j JOBS] [-v] [NAME...]
+ *   tfd-test --fds       print the open descriptors (used by exec tests)
+ *   tfd-test --poll FD MS   print "readable" or "idle" after polling FD
+ */
+#include "t.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static struct t_case *cases;
+static size_t ncases;
+
+void t_register(struct t_case *c)
+{
+	c->next = cases;
+	cases = c;
+	ncases++;
+}
+
+void t_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s:%d: check failed: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+int64_t t_now(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return t_ns(&ts);
+}
+
+int64_t t_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * SEC + ts->tv_nsec;
+}
+
+struct itimerspec t_its(int64_t value, int64_t interval)
+{
+	struct itimerspec its;
+
+	its.it_value.tv_sec = value / SEC;
+	its.it_value.tv_nsec = value % SEC;
+	its.it_interval.tv_sec = interval / SEC;
+	its.it_interval.tv_nsec = interval % SEC;
+	return its;
+}
+
+int t_readable(int fd, int timeout_ms)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+
+	return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
+}
+
+void t_sleep_ns(int64_t ns)
+{
+	struct timespec ts = { ns / SEC, ns % SEC };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* The set of open descriptors, as a bitmap of the first 4096. */
+static void open_fds(unsigned char *map, size_t n)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	memset(map, 0, n);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		long fd = strtol(e->d_name, NULL, 10);
+
+		if (e->d_name[0] != '.' && fd != dirfd(d) && fd >= 0 &&
+		    (size_t)fd < n)
+			map[fd] = 1;
+	}
+	closedir(d);
+}
+
+static void run_child(struct t_case *c)
+{
+	static unsigned char before[4096], after[4096];
+	size_t i;
+	int leaked = 0;
+
+	open_fds(before, sizeof(before));
+	alarm((unsigned)c->seconds);
+	c->fn();
+	alarm(0);
+	open_fds(after, sizeof(after));
+	for (i = 0; i < sizeof(after); i++) {
+		if (after[i] && !before[i]) {
+			char path[64], link[256] = "";
+
+			snprintf(path, sizeof(path), "/proc/self/fd/%zu", i);
+			if (readlink(path, link, sizeof(link) - 1) < 0)
+				strcpy(link, "?");
+			fprintf(stderr, "leaked descriptor %zu (%s)\n", i, link);
+			leaked = 1;
+		}
+	}
+	fflush(NULL);
+	_exit(leaked ? 1 : 0);
+}
+
+struct job {
+	pid_t pid;
+	struct t_case *c;
+	FILE *out;
+	int64_t start;
+};
+
+static int finish(struct job *j, int status, int verbose)
+{
+	int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	double secs = (double)(t_now(CLOCK_MONOTONIC) - j->start) / SEC;
+	char buf[4096];
+	size_t n;
+
+	printf("%s %s (%.2fs)", ok ? "ok  " : "FAIL", j->c->name, secs);
+	if (WIFSIGNALED(status))
+		printf(": %s%s", strsignal(WTERMSIG(status)),
+		       WTERMSIG(status) == SIGALRM ? " (time limit)" : "");
+	printf("\n");
+	if (!ok || verbose) {
+		rewind(j->out);
+		while ((n = fread(buf, 1, sizeof(buf), j->out)) > 0)
+			fwrite(buf, 1, n, stdout);
+	}
+	fclose(j->out);
+	fflush(stdout);
+	return ok;
+}
+
+static int selected(struct t_case *c, int argc, char **argv)
+{
+	int i;
+
+	if (argc == 0)
+		return 1;
+	for (i = 0; i < argc; i++)
+		if (strstr(c->name, argv[i]))
+			return 1;
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((*(struct t_case *const *)a)->name,
+	              (*(struct t_case *const *)b)->name);
+}
+
+int main(int argc, char **argv)
+{
+	struct t_case **list, *c;
+	struct job *jobs;
+	int jobs_max = 2, verbose = 0, passed = 0, failed = 0, running = 0;
+	size_t i, n = 0;
+
+	if (argc == 2 && !strcmp(argv[1], "--fds")) {
+		unsigned char map[4096];
+
+		open_fds(map, sizeof(map));
+		for (i = 0; i < sizeof(map); i++)
+			if (map[i])
+				printf("%zu\n", i);
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "--poll")) {
+		int fd = atoi(argv[2]);
+
+		puts(t_readable(fd, atoi(argv[3])) ? "readable" : "idle");
+		return 0;
+	}
+	for (argc--, argv++; argc > 0 && argv[0][0] == '-'; argc--, argv++) {
+		if (!strcmp(argv[0], "-v"))
+			verbose = 1;
+		else if (!strcmp(argv[0], "-j") && argc > 1)
+			jobs_max = atoi((--argc, *++argv));
+		else {
+			fprintf(stderr, "usage: tfd-test [-j N] [-v] [NAME...]\n");
+			return 2;
+		}
+	}
+	if (jobs_max < 1)
+		jobs_max = 1;
+	list = calloc(ncases, sizeof(*list));
+	jobs = calloc((size_t)jobs_max, sizeof(*jobs));
+	for (c = cases; c; c = c->next)
+		if (selected(c, argc, argv))
+			list[n++] = c;
+	qsort(list, n, sizeof(*list), by_name);
+	/* The longest tests first, so they overlap the rest. */
+	for (i = 0; i < n; i++) {
+		if (list[i]->seconds > 30) {
+			struct t_case *t = list[i];
+
+			memmove(list + 1, list, i * sizeof(*list));
+			list[0] = t;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 0; i < n || running > 0;) {
+		int status, k;
+		pid_t pid;
+
+		if (i < n && running < jobs_max) {
+			struct job *j = NULL;
+
+			for (k = 0; k < jobs_max; k++)
+				if (!jobs[k].pid)
+					j = &jobs[k];
+			j->c = list[i++];
+			j->out = tmpfile();
+			fcntl(fileno(j->out), F_SETFD, FD_CLOEXEC);
+			j->start = t_now(CLOCK_MONOTONIC);
+			fflush(NULL);
+			j->pid = fork();
+			if (j->pid == 0) {
+				dup2(fileno(j->out), 1);
+				dup2(fileno(j->out), 2);
+				fclose(j->out);
+				setvbuf(stdout, NULL, _IONBF, 0);
+				run_child(j->c);
+			}
+			running++;
+			continue;
+		}
+		pid = wait(&status);
+		for (k = 0; k < jobs_max; k++) {
+			if (jobs[k].pid == pid && pid > 0) {
+				if (finish(&jobs[k], status, verbose))
+					passed++;
+				else
+					failed++;
+				jobs[k].pid = 0;
+				running--;
+			}
+		}
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	free(list);
+	free(jobs);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,84 @@
+/*
+ * t.h - the test framework.  Each TEST runs in its own process (run.c),
+ * with a time limit, and fails if it leaves a descriptor open.
+ */
+#ifndef TFD_T_H
+#define TFD_T_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct t_case {
+	const char *name;
+	void (*fn)(void);
+	int seconds; /* time limit */
+	struct t_case *next;
+};
+
+void t_register(struct t_case *c);
+void t_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 3, 4)));
+
+#define TEST_LIMIT(name, secs)                                              \
+	static void name(void);                                             \
+	__attribute__((constructor)) static void reg_##name(void)           \
+	{                                                                   \
+		static struct t_case c = { #name, name, secs, NULL };       \
+		t_register(&c);                                             \
+	}                                                                   \
+	static void name(void)
+#define TEST(name) TEST_LIMIT(name, 20)
+
+#define CHECK(cond)                                                         \
+	do {                                                                \
+		if (!(cond))                                                \
+			t_fail(__FILE__, __LINE__, "%s", #cond);            \
+	} while (0)
+
+#define CHECKF(cond, ...)                                                   \
+	do {                                                                \
+		if (!(cond))                                                \
+			t_fail(__FILE__, __LINE__, __VA_ARGS__);            \
+	} while (0)
+
+/* expr must be -1 with errno == e. */
+#define CHECK_ERR(expr, e)                                                  \
+	do {                                                                \
+		errno = 0;                                                  \
+		long r_ = (long)(expr);                                     \
+		int e_ = errno;                                             \
+		if (r_ != -1 || e_ != (e))                                  \
+			t_fail(__FILE__, __LINE__,                          \
+			       "%s: got %ld errno %s, want -1 errno %s",    \
+			       #expr, r_, strerrorname_np(e_),              \
+			       strerrorname_np(e));                         \
+	} while (0)
+
+/* expr must not be -1; its value is kept in a long. */
+#define CHECK_OK(expr)                                                      \
+	({                                                                  \
+		errno = 0;                                                  \
+		long r_ = (long)(expr);                                     \
+		if (r_ == -1)                                               \
+			t_fail(__FILE__, __LINE__, "%s failed: %s", #expr, \
+			       strerrorname_np(errno));                     \
+		r_;                                                         \
+	})
+
+/* Helpers shared by the tests (run.c). */
+int64_t t_now(clockid_t c);                 /* ns on clock c */
+struct itimerspec t_its(int64_t value_ns, int64_t interval_ns);
+int64_t t_ns(const struct timespec *ts);
+int t_readable(int fd, int timeout_ms);     /* poll POLLIN */
+void t_sleep_ns(int64_t ns);
+
+#define MS 1000000LL
+#define US 1000LL
+#define SEC 1000000000LL
+
+#endif

@@ -1,0 +1,628 @@
+/*
+ * The engine's behaviour through the public API: never early, exact
+ * counts, readiness through poll/select/epoll, blocking reads, fcntl
+ * flags, re-arm clearing readiness, threads, close and number reuse,
+ * fork and exec, idle cost.
+ */
+#include "t.h"
+
+#include "tfd.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int timer_on(clockid_t c, int flags)
+{
+	return (int)CHECK_OK(tfd_create(c, flags));
+}
+
+static void arm(int fd, int flags, int64_t value, int64_t interval)
+{
+	struct itimerspec v = t_its(value, interval);
+
+	CHECK_OK(tfd_settime(fd, flags, &v, NULL));
+}
+
+/* Expirations a model timer armed at e0 with interval i has had by t. */
+static uint64_t due_by(int64_t e0, int64_t i, int64_t t)
+{
+	if (t < e0)
+		return 0;
+	return i ? 1 + (uint64_t)((t - e0) / i) : 1;
+}
+
+TEST(never_early_one_shot_on_each_clock)
+{
+	static const clockid_t clocks[] = { CLOCK_MONOTONIC, CLOCK_REALTIME,
+		                            CLOCK_BOOTTIME };
+	size_t c;
+	int round;
+
+	for (c = 0; c < 3; c++) {
+		for (round = 0; round < 5; round++) {
+			int fd = timer_on(clocks[c], 0);
+			int64_t v = (1 + round * 3) * MS, t0, t1;
+			uint64_t n;
+
+			t0 = t_now(clocks[c]);
+			arm(fd, 0, v, 0);
+			CHECK(tfd_read(fd, &n, 8) == 8);
+			t1 = t_now(clocks[c]);
+			CHECK(n == 1);
+			CHECKF(t1 - t0 >= v, "clock %d: woke after %ld ns < %ld",
+			       (int)clocks[c], (long)(t1 - t0), (long)v);
+			CHECK_OK(tfd_close(fd));
+		}
+	}
+}
+
+TEST(never_early_plain_read_and_poll)
+{
+	int fd = timer_on(CLOCK_MONOTONIC, 0), round;
+
+	for (round = 0; round < 10; round++) {
+		int64_t v = (round % 4 + 1) * MS, t0 = t_now(CLOCK_MONOTONIC);
+		uint64_t n;
+
+		arm(fd, 0, v, 0);
+		if (round % 2) {
+			CHECK(t_readable(fd, 5000));
+		} else {
+			CHECK(read(fd, &n, 8) == 8 && n == 1);
+		}
+		CHECK(t_now(CLOCK_MONOTONIC) - t0 >= v);
+		if (round % 2)
+			CHECK(read(fd, &n, 8) == 8 && n == 1);
+	}
+	CHECK_OK(tfd_close(fd));
+}
+
+TEST(absolute_timer_never_early)
+{
+	int fd = timer_on(CLOCK_REALTIME, 0);
+	int64_t at = t_now(CLOCK_REALTIME) + 30 * MS;
+	uint64_t n;
+
+	arm(fd, TFD_TIMER_ABSTIME, at, 0);
+	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	CHECK(t_now(CLOCK_REALTIME) >= at);
+	CHECK_OK(tfd_close(fd));
+}
+
+TEST(periodic_counts_are_exact_at_read_time)
+{
+	int fd = timer_on(CLOCK_MONOTONIC, TFD_NONBLOCK), round;
+	int64_t e0, i = 2 * MS;
+	uint64_t total = 0, n;
+
+	e0 = t_now(CLOCK_MONOTONIC) + i;
+	arm(fd, TFD_TIMER_ABSTIME, e0, i);
+	for (round = 0; round < 20; round++) {
+		int64_t before, after;
+
+		t_sleep_ns((round % 5) * MS);
+		before = t_now(CLOCK_MONOTONIC);
+		if (tfd_read(fd, &n, 8) == 8)
+			total += n;
+		else
+			CHECK(errno == EAGAIN);
+		after = t_now(CLOCK_MONOTONIC);
+		/* tfd_read counts from the clock: exact within the call. */
+		CHECKF(total >= due_by(e0, i, before) &&
+		               total <= due_by(e0, i, after),
+		       "total %lu not in [%lu, %lu]", (unsigned long)total,
+		       (unsigned long)due_by(e0, i, before),
+		       (unsigned long)due_by(e0, i, after));
+	}
+	CHECK_OK(tfd_close(fd));
+}
+
+TEST(one_nanosecond_interval_counts_from_the_clock)
+{
+	int fd = timer_on(CLOCK_MONOTONIC, 0);
+	int64_t e0 = t_now(CLOCK_MONOTONIC) + 1 * MS, after;
+	uint64_t n;
+
+	arm(fd, TFD_TIMER_ABSTIME, e0, 1);
+	t_sleep_ns(50 * MS);
+	CHECK(tfd_read(fd, &n, 8) == 8);
+	after = t_now(CLOCK_MONOTONIC);
+	CHECK(n >= due_by(e0, 1, after - 20 * MS) && n <= due_by(e0, 1, after));
+	CHECK(n > 40000000); /* tens of millions per 50 ms, not wake-ups */
+	CHECK_OK(tfd_close(fd));
+}
+
+TEST(past_absolute_time_counts_every_interval)
+{
+	int fd = timer_on(CLOCK_REALTIME, 0);
+	uint64_t n;
+	struct itimerspec cur;
+
+	arm(fd, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) - 20 * SEC, SEC);
+	CHECK(tfd_read(fd, &n, 8) == 8 && n == 21);
+	CHECK(tfd_gettime(fd, &cur) == 0);
+	CHECK(t_ns(&cur.it_value) > 0 && t_ns(&cur.it_value) <= SEC);
+	/* One-shot in the past: one expiration, then disarmed. */
+	arm(fd, TFD_TIMER_ABSTIME, 1, 0);
+	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0);
+	CHECK_OK(tfd_close(fd));
+}
+
+TEST(gettime_reports_remaining_and_interval)
+{
+	int fd = timer_on(CLOCK_MONOTONIC, 0), fa = timer_on(CLOCK_REALTIME, 0);
+	struct itimerspec cur;
+	int64_t t0 = t_now(CLOCK_MONOTONIC), r;
+
+	arm(fd, 0, 10 * SEC, 250 * MS);
+	CHECK(tfd_gettime(fd, &cur) == 0);
+	r = t_ns(&cur.it_value);
+	CHECK(r <= 10 * SEC && r >= 10 * SEC - (t_now(CLOCK_MONOTONIC) - t0));
+	CHECK(cur.it_interval.tv_sec == 0 && cur.it_interval.tv_nsec == 250 * MS);
+	/* Absolute timers report relative time too. */
+	arm(fa, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) + 5 * SEC, 0);
+	CHECK(tfd_gettime(fa, &cur) == 0);
+	CHECK(t_ns(&cur.it_value) > 4 * SEC && t_ns(&cur.it_value) <= 5 * SEC);
+	/* A huge value saturates like Linux (about 292 years), no error. */
+	{
+		struct itimerspec big = t_its(0, 0);
+
+		big.it_value.tv_sec = 0x7fffffffffffffffL;
+		CHECK(tfd_settime(fd, 0, &big, NULL) == 0);
+		CHECK(tfd_gettime(fd, &cur) == 0);
+		CHECK(cur.it_value.tv_sec > 9000000000L);
+		CHECK(cur.it_value.tv_sec < 9300000000L);
+	}
+	CHECK_OK(tfd_close(fd));
+	CHECK_OK(tfd_close(fa));
+}
+
+TEST(fired_one_shot_reads_zero_and_query_keeps_the_count)
+{
+	int fd = timer_on(CLOCK_MONOTONIC, 0), i;
+	struct itimerspec cur;
+	uint64_t n;
+
+	arm(fd, 0, 5 * MS, 0);
+	t_sleep_ns(30 * MS);
+	for (i = 0; i < 5; i++) {
+		CHECK(tfd_gettime(fd, &cur) == 0);
+		CHECK(cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec == 0);
+	}
+	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	/* Periodic: queries while expirations pile up lose none. */
+	arm(fd, 0, 2 * MS, 2 * MS);
+	for (i = 0; i < 10; i++) {
+		t_sleep_ns(MS);
+		CHECK(tfd_gettime(fd, &cur) == 0);
+		CHECK(t_ns(&cur.it_value) > 0 && t_ns(&cur.it_value) <= 2 * MS);
+	}
+	t_sleep_ns(2 * MS);
+	CHECK(tfd_read(fd, &n, 8) == 8 && n >= 5);
+	CHECK_OK(tfd_close(fd));
+}
+
+TEST(rearm_and_disarm_clear_pending_and_readiness)
+{
+	int fd = timer_on(CLOCK_MONOTONIC, TFD_NONBLOCK), ep, i;
+	struct epoll_event ev = { EPOLLIN, { 0 } }, out;
+	uint64_t n;
+
+	ep = (int)CHECK_OK(epoll_create1(EPOLL_CLOEXEC));
+	CHECK_OK(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+	/* An event loop that never reads and only re-arms must not spin. */
+	for (i = 0; i < 20; i++) {
+		arm(fd, 0, MS, 0);
+		CHECK(epoll_wait(ep, &out, 1, 5000) == 1);
+		arm(fd, 0, 3600 * SEC, 0);
+		CHECK(epoll_wait(ep, &out, 1, 0) == 0);
+		CHECK(!t_readable(fd, 0));
+	}
+	CHECK_ERR(tfd_read(fd, &n, 8), EAGAIN);
+	CHECK_ERR(read(fd, &n, 8), EAGAIN);
+	/* Disarm clears too, and keeps the interval. */
+	arm(fd, 0, MS, 7 * MS);
+	CHECK(t_readable(fd, 5000));
+	arm(fd, 0, 0, 7 * MS);
+	CHECK(!t_readable(fd, 0));
+	{
+		struct itimerspec cur;
+
+		CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0 &&
+		      t_ns(&cur.it_interval) == 7 * MS);
+	}
+	/* Expired but not yet posted: the re-arm discards it as well. */
+	arm(fd, 0, 1, 0);
+	arm(fd, 0, 3600 * SEC, 0);
+	t_sleep_ns(20 * MS);
+	CHECK(!t_readable(fd, 0));
+	CHECK_ERR(tfd_read(fd, &n, 8), EAGAIN);
+	close(ep);
+	CHECK_OK(tfd_close(fd));
+}
+
+TEST(readiness_poll_select_epoll_match_the_count)
+{
+	int fd = timer_on(CLOCK_MONOTONIC, TFD_NONBLOCK), ep;
+	struct epoll_event ev = { EPOLLIN | EPOLLET, { 0 } }, out;
+	struct pollfd p = { fd, POLLIN, 0 };
+	fd_set rd;
+	struct timeval tv = { 5, 0 };
+	uint64_t n;
+
+	ep = (int)CHECK_OK(epoll_create1(EPOLL_CLOEXEC));
+	CHECK_OK(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+	CHECK(poll(&p, 1, 0) == 0);
+	CHECK(epoll_wait(ep, &out, 1, 0) == 0);
+	arm(fd, 0, 5 * MS, 0);
+	FD_ZERO(&rd);
+	FD_SET(fd, &rd);
+	CHECK(select(fd + 1, &rd, NULL, NULL, &tv) == 1 && FD_ISSET(fd, &rd));
+	CHECK(poll(&p, 1, 0) == 1 && (p.revents & POLLIN));
+	CHECK(epoll_wait(ep, &out, 1, 0) == 1 && (out.events & EPOLLIN));
+	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	CHECK(poll(&p, 1, 0) == 0);
+	CHECK(epoll_wait(ep, &out, 1, 0) == 0);
+	/* Periodic through epoll, edge-triggered: a fresh edge each expiry. */
+	arm(fd, 0, 2 * MS, 2 * MS);
+	CHECK(epoll_wait(ep, &out, 1, 5000) == 1);
+	CHECK(read(fd, &n, 8) == 8 && n >= 1);
+	CHECK(epoll_wait(ep, &out, 1, 5000) == 1);
+	CHECK(tfd_read(fd, &n, 8) == 8 && n >= 1);
+	close(ep);
+	CHECK_OK(tfd_close(fd));
+}
+
+struct rearm_ctx {
+	int fd;
+	int64_t armed_at;
+};
+
+static void *rearm_soon(void *arg)
+{
+	struct rearm_ctx *c = arg;
+
+	t_sleep_ns(50 * MS);
+	c->armed_at = t_now(CLOCK_MONOTONIC);
+	arm(c->fd, 0, 10 * MS, 0);
+	return NULL;
+}
+
+TEST(blocked_reader_wakes_for_a_rearm_from_another_thread)
+{
+	struct rearm_ctx c;
+	pthread_t th;
+	uint64_t n;
+	int plain;
+
+	for (plain = 0; plain < 2; plain++) {
+		c.fd = timer_on(CLOCK_MONOTONIC, 0);
+		arm(c.fd, 0, 3600 * SEC, 0);
+		CHECK(pthread_create(&th, NULL, rearm_soon, &c) == 0);
+		if (plain)
+			CHECK(read(c.fd, &n, 8) == 8);
+		else
+			CHECK(tfd_read(c.fd, &n, 8) == 8);
+		CHECK(n == 1);
+		CHECK(t_now(CLOCK_MONOTONIC) - c.armed_at >= 10 * MS);
+		pthread_join(th, NULL);
+		CHECK_OK(tfd_close(c.fd));
+	}
+}
+
+TEST(fcntl_flags_follow_create_flags_and_changes)
+{
+	int a = timer_on(CLOCK_MONOTONIC, 0);
+	int b = timer_on(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	int c = timer_on(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	uint64_t n;
+
+	CHECK(!(fcntl(a, F_GETFL) & O_NONBLOCK));
+	CHECK(!(fcntl(a, F_GETFD) & FD_CLOEXEC));
+	CHECK(fcntl(b, F_GETFL) & O_NONBLOCK);
+	CHECK(fcntl(b, F_GETFD) & FD_CLOEXEC);
+	CHECK(!(fcntl(c, F_GETFL) & O_NONBLOCK));
+	CHECK(fcntl(c, F_GETFD) & FD_CLOEXEC);
+	CHECK((fcntl(a, F_GETFL) & O_ACCMODE) == O_RDWR);
+	/* tfd_read follows O_NONBLOCK as changed with fcntl. */
+	CHECK_OK(fcntl(a, F_SETFL, O_NONBLOCK));
+	CHECK_ERR(tfd_read(a, &n, 8), EAGAIN);
+	CHECK_OK(fcntl(b, F_SETFL, 0));
+	arm(b, 0, 10 * MS, 0);
+	CHECK(tfd_read(b, &n, 8) == 8 && n == 1);
+	CHECK_OK(tfd_close(a));
+	CHECK_OK(tfd_close(b));
+	CHECK_OK(tfd_close(c));
+}
+
+TEST(plain_close_never_writes_to_a_reused_number)
+{
+	int fd = timer_on(CLOCK_MONOTONIC, 0), again;
+	FILE *f;
+	struct stat st;
+
+	arm(fd, 0, MS, MS);
+	CHECK(close(fd) == 0);
+	f = tmpfile();
+	CHECK(f && fileno(f) == fd); /* the lowest free number comes back */
+	t_sleep_ns(50 * MS);
+	CHECK(fstat(fileno(f), &st) == 0 && st.st_size == 0);
+	fclose(f);
+	/* The number comes back as a timer: the old one is forgotten. */
+	again = timer_on(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	CHECK(again == fd);
+	{
+		struct itimerspec cur;
+		uint64_t n;
+
+		CHECK(tfd_gettime(again, &cur) == 0 && t_ns(&cur.it_value) == 0 &&
+		      t_ns(&cur.it_interval) == 0);
+		t_sleep_ns(5 * MS);
+		CHECK_ERR(tfd_read(again, &n, 8), EAGAIN);
+	}
+	CHECK_OK(tfd_close(again));
+}
+
+struct closer {
+	int fd;
+};
+
+static void *close_soon(void *arg)
+{
+	struct closer *c = arg;
+
+	t_sleep_ns(50 * MS);
+	CHECK_OK(tfd_close(c->fd));
+	return NULL;
+}
+
+TEST(close_while_another_thread_waits_in_tfd_read)
+{
+	struct closer c = { timer_on(CLOCK_MONOTONIC, 0) };
+	pthread_t th;
+	uint64_t n;
+
+	CHECK(pthread_create(&th, NULL, close_soon, &c) == 0);
+	CHECK_ERR(tfd_read(c.fd, &n, 8), EBADF);
+	pthread_join(th, NULL);
+}
+
+/* ---- threads ---- */
+
+enum { THREADS = 4, ROUNDS = 200 };
+static int shared_fd;
+
+static void *worker(void *arg)
+{
+	long id = (long)arg;
+	int r;
+
+	for (r = 0; r < ROUNDS; r++) {
+		int own = timer_on(id % 2 ? CLOCK_REALTIME : CLOCK_MONOTONIC,
+		                   TFD_NONBLOCK);
+		struct itimerspec cur, v = t_its((r % 3) * 100 * US + 1, 0);
+		uint64_t n;
+
+		CHECK_OK(tfd_settime(own, 0, &v, NULL));
+		CHECK_OK(tfd_settime(shared_fd, 0, &v, &cur));
+		CHECK_OK(tfd_gettime(shared_fd, &cur));
+		if (tfd_read(shared_fd, &n, 8) < 0)
+			CHECK(errno == EAGAIN);
+		if (r % 4 == 0) {
+			CHECK(t_readable(own, 5000));
+			CHECK(tfd_read(own, &n, 8) == 8 && n == 1);
+		}
+		CHECK_OK(tfd_close(own));
+	}
+	return NULL;
+}
+
+TEST(concurrent_use_from_several_threads)
+{
+	pthread_t th[THREADS];
+	long i;
+
+	shared_fd = timer_on(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	for (i = 0; i < THREADS; i++)
+		CHECK(pthread_create(&th[i], NULL, worker, (void *)i) == 0);
+	for (i = 0; i < THREADS; i++)
+		pthread_join(th[i], NULL);
+	CHECK_OK(tfd_close(shared_fd));
+}
+
+/* ---- fork and exec ---- */
+
+TEST(fork_child_reads_inherited_timer_and_runs_its_own)
+{
+	int fd = timer_on(CLOCK_MONOTONIC, 0), st, p[2];
+	int64_t e0 = t_now(CLOCK_MONOTONIC) + 5 * MS, i = 5 * MS, end;
+	uint64_t child_total = 0, parent_total = 0, n;
+	pid_t pid;
+
+	arm(fd, TFD_TIMER_ABSTIME, e0, i);
+	CHECK(pipe(p) == 0);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		struct itimerspec cur, v = t_its(SEC, 0);
+		int mine, k;
+
+		close(p[0]);
+		/* The inherited timer is the parent's: no change, no query. */
+		CHECK_ERR(tfd_settime(fd, 0, &v, NULL), EINVAL);
+		CHECK_ERR(tfd_gettime(fd, &cur), EINVAL);
+		/* Its expirations arrive from the parent's engine. */
+		for (k = 0; k < 3; k++) {
+			CHECK(tfd_read(fd, &n, 8) == 8 && n >= 1);
+			child_total += n;
+		}
+		/* The engine works in the child for its own timers. */
+		mine = timer_on(CLOCK_MONOTONIC, 0);
+		arm(mine, 0, 5 * MS, 0);
+		CHECK(tfd_read(mine, &n, 8) == 8 && n == 1);
+		CHECK(tfd_close(mine) == 0);
+		CHECK(tfd_close(fd) == 0);
+		CHECK(write(p[1], &child_total, 8) == 8);
+		_exit(0);
+	}
+	close(p[1]);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0);
+	CHECK(read(p[0], &child_total, 8) == 8);
+	close(p[0]);
+	CHECK(tfd_read(fd, &n, 8) == 8);
+	parent_total = n;
+	end = t_now(CLOCK_MONOTONIC);
+	/* One count shared by both processes: nothing counted twice. */
+	CHECKF(child_total + parent_total <= due_by(e0, i, end),
+	       "child %lu + parent %lu > %lu", (unsigned long)child_total,
+	       (unsigned long)parent_total, (unsigned long)due_by(e0, i, end));
+	CHECK(child_total >= 3);
+	CHECK_OK(tfd_close(fd));
+}
+
+/* The descriptors open in a program exec'd now, read from tfd-test --fds. */
+static void fds_after_exec(unsigned char *open_map, size_t n)
+{
+	char self[256];
+	int p[2], st;
+	pid_t pid;
+	FILE *f;
+	long fd;
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	CHECK(len > 0);
+	self[len] = 0;
+	CHECK(pipe2(p, O_CLOEXEC) == 0);
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		execl(self, self, "--fds", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	memset(open_map, 0, n);
+	f = fdopen(p[0], "r");
+	while (fscanf(f, "%ld", &fd) == 1)
+		if (fd >= 0 && (size_t)fd < n)
+			open_map[fd] = 1;
+	fclose(f);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0);
+}
+
+TEST(exec_honours_close_on_exec_and_hides_private_descriptors)
+{
+	unsigned char base[1024], map[1024];
+	int keep, gone, fd, extra = 0;
+
+	fds_after_exec(base, sizeof(base)); /* what crosses exec anyway */
+	keep = timer_on(CLOCK_MONOTONIC, 0);
+	gone = timer_on(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	arm(keep, 0, 3600 * SEC, 0); /* the service thread's fds exist too */
+	fds_after_exec(map, sizeof(map));
+	CHECK(map[keep] && !base[keep]);
+	CHECK(!map[gone]);
+	/* Only the user's descriptor without TFD_CLOEXEC crosses exec: the
+	 * private duplicates and the thread's descriptors do not. */
+	for (fd = 3; fd < (int)sizeof(map); fd++)
+		if (map[fd] && !base[fd] && fd != keep)
+			extra++;
+	CHECKF(extra == 0, "%d more descriptors crossed exec", extra);
+	CHECK_OK(tfd_close(keep));
+	CHECK_OK(tfd_close(gone));
+}
+
+TEST(exec_leaves_a_descriptor_that_never_fires_again)
+{
+	char self[256], arg[16], out[32] = "";
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int p[2], st;
+	pid_t pid;
+
+	CHECK(len > 0);
+	self[len] = 0;
+	CHECK(pipe2(p, O_CLOEXEC) == 0);
+	pid = fork();
+	if (pid == 0) {
+		/* This process's engine ends with exec; no other has it. */
+		int fd = timer_on(CLOCK_MONOTONIC, 0);
+
+		arm(fd, 0, 20 * MS, 20 * MS);
+		snprintf(arg, sizeof(arg), "%d", fd);
+		dup2(p[1], 1);
+		execl(self, self, "--poll", arg, "200", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	CHECK(read(p[0], out, sizeof(out) - 1) > 0);
+	close(p[0]);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0);
+	CHECKF(!strcmp(out, "idle\n"), "exec'd program saw: %s", out);
+}
+
+/* ---- idle cost and the service thread's lifetime ---- */
+
+TEST_LIMIT(idle_thousand_timers_use_no_cpu, 30)
+{
+	enum { N = 1000 };
+	static int fds[N];
+	struct rusage r0, r1;
+	int64_t cpu, t0, wall;
+	int i;
+
+	for (i = 0; i < N; i++) {
+		fds[i] = timer_on(i % 2 ? CLOCK_MONOTONIC : CLOCK_BOOTTIME, 0);
+		arm(fds[i], 0, 3600 * SEC + i * MS, 0);
+	}
+	CHECK(getrusage(RUSAGE_SELF, &r0) == 0);
+	t0 = t_now(CLOCK_MONOTONIC);
+	t_sleep_ns(SEC);
+	CHECK(getrusage(RUSAGE_SELF, &r1) == 0);
+	wall = t_now(CLOCK_MONOTONIC) - t0;
+	cpu = (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) * SEC +
+	      (r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) * US +
+	      (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) * SEC +
+	      (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) * US;
+	printf("idle: %ld ns CPU in %ld ns wall with %d timers armed\n",
+	       (long)cpu, (long)wall, N);
+	/* The thread sleeps until the first deadline, an hour away: it does
+	 * not run at all.  getrusage has tick granularity (up to 4 ms). */
+	CHECK(cpu <= 4 * MS);
+	CHECK(r1.ru_nvcsw - r0.ru_nvcsw <= 3);
+	for (i = 0; i < N; i++)
+		CHECK_OK(tfd_close(fds[i]));
+}
+
+TEST(no_descriptor_of_ours_survives_the_last_timer)
+{
+	unsigned char before[256], after[256];
+	int round;
+
+	(void)before;
+	(void)after;
+	for (round = 0; round < 3; round++) {
+		int a = timer_on(CLOCK_MONOTONIC, 0);
+		int b = timer_on(CLOCK_REALTIME, 0);
+
+		arm(a, 0, MS, 0);
+		arm(b, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) + MS, 0);
+		CHECK(t_readable(a, 5000) && t_readable(b, 5000));
+		CHECK_OK(tfd_close(a));
+		CHECK_OK(tfd_close(b));
+		/* The runner checks the descriptors after the test; here:
+		 * the next timer gets the lowest numbers back. */
+		a = timer_on(CLOCK_MONOTONIC, 0);
+		CHECK(a == 3 || fcntl(3, F_GETFD) >= 0);
+		CHECK_OK(tfd_close(a));
+	}
+}
