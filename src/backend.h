@@ -29,5 +29,7 @@ extern const struct tfd_backend tfd_engine_backend;
 /* What the engine does when the kernel says CLOCK_REALTIME was set; tests
  * call it to exercise TFD_TIMER_CANCEL_ON_SET without setting the clock. */
 void tfd_engine_clock_was_set(void);
+/* How many times the service thread has woken up (tests of idleness). */
+unsigned long tfd_engine_wakeups(void);
 
 #endif

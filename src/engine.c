@@ -74,6 +74,7 @@ static struct {
 	pthread_t thread;
 	int wakefd, stepfd;
 	int stop, sleeping, wake_pending;
+	unsigned long wakeups; /* times the thread woke (for tests) */
 	int64_t sleep_until[NBASE]; /* deadline the thread sleeps for */
 } g = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -268,6 +269,16 @@ void tfd_engine_clock_was_set(void)
 	pthread_mutex_unlock(&g.lock);
 }
 
+unsigned long tfd_engine_wakeups(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&g.lock);
+	n = g.wakeups;
+	pthread_mutex_unlock(&g.lock);
+	return n;
+}
+
 static void *service(void *arg)
 {
 	(void)arg;
@@ -302,6 +313,7 @@ static void *service(void *arg)
 		n = ppoll(p, 2, wait == TFD_NS_MAX ? NULL : &ts, NULL);
 		pthread_mutex_lock(&g.lock);
 		g.sleeping = 0;
+		g.wakeups++;
 		if (g.wake_pending) {
 			uint64_t x;
 

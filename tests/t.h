@@ -70,6 +70,19 @@ void t_fail(const char *file, int line, const char *fmt, ...)
 		r_;                                                         \
 	})
 
+/* ThreadSanitizer cannot follow a thread created in a child forked from a
+ * threaded process ("dup thread with used id"); fork tests skip that part. */
+#if defined(__SANITIZE_THREAD__)
+#define T_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define T_TSAN 1
+#endif
+#endif
+#ifndef T_TSAN
+#define T_TSAN 0
+#endif
+
 /* Helpers shared by the tests (run.c). */
 int64_t t_now(clockid_t c);                 /* ns on clock c */
 struct itimerspec t_its(int64_t value_ns, int64_t interval_ns);
