@@ -47,7 +47,7 @@ TOOL := $(B)/tfd
 TESTBIN := $(B)/tfd-test
 SEEDBIN := $(B)/seed-test
 
-.PHONY: all demo check check-header install uninstall clean
+.PHONY: all demo check check-header bench install uninstall clean
 all: $(STATIC) $(SHARED) $(TOOL) $(B)/tfd.pc
 
 $(B)/lib/%.o: src/%.c include/tfd.h $(wildcard src/*.h) | $(B)/lib
@@ -75,8 +75,9 @@ $(B)/tfd.pc: tfd.pc.in Makefile
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    $< > $@
 
-# test_fault.c makes allocation and thread creation fail through --wrap.
-WRAP := -Wl,--wrap=calloc,--wrap=realloc,--wrap=pthread_create
+# test_fault.c makes allocation, thread creation and eventfd() fail
+# through the linker's --wrap.
+WRAP := -Wl,--wrap=calloc,--wrap=realloc,--wrap=pthread_create,--wrap=eventfd
 $(TESTBIN): $(TEST_OBJ) $(STATIC)
 	$(CC) $(TEST_OBJ) $(STATIC) -o $@ $(WRAP) $(ALL_LDFLAGS)
 
@@ -89,6 +90,12 @@ $(SEEDBIN): $(SEEDS)/new_timerfd_errors_test.c tests/seed_adapter.c $(STATIC)
 
 demo: $(TOOL)
 	$(TOOL) run 0.5 0.2 5
+
+# Side by side with the kernel's timerfd; prints figures, never fails.
+$(B)/bench-quick: bench/quick.c include/tfd.h $(STATIC)
+	$(CC) $(ALL_CFLAGS) bench/quick.c $(STATIC) -o $@ $(ALL_LDFLAGS)
+bench: $(B)/bench-quick
+	$(B)/bench-quick
 
 # The header must build as C99 and C++, alone and with <sys/timerfd.h>
 # before or after it.

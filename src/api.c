@@ -84,9 +84,7 @@ ssize_t tfd_read(int fd, void *buf, size_t count)
 
 	if (count < sizeof(n) || !buf) {
 		/* The descriptor is judged first, as read(2) does. */
-		struct itimerspec ignored;
-
-		e = be->gettime(fd, &ignored);
+		e = be->check(fd);
 		if (!e)
 			e = count < sizeof(n) ? EINVAL : EFAULT;
 		return result(e, -1, saved);

@@ -14,6 +14,8 @@ struct tfd_backend {
 	const char *name;
 	/* clockid is one Linux accepts; flags within TFD_NONBLOCK|CLOEXEC. */
 	int (*create)(int clockid, int flags, int *fd);
+	/* 0 if fd is a timer of this backend, else EBADF or EINVAL. */
+	int (*check)(int fd);
 	/* flags within ABSTIME|CANCEL_ON_SET, nv valid; old may be NULL and
 	 * is written only when 0 is returned. */
 	int (*settime)(int fd, int flags, const struct itimerspec *nv,

@@ -405,6 +405,13 @@ static void stop(void)
 	pthread_cond_broadcast(&g.stopped);
 }
 
+/* Stop the thread if no timer is left.  May drop the lock. */
+static void stop_if_idle(void)
+{
+	if (g.ntimers == 0 && g.state == RUNNING)
+		stop();
+}
+
 /* ---- fork ---- */
 
 static void fork_prepare(void)
@@ -545,6 +552,8 @@ static int e_settime(int fd, int flags, const struct itimerspec *nv,
 		e = (t->flags & T_INHERITED) ? EINVAL : start();
 		if (!e)
 			e = find(fd, &t); /* start() may have dropped the lock */
+		if (e)
+			stop_if_idle(); /* e.g. fd was a stale number */
 	}
 	if (e)
 		goto out;
@@ -575,6 +584,17 @@ static int e_settime(int fd, int flags, const struct itimerspec *nv,
 		e = ECANCELED;
 	}
 out:
+	pthread_mutex_unlock(&g.lock);
+	return e;
+}
+
+static int e_check(int fd)
+{
+	struct tfd_timer *t;
+	int e;
+
+	pthread_mutex_lock(&g.lock);
+	e = find(fd, &t);
 	pthread_mutex_unlock(&g.lock);
 	return e;
 }
@@ -626,7 +646,11 @@ static int e_read(int fd, uint64_t *count)
 		pthread_mutex_lock(&g.lock);
 		t->readers--;
 		if (t->flags & T_CLOSED) {
-			if (t->readers == 0)
+			/* Closed while we waited: pass the wake-up on to the
+			 * next waiter; the last one frees the timer. */
+			if (t->readers)
+				tfd_notify_post(t->priv, 1);
+			else
 				unzombie(t);
 			e = EBADF;
 		} else if (!e) {
@@ -652,12 +676,11 @@ static int e_close(int fd)
 		unlink_timer(t);
 	if (close(fd) < 0)
 		e = errno;
-	if (g.ntimers == 0 && g.state == RUNNING)
-		stop();
+	stop_if_idle();
 	pthread_mutex_unlock(&g.lock);
 	return e;
 }
 
 const struct tfd_backend tfd_engine_backend = {
-	"engine", e_create, e_settime, e_gettime, e_read, e_close,
+	"engine", e_create, e_check, e_settime, e_gettime, e_read, e_close,
 };

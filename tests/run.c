@@ -20,8 +20,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+struct job {
+	pid_t pid;
+	struct t_case *c;
+	FILE *out;
+	int64_t start;
+};
+
 static struct t_case *cases;
 static size_t ncases;
+/* Globals, so that a child's memory checker sees them still reachable. */
+static struct t_case **list;
+static struct job *jobs;
 
 void t_register(struct t_case *c)
 {
@@ -126,12 +136,6 @@ static void run_child(struct t_case *c)
 	_exit(leaked ? 1 : 0);
 }
 
-struct job {
-	pid_t pid;
-	struct t_case *c;
-	FILE *out;
-	int64_t start;
-};
 
 static int finish(struct job *j, int status, int verbose)
 {
@@ -175,8 +179,7 @@ static int by_name(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	struct t_case **list, *c;
-	struct job *jobs;
+	struct t_case *c;
 	int jobs_max = 2, verbose = 0, passed = 0, failed = 0, running = 0;
 	size_t i, n = 0;
 

@@ -398,6 +398,43 @@ TEST(close_while_another_thread_waits_in_tfd_read)
 	pthread_join(th, NULL);
 }
 
+static void *read_expect_ebadf(void *arg)
+{
+	uint64_t n;
+
+	CHECK_ERR(tfd_read(*(int *)arg, &n, 8), EBADF);
+	return NULL;
+}
+
+TEST(close_wakes_every_waiting_tfd_read)
+{
+	int fd = timer_on(CLOCK_MONOTONIC, 0), i;
+	pthread_t th[3];
+
+	for (i = 0; i < 3; i++)
+		CHECK(pthread_create(&th[i], NULL, read_expect_ebadf, &fd) == 0);
+	t_sleep_ns(50 * MS);
+	CHECK_OK(tfd_close(fd));
+	for (i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	/* The runner then checks the private descriptor was closed. */
+}
+
+TEST(arming_a_plainly_closed_number_leaves_no_thread_behind)
+{
+	int fd = timer_on(CLOCK_MONOTONIC, 0);
+	struct itimerspec v = t_its(SEC, 0);
+
+	CHECK(close(fd) == 0);
+	/* A misuse: the library may still see the old timer, or the
+	 * service thread's own descriptor may take the number.  Either way
+	 * nothing may stay behind (the runner checks descriptors). */
+	if (tfd_settime(fd, 0, &v, NULL) == 0)
+		CHECK_OK(tfd_close(fd));
+	else
+		CHECK(errno == EINVAL || errno == EBADF);
+}
+
 /* ---- threads ---- */
 
 enum { THREADS = 4, ROUNDS = 200 };
@@ -462,6 +499,8 @@ TEST(fork_child_reads_inherited_timer_and_runs_its_own)
 		/* The inherited timer is the parent's: no change, no query. */
 		CHECK_ERR(tfd_settime(fd, 0, &v, NULL), EINVAL);
 		CHECK_ERR(tfd_gettime(fd, &cur), EINVAL);
+		CHECK_ERR(tfd_read(fd, NULL, 8), EFAULT);
+		CHECK_ERR(tfd_read(fd, &n, 7), EINVAL);
 		/* Its expirations arrive from the parent's engine. */
 		for (k = 0; k < 3; k++) {
 			CHECK(tfd_read(fd, &n, 8) == 8 && n >= 1);

@@ -22,8 +22,21 @@ void *__wrap_calloc(size_t n, size_t size);
 void *__wrap_realloc(void *p, size_t size);
 int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a,
                           void *(*fn)(void *), void *arg);
+int __real_eventfd(unsigned int count, int flags);
+int __wrap_eventfd(unsigned int count, int flags);
 
-static int fail_calloc, fail_realloc, fail_thread;
+static int fail_calloc, fail_realloc, fail_thread, fail_eventfd;
+
+/* ENFILE (the system-wide limit) cannot be reached from a test without
+ * changing the machine; eventfd() is made to report it instead. */
+int __wrap_eventfd(unsigned int count, int flags)
+{
+	if (fail_eventfd && --fail_eventfd == 0) {
+		errno = ENFILE;
+		return -1;
+	}
+	return __real_eventfd(count, flags);
+}
 
 void *__wrap_calloc(size_t n, size_t size)
 {
@@ -162,4 +175,22 @@ TEST(revised_create_fails_whole)
 	after = dup(0);
 	CHECK(after == before);
 	close(after);
+}
+
+TEST(enfile_is_passed_through)
+{
+	struct itimerspec v = t_its(SEC, 0), cur;
+	int fd;
+
+	fail_eventfd = 1;
+	CHECK_ERR(tfd_create(CLOCK_MONOTONIC, 0), ENFILE);
+	fail_eventfd = 1;
+	CHECK_ERR(timerfd(-1, CLOCK_MONOTONIC, 0, &v, NULL), ENFILE);
+	/* The service thread's own eventfd. */
+	fd = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0));
+	fail_eventfd = 1;
+	CHECK_ERR(tfd_settime(fd, 0, &v, NULL), ENFILE);
+	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0);
+	works(fd);
+	CHECK_OK(tfd_close(fd));
 }

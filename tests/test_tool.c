@@ -133,3 +133,15 @@ TEST(tool_run_other_clocks_and_revised_api)
 	           sizeof(err)) == 1);
 	CHECK(lines(err) == 1 && strstr(err, "tfd_create"));
 }
+
+TEST(tool_absolute_value_near_the_end_of_time_saturates)
+{
+	char out[4096], err[4096];
+
+	/* now + VALUE is past 292 years: armed (saturated), never fires;
+	 * timeout(1) ends it. */
+	CHECK(tool("run --clock realtime --abs 9000000000 & p=$!; sleep 0.3; "
+	           "kill $p; wait $p", out, sizeof(out), err, sizeof(err)) ==
+	      128 + 15);
+	CHECKF(!strstr(err, "tfd:") && lines(out) == 1, "out '%s' err '%s'", out, err);
+}

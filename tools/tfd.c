@@ -181,7 +181,10 @@ static int run(int argc, char **argv)
 		return bad("%s", "a COUNT above 1 needs an INTERVAL");
 
 	start = now(CLOCK_MONOTONIC);
-	its.it_value = ts_of(absolute ? now(clock) + value : value);
+	if (absolute) /* now + VALUE, saturating like the library */
+		value = value > INT64_MAX - now(clock) ? INT64_MAX
+		                                       : now(clock) + value;
+	its.it_value = ts_of(value);
 	its.it_interval = ts_of(interval);
 	if (revised) {
 		fd = timerfd(-1, clock, absolute ? TFD_TIMER_ABSTIME : 0, &its,
@@ -197,6 +200,7 @@ static int run(int argc, char **argv)
 			return fail("tfd_settime");
 	}
 	printf("%10s %8s %8s %12s\n", "elapsed", "read", "total", "remaining");
+	fflush(stdout);
 	while (total < count) {
 		ssize_t r = revised ? read(fd, &n, sizeof(n))
 		                    : tfd_read(fd, &n, sizeof(n));
