@@ -68,8 +68,9 @@ $(SHARED): $(PIC_OBJ) src/libtfd.map
 	    -o $@ $(PIC_OBJ) $(ALL_LDFLAGS)
 	ln -sf libtfd.so.$(VERSION) $(B)/libtfd.so.$(SOMAJOR)
 	ln -sf libtfd.so.$(VERSION) $(B)/libtfd.so
-$(TOOL): tools/tfd.c include/tfd.h $(STATIC)
-	$(CC) $(ALL_CFLAGS) tools/tfd.c $(STATIC) -o $@ $(ALL_LDFLAGS)
+TOOL_SRC := $(wildcard tools/*.c)
+$(TOOL): $(TOOL_SRC) tools/cmd.h include/tfd.h $(STATIC)
+	$(CC) $(ALL_CFLAGS) -Itools $(TOOL_SRC) $(STATIC) -o $@ $(ALL_LDFLAGS)
 $(B)/tfd.pc: tfd.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \

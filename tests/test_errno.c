@@ -422,3 +422,20 @@ TEST(close_ebadf_and_plain_descriptors)
 		CHECK_ERR(tfd_gettime(fd, NULL), EBADF);
 	}
 }
+
+TEST(read_ecanceled_keeps_a_periodic_timer_running)
+{
+	struct itimerspec v = t_its(0, 5 * MS);
+	int fd = (int)CHECK_OK(tfd_create(CLOCK_REALTIME, 0));
+	uint64_t n;
+
+	v.it_value.tv_sec = time(NULL) - 1; /* pending at once */
+	CHECK_OK(tfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+	                     &v, NULL));
+	CHECK(t_readable(fd, 2000));
+	tfd_engine_clock_was_set();
+	CHECK_ERR(tfd_read(fd, &n, 8), ECANCELED);
+	/* Unlike Linux (tfd(7), NOTES 14), the period goes on. */
+	CHECK(tfd_read(fd, &n, 8) == 8 && n >= 1);
+	CHECK_OK(tfd_close(fd));
+}

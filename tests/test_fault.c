@@ -26,13 +26,14 @@ int __real_eventfd(unsigned int count, int flags);
 int __wrap_eventfd(unsigned int count, int flags);
 
 static int fail_calloc, fail_realloc, fail_thread, fail_eventfd;
+static int eventfd_errno = ENFILE;
 
 /* ENFILE (the system-wide limit) cannot be reached from a test without
  * changing the machine; eventfd() is made to report it instead. */
 int __wrap_eventfd(unsigned int count, int flags)
 {
 	if (fail_eventfd && --fail_eventfd == 0) {
-		errno = ENFILE;
+		errno = eventfd_errno;
 		return -1;
 	}
 	return __real_eventfd(count, flags);
@@ -193,4 +194,35 @@ TEST(enfile_is_passed_through)
 	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0);
 	works(fd);
 	CHECK_OK(tfd_close(fd));
+}
+
+TEST(settime_enomem_when_the_thread_cannot_get_memory)
+{
+	struct itimerspec v = t_its(SEC, 0), cur;
+	int fd = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0));
+
+	eventfd_errno = ENOMEM; /* the kernel's answer without memory */
+	fail_eventfd = 1;
+	CHECK_ERR(tfd_settime(fd, 0, &v, NULL), ENOMEM);
+	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0);
+	works(fd);
+	CHECK_OK(tfd_close(fd));
+}
+
+TEST(revised_create_emfile)
+{
+	struct itimerspec v = t_its(SEC, 0);
+	struct rlimit old, low;
+	int top = dup(0);
+
+	CHECK(top >= 0);
+	close(top);
+	CHECK(getrlimit(RLIMIT_NOFILE, &old) == 0);
+	low = old;
+	low.rlim_cur = (rlim_t)top + 1; /* room for the eventfd only */
+	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	CHECK_ERR(timerfd(-1, CLOCK_MONOTONIC, 0, &v, NULL), EMFILE);
+	CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0);
+	top = (int)CHECK_OK(timerfd(-1, CLOCK_MONOTONIC, 0, &v, NULL));
+	CHECK_OK(tfd_close(top));
 }

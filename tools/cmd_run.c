@@ -1,0 +1,206 @@
+/*
+ * cmd_run.c - tfd run: arm a timer, print one line per read.  See tfd(1).
+ */
+#define _GNU_SOURCE
+#include "cmd.h"
+#include "tfd.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NSEC ((int64_t)1000000000)
+
+int tfd_cmd_bad(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "tfd: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (try 'tfd --help')\n");
+	return 2;
+}
+
+/* "SEC[.FRAC]" into ns; 0 or -1 for anything else (sign, exponent,
+ * garbage, more than 9 decimals, more than about 292 years). */
+static int parse_time(const char *s, int64_t *ns)
+{
+	int64_t sec = 0, frac = 0;
+	int digits = 0, fd = 0;
+	const char *p = s;
+
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		if (sec > (INT64_MAX / NSEC - 9) / 10)
+			return -1;
+		sec = sec * 10 + (*p - '0');
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, fd++) {
+			if (fd == 9)
+				return -1;
+			frac = frac * 10 + (*p - '0');
+		}
+	}
+	if (*p || digits + fd == 0)
+		return -1;
+	for (; fd < 9; fd++)
+		frac *= 10;
+	*ns = sec * NSEC + frac;
+	return 0;
+}
+
+static int parse_count(const char *s, uint64_t *n)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*n = strtoull(s, &end, 10);
+	return (*end || errno || *n == 0) ? -1 : 0;
+}
+
+static struct timespec ts_of(int64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / NSEC), (long)(ns % NSEC) };
+
+	return ts;
+}
+
+static int64_t ns_of(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * NSEC + ts->tv_nsec;
+}
+
+static int64_t now(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return ns_of(&ts);
+}
+
+static const struct {
+	const char *name;
+	clockid_t id;
+} clocks[] = {
+	{ "monotonic", CLOCK_MONOTONIC },
+	{ "realtime", CLOCK_REALTIME },
+	{ "boottime", CLOCK_BOOTTIME },
+	{ "realtime-alarm", CLOCK_REALTIME_ALARM },
+	{ "boottime-alarm", CLOCK_BOOTTIME_ALARM },
+};
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "tfd: %s: %s\n", what, strerror(errno));
+	return 1;
+}
+
+int tfd_cmd_run(int argc, char **argv)
+{
+	clockid_t clock = CLOCK_MONOTONIC;
+	int absolute = 0, revised = 0, i, fd, nclock = -1;
+	int64_t value, interval = 0, start;
+	uint64_t count = 1, total = 0, n;
+	struct itimerspec its, cur;
+	size_t c;
+
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+		const char *o = argv[i];
+
+		if (!strcmp(o, "--")) {
+			i++;
+			break;
+		} else if (!strcmp(o, "--abs")) {
+			absolute = 1;
+		} else if (!strcmp(o, "--clock") || !strcmp(o, "--api")) {
+			if (i + 1 == argc)
+				return tfd_cmd_bad("%s needs a value", o);
+			if (!strcmp(o, "--api")) {
+				if (!strcmp(argv[i + 1], "revised"))
+					revised = 1;
+				else if (strcmp(argv[i + 1], "linux"))
+					return tfd_cmd_bad("unknown API '%s'",
+					           argv[i + 1]);
+			} else {
+				for (c = 0; c < sizeof(clocks) / sizeof(*clocks);
+				     c++)
+					if (!strcmp(argv[i + 1], clocks[c].name))
+						nclock = (int)c;
+				if (nclock < 0)
+					return tfd_cmd_bad("unknown clock '%s'",
+					           argv[i + 1]);
+				clock = clocks[nclock].id;
+			}
+			i++;
+		} else {
+			return tfd_cmd_bad("unknown option '%s'", o);
+		}
+	}
+	argc -= i;
+	argv += i;
+	if (argc < 1)
+		return tfd_cmd_bad("%s", "run needs a VALUE");
+	if (argc > 3)
+		return tfd_cmd_bad("unexpected argument '%s'", argv[3]);
+	if (parse_time(argv[0], &value))
+		return tfd_cmd_bad("invalid VALUE '%s': expected seconds such as 0.5",
+		           argv[0]);
+	if (argc > 1 && parse_time(argv[1], &interval))
+		return tfd_cmd_bad("invalid INTERVAL '%s': expected seconds such as 0.5",
+		           argv[1]);
+	if (argc > 2 && parse_count(argv[2], &count))
+		return tfd_cmd_bad("invalid COUNT '%s': expected a positive integer",
+		           argv[2]);
+	if (value == 0)
+		return tfd_cmd_bad("%s", "VALUE must be more than 0 (0 disarms)");
+	if (count > 1 && interval == 0)
+		return tfd_cmd_bad("%s", "a COUNT above 1 needs an INTERVAL");
+
+	start = now(CLOCK_MONOTONIC);
+	if (absolute) /* now + VALUE, saturating like the library */
+		value = value > INT64_MAX - now(clock) ? INT64_MAX
+		                                       : now(clock) + value;
+	its.it_value = ts_of(value);
+	its.it_interval = ts_of(interval);
+	if (revised) {
+		fd = timerfd(-1, clock, absolute ? TFD_TIMER_ABSTIME : 0, &its,
+		             NULL);
+		if (fd < 0)
+			return fail("timerfd");
+	} else {
+		fd = tfd_create(clock, 0);
+		if (fd < 0)
+			return fail("tfd_create");
+		if (tfd_settime(fd, absolute ? TFD_TIMER_ABSTIME : 0, &its,
+		                NULL) < 0)
+			return fail("tfd_settime");
+	}
+	printf("%10s %8s %8s %12s\n", "elapsed", "read", "total", "remaining");
+	fflush(stdout);
+	while (total < count) {
+		ssize_t r = revised ? read(fd, &n, sizeof(n))
+		                    : tfd_read(fd, &n, sizeof(n));
+		int64_t el = now(CLOCK_MONOTONIC) - start;
+
+		if (r != (ssize_t)sizeof(n))
+			return fail("read");
+		if ((revised ? timerfd(fd, -1, 0, NULL, &cur)
+		             : tfd_gettime(fd, &cur)) < 0)
+			return fail(revised ? "timerfd" : "tfd_gettime");
+		total += n;
+		printf("%3" PRId64 ".%06" PRId64 " %8" PRIu64 " %8" PRIu64
+		       " %5" PRId64 ".%06" PRId64 "\n",
+		       el / NSEC, el % NSEC / 1000, n, total,
+		       ns_of(&cur.it_value) / NSEC,
+		       ns_of(&cur.it_value) % NSEC / 1000);
+		fflush(stdout);
+	}
+	if (tfd_close(fd) < 0)
+		return fail("tfd_close");
+	return 0;
+}
+
