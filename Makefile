@@ -34,7 +34,8 @@ ALL_LDFLAGS := -pthread $(SANFLAGS) $(LDFLAGS)
 comma := ,
 B := build$(if $(SAN),-$(subst $(comma),-,$(SAN)))
 
-LIB_SRC := src/timer.c src/queue.c src/notify.c src/engine.c src/api.c
+LIB_SRC := src/timer.c src/queue.c src/notify.c src/engine.c \
+           src/backend_kernel.c src/api.c
 LIB_OBJ := $(LIB_SRC:src/%.c=$(B)/lib/%.o)
 PIC_OBJ := $(LIB_SRC:src/%.c=$(B)/pic/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)

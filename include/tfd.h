@@ -79,6 +79,15 @@ TFD_API int tfd_gettime(int fd, struct itimerspec *curr_value);
 TFD_API ssize_t tfd_read(int fd, void *buf, size_t count);
 TFD_API int tfd_close(int fd);
 
+/*
+ * Backends.  tfd_backend(3).  "engine" (the default) keeps timers in user
+ * space; "kernel" passes straight through to Linux's timerfd.  The
+ * environment variable TFD_BACKEND chooses at the first call; this changes
+ * it while no timer of the current backend is open (else EBUSY).
+ */
+TFD_API int tfd_use_backend(const char *name);
+TFD_API const char *tfd_backend_name(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,12 +10,12 @@
 #include "timer.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CREATE_FLAGS (TFD_NONBLOCK | TFD_CLOEXEC)
 #define SETTIME_FLAGS (TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)
-
-static const struct tfd_backend *const be = &tfd_engine_backend;
 
 /* Return r with errno untouched, or -1 with errno = e. */
 static int result(int e, int r, int saved)
@@ -23,6 +23,71 @@ static int result(int e, int r, int saved)
 	errno = e ? e : saved;
 	return e ? -1 : r;
 }
+
+static const struct tfd_backend *const backends[] = {
+	&tfd_engine_backend,
+	&tfd_kernel_backend,
+};
+
+static const struct tfd_backend *current;
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t select_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const struct tfd_backend *find_backend(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof(backends) / sizeof(*backends); i++)
+		if (!strcmp(name, backends[i]->name))
+			return backends[i];
+	return NULL;
+}
+
+/* TFD_BACKEND names the backend; unset or unknown means the engine. */
+static void from_env(void)
+{
+	const struct tfd_backend *b = find_backend(getenv("TFD_BACKEND"));
+
+	if (!b || b->activate())
+		b = &tfd_engine_backend;
+	__atomic_store_n(&current, b, __ATOMIC_RELEASE);
+}
+
+static const struct tfd_backend *backend(void)
+{
+	pthread_once(&env_once, from_env);
+	return __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+}
+
+#define be backend()
+
+int tfd_use_backend(const char *name)
+{
+	const struct tfd_backend *b, *cur;
+	int saved = errno, e = 0;
+
+	b = find_backend(name);
+	if (!b)
+		return result(EINVAL, -1, saved);
+	pthread_mutex_lock(&select_lock);
+	cur = backend();
+	if (b != cur) {
+		if (cur->count() > 0)
+			e = EBUSY;
+		else
+			e = b->activate();
+		if (!e)
+			__atomic_store_n(&current, b, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&select_lock);
+	return result(e, 0, saved);
+}
+
+const char *tfd_backend_name(void)
+{
+	return backend()->name;
+}
+
 
 /* Clocks timerfd_create(2) accepts. */
 static int clock_known(int c)

@@ -7,6 +7,7 @@
 #ifndef TFD_BACKEND_H
 #define TFD_BACKEND_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -24,9 +25,14 @@ struct tfd_backend {
 	/* The count, never 0 on success (read(2) semantics otherwise). */
 	int (*read)(int fd, uint64_t *count);
 	int (*close)(int fd);
+	/* Timers created and not yet closed (selection needs none). */
+	size_t (*count)(void);
+	/* Called when the process selects this backend: 0 or EBUSY. */
+	int (*activate)(void);
 };
 
 extern const struct tfd_backend tfd_engine_backend;
+extern const struct tfd_backend tfd_kernel_backend;
 
 /* What the engine does when the kernel says CLOCK_REALTIME was set; tests
  * call it to exercise TFD_TIMER_CANCEL_ON_SET without setting the clock. */

@@ -681,6 +681,22 @@ static int e_close(int fd)
 	return e;
 }
 
+static size_t e_count(void)
+{
+	size_t n;
+
+	pthread_mutex_lock(&g.lock);
+	n = g.ntimers;
+	pthread_mutex_unlock(&g.lock);
+	return n;
+}
+
+static int e_activate(void)
+{
+	return 0;
+}
+
 const struct tfd_backend tfd_engine_backend = {
-	"engine", e_create, e_check, e_settime, e_gettime, e_read, e_close,
+	"engine", e_create, e_check,  e_settime, e_gettime,
+	e_read,   e_close,  e_count,  e_activate,
 };
