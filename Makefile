@@ -39,7 +39,8 @@ LIB_SRC := src/timer.c src/queue.c src/notify.c src/engine.c \
 LIB_OBJ := $(LIB_SRC:src/%.c=$(B)/lib/%.o)
 PIC_OBJ := $(LIB_SRC:src/%.c=$(B)/pic/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
-TEST_OBJ := $(TEST_SRC:tests/%.c=$(B)/tests/%.o) $(B)/tests/run.o
+TEST_OBJ := $(TEST_SRC:tests/%.c=$(B)/tests/%.o) $(B)/tests/run.o \
+            $(B)/tests/loop.o
 MAN_PAGES := $(wildcard man/*.[1-9])
 
 STATIC := $(B)/libtfd.a
@@ -57,6 +58,10 @@ $(B)/pic/%.o: src/%.c include/tfd.h $(wildcard src/*.h) | $(B)/pic
 	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -fPIC -c $< -o $@
 $(B)/tests/%.o: tests/%.c tests/t.h include/tfd.h $(wildcard src/*.h) | $(B)/tests
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(B)/tests/loop.o: examples/loop.c examples/loop.h include/tfd.h | $(B)/tests
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(B)/eventloop: examples/eventloop.c $(B)/tests/loop.o $(STATIC)
+	$(CC) $(ALL_CFLAGS) -Iexamples $< $(B)/tests/loop.o $(STATIC) -o $@ $(ALL_LDFLAGS)
 $(B)/lib $(B)/pic $(B)/tests:
 	mkdir -p $@
 
@@ -114,7 +119,7 @@ check-header: | $(B)/tests
 
 # ThreadSanitizer refuses threads in a child forked from a threaded process
 # unless told; the fork tests start the engine in the child on purpose.
-check: all check-header $(TESTBIN) $(SEEDBIN)
+check: all check-header $(TESTBIN) $(SEEDBIN) $(B)/eventloop
 	TSAN_OPTIONS="die_after_fork=0 $(TSAN_OPTIONS)" \
 	TFD_TOOL=$(TOOL) TFD_SEED=$(SEEDBIN) $(TESTBIN) $(TESTS)
 

@@ -80,13 +80,32 @@ TFD_API ssize_t tfd_read(int fd, void *buf, size_t count);
 TFD_API int tfd_close(int fd);
 
 /*
- * Backends.  tfd_backend(3).  "engine" (the default) keeps timers in user
- * space; "kernel" passes straight through to Linux's timerfd.  The
- * environment variable TFD_BACKEND chooses at the first call; this changes
- * it while no timer of the current backend is open (else EBUSY).
+ * Backends.  tfd_use_backend(3).  "engine" (the default) keeps timers in
+ * user space; "kernel" passes straight through to Linux's timerfd;
+ * "virtual" is the engine on a clock that moves only when told (below).
+ * The environment variable TFD_BACKEND chooses at the first call;
+ * tfd_use_backend() changes it while no timer is open (else EBUSY).
  */
 TFD_API int tfd_use_backend(const char *name);
 TFD_API const char *tfd_backend_name(void);
+
+/*
+ * The virtual clock.  tfd_virtual(3).  Valid while the "virtual" backend
+ * is selected (else ENOTSUP).  Each call delivers every expiration its step
+ * crosses before it returns.
+ *
+ *   tfd_virtual_now       the virtual time of CLOCK_REALTIME, _MONOTONIC
+ *                         or _BOOTTIME
+ *   tfd_virtual_advance   all three clocks move by step: time passes
+ *   tfd_virtual_suspend   CLOCK_BOOTTIME and CLOCK_REALTIME move by step,
+ *                         CLOCK_MONOTONIC stays: a suspend
+ *   tfd_virtual_set_realtime  CLOCK_REALTIME jumps to *t, forwards or
+ *                         backwards: settimeofday()
+ */
+TFD_API int tfd_virtual_now(clockid_t clockid, struct timespec *now);
+TFD_API int tfd_virtual_advance(const struct timespec *step);
+TFD_API int tfd_virtual_suspend(const struct timespec *step);
+TFD_API int tfd_virtual_set_realtime(const struct timespec *t);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,7 @@ static int result(int e, int r, int saved)
 static const struct tfd_backend *const backends[] = {
 	&tfd_engine_backend,
 	&tfd_kernel_backend,
+	&tfd_virtual_backend,
 };
 
 static const struct tfd_backend *current;
@@ -202,4 +203,70 @@ int timerfd(int ufd, int clockid, int flags, const struct itimerspec *utmr,
 	if (!e && outmr)
 		*outmr = out;
 	return result(e, fd, saved);
+}
+
+/* ---- the virtual clock: tfd_virtual(3) ---- */
+
+static int virtual_clock(clockid_t c)
+{
+	return c == CLOCK_REALTIME || c == CLOCK_MONOTONIC ||
+	       c == CLOCK_BOOTTIME;
+}
+
+int tfd_virtual_now(clockid_t clockid, struct timespec *now)
+{
+	int64_t ns = 0;
+	int saved = errno, e;
+
+	if (!now)
+		e = EFAULT;
+	else if (!virtual_clock(clockid))
+		e = EINVAL;
+	else
+		e = tfd_engine_virtual_now(clockid, &ns);
+	if (!e)
+		*now = tfd_ns_to_ts(ns);
+	return result(e, 0, saved);
+}
+
+/* Check a step or a time; 0, EFAULT or EINVAL. */
+static int step_ok(const struct timespec *t)
+{
+	return !t ? EFAULT : tfd_ts_valid(t) ? 0 : EINVAL;
+}
+
+int tfd_virtual_advance(const struct timespec *step)
+{
+	int saved = errno, e = step_ok(step);
+	int64_t d;
+
+	if (!e) {
+		d = tfd_ts_to_ns(step);
+		e = tfd_engine_virtual_move(d, d, d, NULL, 0);
+	}
+	return result(e, 0, saved);
+}
+
+int tfd_virtual_suspend(const struct timespec *step)
+{
+	int saved = errno, e = step_ok(step);
+	int64_t d;
+
+	if (!e) {
+		d = tfd_ts_to_ns(step);
+		e = tfd_engine_virtual_move(0, d, d, NULL, 1);
+	}
+	return result(e, 0, saved);
+}
+
+int tfd_virtual_set_realtime(const struct timespec *t)
+{
+	int saved = errno, e = step_ok(t);
+	int64_t to;
+
+	if (!e) {
+		to = tfd_ts_to_ns(t);
+		e = tfd_engine_virtual_move(0, 0, 0, &to, 1);
+	}
+	return result(e, 0, saved);
 }

@@ -33,6 +33,16 @@ struct tfd_backend {
 
 extern const struct tfd_backend tfd_engine_backend;
 extern const struct tfd_backend tfd_kernel_backend;
+extern const struct tfd_backend tfd_virtual_backend;
+
+/* The virtual clock (tfd_virtual_backend): ENOTSUP unless it is in use.
+ * Moves MONOTONIC by d_mono, BOOTTIME by d_boot, REALTIME by d_real or to
+ * *real_to, and delivers what expired; was_set says REALTIME was set (not
+ * merely running), which cancels TFD_TIMER_CANCEL_ON_SET timers. */
+int tfd_engine_virtual_move(int64_t d_mono, int64_t d_boot, int64_t d_real,
+                            const int64_t *real_to, int was_set);
+/* The virtual time of clockid's base (CLOCK_REALTIME absolute, etc.). */
+int tfd_engine_virtual_now(int clockid, int64_t *ns);
 
 /* What the engine does when the kernel says CLOCK_REALTIME was set; tests
  * call it to exercise TFD_TIMER_CANCEL_ON_SET without setting the clock. */

@@ -75,6 +75,8 @@ static struct {
 	int wakefd, stepfd;
 	int stop, sleeping, wake_pending;
 	unsigned long wakeups; /* times the thread woke (for tests) */
+	int virtual;           /* the clocks are vnow, moved by calls */
+	int64_t vnow[NBASE];
 	int64_t sleep_until[NBASE]; /* deadline the thread sleeps for */
 } g = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -85,12 +87,18 @@ static struct {
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static int64_t now_ns(int base)
+static int64_t real_now(int base)
 {
 	struct timespec ts;
 
 	clock_gettime(base_clock[base], &ts);
 	return (int64_t)ts.tv_sec * TFD_NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* The clock of a base: the system's, or the virtual one.  Under g.lock. */
+static int64_t now_ns(int base)
+{
+	return g.virtual ? g.vnow[base] : real_now(base);
 }
 
 static struct tfd_timer *timer_of(struct tfd_qnode *n)
@@ -405,6 +413,86 @@ static void stop(void)
 	pthread_cond_broadcast(&g.stopped);
 }
 
+/* ---- the virtual clock ---- */
+
+/*
+ * Post every timer due on the virtual clocks, which have just moved from
+ * before[] to g.vnow[].  Timers are taken in the order of their first
+ * expiry within the step, across the three clocks; each posts once, with
+ * every expiration the step crossed.
+ */
+static void virtual_deliver(const int64_t *before)
+{
+	for (;;) {
+		struct tfd_qnode *first = NULL;
+		int64_t off = 0;
+		int b, fb = 0;
+
+		for (b = 0; b < NBASE; b++) {
+			const struct tfd_qent *top = tfd_queue_top(&g.q[b]);
+
+			if (!top || top->key > g.vnow[b])
+				continue;
+			if (!first || top->key - before[b] < off) {
+				first = top->node;
+				off = top->key - before[b];
+				fb = b;
+			}
+		}
+		if (!first)
+			return;
+		tfd_model_advance(&timer_of(first)->m, g.vnow[fb]);
+		requeue(timer_of(first));
+		deliver(timer_of(first));
+	}
+}
+
+static int64_t clamp_add(int64_t a, int64_t d)
+{
+	if (d >= 0)
+		return tfd_ns_add(a, d);
+	return a + d < 0 ? 0 : a + d;
+}
+
+int tfd_engine_virtual_move(int64_t d_mono, int64_t d_boot, int64_t d_real,
+                            const int64_t *real_to, int was_set)
+{
+	int64_t before[NBASE];
+	int b;
+
+	pthread_mutex_lock(&g.lock);
+	if (!g.virtual) {
+		pthread_mutex_unlock(&g.lock);
+		return ENOTSUP;
+	}
+	for (b = 0; b < NBASE; b++)
+		before[b] = g.vnow[b];
+	g.vnow[BASE_MONO] = clamp_add(g.vnow[BASE_MONO], d_mono);
+	g.vnow[BASE_BOOT] = clamp_add(g.vnow[BASE_BOOT], d_boot);
+	g.vnow[BASE_REAL] = real_to ? *real_to
+	                            : clamp_add(g.vnow[BASE_REAL], d_real);
+	virtual_deliver(before);
+	/* Linux cancels when the offset between the clocks changed. */
+	if (was_set && g.vnow[BASE_REAL] - before[BASE_REAL] !=
+	                   g.vnow[BASE_MONO] - before[BASE_MONO])
+		clock_was_set();
+	pthread_mutex_unlock(&g.lock);
+	return 0;
+}
+
+int tfd_engine_virtual_now(int clockid, int64_t *ns)
+{
+	int e = 0;
+
+	pthread_mutex_lock(&g.lock);
+	if (!g.virtual)
+		e = ENOTSUP;
+	else
+		*ns = g.vnow[base_for(clockid, 1)];
+	pthread_mutex_unlock(&g.lock);
+	return e;
+}
+
 /* Stop the thread if no timer is left.  May drop the lock. */
 static void stop_if_idle(void)
 {
@@ -547,7 +635,7 @@ static int e_settime(int fd, int flags, const struct itimerspec *nv,
 
 	pthread_mutex_lock(&g.lock);
 	e = find(fd, &t);
-	if (!e && value && g.state != RUNNING) {
+	if (!e && value && g.state != RUNNING && !g.virtual) {
 		/* Arming needs the thread; fail before changing anything. */
 		e = (t->flags & T_INHERITED) ? EINVAL : start();
 		if (!e)
@@ -577,7 +665,9 @@ static int e_settime(int fd, int flags, const struct itimerspec *nv,
 	tfd_model_set(&t->m, now_ns(base), value,
 	              tfd_ts_to_ns(&nv->it_interval), absolute);
 	requeue(t);
-	if (t->m.next)
+	if (g.virtual)
+		virtual_deliver(g.vnow); /* due now: posted before we return */
+	else if (t->m.next)
 		kick(base, t->m.next);
 	if (value && (t->flags & T_CANCELLED)) {
 		t->flags &= ~T_CANCELLED;
@@ -691,12 +781,43 @@ static size_t e_count(void)
 	return n;
 }
 
+/* Switch between real and virtual clocks: only with no timer open. */
+static int use_clocks(int virtual)
+{
+	int b, e = 0;
+
+	pthread_mutex_lock(&g.lock);
+	while (g.state == STOPPING)
+		pthread_cond_wait(&g.stopped, &g.lock);
+	if (g.ntimers)
+		e = EBUSY;
+	else if (virtual != g.virtual) {
+		/* The virtual clocks start where the system's are now. */
+		for (b = 0; b < NBASE; b++)
+			g.vnow[b] = real_now(b);
+		g.virtual = virtual;
+	}
+	pthread_mutex_unlock(&g.lock);
+	return e;
+}
+
 static int e_activate(void)
 {
-	return 0;
+	return use_clocks(0);
+}
+
+static int v_activate(void)
+{
+	return use_clocks(1);
 }
 
 const struct tfd_backend tfd_engine_backend = {
 	"engine", e_create, e_check,  e_settime, e_gettime,
 	e_read,   e_close,  e_count,  e_activate,
+};
+
+/* The same engine, on clocks that move only when told. */
+const struct tfd_backend tfd_virtual_backend = {
+	"virtual", e_create, e_check,  e_settime, e_gettime,
+	e_read,    e_close,  e_count,  v_activate,
 };
