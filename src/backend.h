@@ -25,6 +25,9 @@ struct tfd_backend {
 	/* The count, never 0 on success (read(2) semantics otherwise). */
 	int (*read)(int fd, uint64_t *count);
 	int (*close)(int fd);
+	/* newfd was made a duplicate of oldfd (dup2(2) by the caller): make it
+	 * name the same timer.  Used by the preload library. */
+	int (*dup)(int oldfd, int newfd);
 	/* Timers created and not yet closed (selection needs none). */
 	size_t (*count)(void);
 	/* Called when the process selects this backend: 0 or EBUSY. */

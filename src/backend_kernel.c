@@ -64,6 +64,17 @@ static int k_close(int fd)
 	return 0;
 }
 
+/* A duplicate of a kernel timerfd is the same timer already. */
+static int k_dup(int oldfd, int newfd)
+{
+	int e = k_check(oldfd);
+
+	(void)newfd;
+	if (!e) /* each number is closed once: count it */
+		__atomic_add_fetch(&open_timers, 1, __ATOMIC_RELAXED);
+	return e;
+}
+
 static size_t k_count(void)
 {
 	return __atomic_load_n(&open_timers, __ATOMIC_RELAXED);
@@ -75,6 +86,6 @@ static int k_activate(void)
 }
 
 const struct tfd_backend tfd_kernel_backend = {
-	"kernel", k_create,  k_check,  k_settime, k_gettime,
-	k_read,   k_close,   k_count,  k_activate,
+	"kernel", k_create, k_check, k_settime, k_gettime,
+	k_read,   k_close,  k_dup,   k_count,   k_activate,
 };

@@ -51,10 +51,11 @@ struct tfd_timer {
 	struct tfd_qnode q;
 	struct tfd_model m;
 	struct tfd_timer *zombie_next; /* on g.zombies while T_CLOSED */
-	int fd;                        /* the user's descriptor */
 	int priv;                      /* ours; -1 in an inherited timer */
 	int clockid;
+	unsigned nfds;                 /* user descriptors naming it (dup) */
 	unsigned readers;              /* tfd_read() calls blocked on priv */
+	unsigned mark;                 /* visited by a walk of the table */
 	unsigned char base;            /* queue holding the deadline */
 	unsigned char flags;
 };
@@ -193,13 +194,12 @@ static void destroy(struct tfd_timer *t)
 	free(t);
 }
 
-/* Take t out of the table and the queues; free it unless a reader waits. */
+/* Take t out of the queues; free it unless a reader waits. */
 static void unlink_timer(struct tfd_timer *t)
 {
 	unsigned mask = queue_mask(t->clockid);
 	int b;
 
-	g.slot[t->fd] = NULL;
 	tfd_queue_remove(&g.q[t->base], &t->q);
 	g.ntimers--;
 	for (b = 0; b < NBASE; b++)
@@ -213,6 +213,17 @@ static void unlink_timer(struct tfd_timer *t)
 	} else {
 		destroy(t);
 	}
+}
+
+/* The user's descriptor fd no longer names its timer; the last one that
+ * did releases it. */
+static void drop_fd(int fd)
+{
+	struct tfd_timer *t = g.slot[fd];
+
+	g.slot[fd] = NULL;
+	if (--t->nfds == 0)
+		unlink_timer(t);
 }
 
 static void unzombie(struct tfd_timer *t)
@@ -233,7 +244,7 @@ static void unzombie(struct tfd_timer *t)
 static void forget_stale(int fd)
 {
 	if (fd >= 0 && (size_t)fd < g.nslot && g.slot[fd])
-		unlink_timer(g.slot[fd]);
+		drop_fd(fd);
 }
 
 /* ---- the service thread ---- */
@@ -254,15 +265,18 @@ static void expire(int base, int64_t now)
 /* CLOCK_REALTIME was set: cancel the timers that asked for it (SPEC 2). */
 static void clock_was_set(void)
 {
+	static unsigned pass;
 	uint64_t n;
 	size_t i;
 
 	while (read(g.stepfd, &n, sizeof(n)) > 0 || errno == ECANCELED)
 		;
+	pass++;
 	for (i = 0; i < g.nslot; i++) {
 		struct tfd_timer *t = g.slot[i];
 
-		if (t && (t->flags & T_CANCEL_ON_SET)) {
+		if (t && t->mark != pass && (t->flags & T_CANCEL_ON_SET)) {
+			t->mark = pass; /* once, however many numbers */
 			t->flags |= T_CANCELLED;
 			t->m.ticks = sat_add(t->m.ticks, 1);
 			deliver(t);
@@ -611,7 +625,7 @@ static int e_create(int clockid, int flags, int *out)
 	forget_stale(fd);
 	forget_stale(priv);
 	t->q.pos = TFD_QUEUE_NONE;
-	t->fd = fd;
+	t->nfds = 1;
 	t->priv = priv;
 	t->clockid = clockid;
 	t->base = (unsigned char)base_for(clockid, 0);
@@ -763,10 +777,30 @@ static int e_close(int fd)
 
 	pthread_mutex_lock(&g.lock);
 	if (find(fd, &t) == 0)
-		unlink_timer(t);
+		drop_fd(fd);
 	if (close(fd) < 0)
 		e = errno;
 	stop_if_idle();
+	pthread_mutex_unlock(&g.lock);
+	return e;
+}
+
+/* newfd is now a duplicate of oldfd (dup(2) done by the caller): it names
+ * the same timer, as on Linux.  A timer newfd named before is dropped. */
+static int e_dup(int oldfd, int newfd)
+{
+	struct tfd_timer *t;
+	int e;
+
+	pthread_mutex_lock(&g.lock);
+	e = find(oldfd, &t);
+	if (!e && oldfd != newfd)
+		e = grow_table(newfd);
+	if (!e && oldfd != newfd) {
+		forget_stale(newfd);
+		g.slot[newfd] = t;
+		t->nfds++;
+	}
 	pthread_mutex_unlock(&g.lock);
 	return e;
 }
@@ -812,12 +846,12 @@ static int v_activate(void)
 }
 
 const struct tfd_backend tfd_engine_backend = {
-	"engine", e_create, e_check,  e_settime, e_gettime,
-	e_read,   e_close,  e_count,  e_activate,
+	"engine", e_create, e_check, e_settime, e_gettime,
+	e_read,   e_close,  e_dup,   e_count,   e_activate,
 };
 
 /* The same engine, on clocks that move only when told. */
 const struct tfd_backend tfd_virtual_backend = {
-	"virtual", e_create, e_check,  e_settime, e_gettime,
-	e_read,    e_close,  e_count,  v_activate,
+	"virtual", e_create, e_check, e_settime, e_gettime,
+	e_read,    e_close,  e_dup,   e_count,   v_activate,
 };

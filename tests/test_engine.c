@@ -435,6 +435,34 @@ TEST(arming_a_plainly_closed_number_leaves_no_thread_behind)
 		CHECK(errno == EINVAL || errno == EBADF);
 }
 
+TEST(duplicated_descriptors_name_the_same_timer)
+{
+	int fd = timer_on(CLOCK_MONOTONIC, TFD_NONBLOCK), d, d2;
+	struct itimerspec cur;
+	uint64_t n;
+
+	d = (int)CHECK_OK(fcntl(fd, F_DUPFD_CLOEXEC, 0));
+	CHECK(tfd_engine_backend.dup(fd, d) == 0);
+	arm(d, 0, 5 * MS, 0);
+	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) > 0);
+	CHECK(t_readable(fd, 5000));
+	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	CHECK(!t_readable(d, 0));
+	/* Closing one number keeps the timer for the other. */
+	CHECK_OK(tfd_close(fd));
+	arm(d, 0, 2 * MS, 0);
+	CHECK(t_readable(d, 5000));
+	CHECK(tfd_read(d, &n, 8) == 8 && n == 1);
+	/* dup2 onto another timer's number drops that timer there. */
+	d2 = timer_on(CLOCK_REALTIME, 0);
+	CHECK(dup2(d, d2) == d2);
+	CHECK(tfd_engine_backend.dup(d, d2) == 0);
+	CHECK(tfd_gettime(d2, &cur) == 0);
+	CHECK(tfd_engine_backend.dup(1000, 1001) == EBADF);
+	CHECK_OK(tfd_close(d));
+	CHECK_OK(tfd_close(d2));
+}
+
 /* ---- threads ---- */
 
 enum { THREADS = 4, ROUNDS = 200 };
