@@ -56,6 +56,8 @@ struct tfd_timer {
 	unsigned nfds;                 /* user descriptors naming it (dup) */
 	unsigned readers;              /* tfd_read() calls blocked on priv */
 	unsigned mark;                 /* visited by a walk of the table */
+	int64_t hold;                  /* no post before this (coalescing) */
+	int64_t backoff;               /* current hold-back period */
 	unsigned char base;            /* queue holding the deadline */
 	unsigned char flags;
 };
@@ -144,11 +146,13 @@ static void kick(int base, int64_t key)
 	}
 }
 
-/* Put the timer's deadline on its queue, or take it off if disarmed. */
+/* Put the timer's deadline on its queue, or take it off if disarmed.  A
+ * timer held back (see expire()) is not looked at before t->hold. */
 static void requeue(struct tfd_timer *t)
 {
 	if (t->m.next)
-		tfd_queue_set(&g.q[t->base], &t->q, t->m.next);
+		tfd_queue_set(&g.q[t->base], &t->q,
+		              t->m.next > t->hold ? t->m.next : t->hold);
 	else
 		tfd_queue_remove(&g.q[t->base], &t->q);
 }
@@ -171,6 +175,7 @@ static uint64_t drain(struct tfd_timer *t)
 		tfd_notify_drain(t->priv, &n);
 		t->flags &= ~T_SIGNALED;
 	}
+	t->hold = t->backoff = 0;
 	return n;
 }
 
@@ -249,6 +254,24 @@ static void forget_stale(int fd)
 
 /* ---- the service thread ---- */
 
+/* The count we posted last is still unread (a look, not a read). */
+static int unread(const struct tfd_timer *t)
+{
+	struct pollfd p = { t->priv, POLLIN, 0 };
+
+	return (t->flags & T_SIGNALED) && poll(&p, 1, 0) == 1;
+}
+
+/*
+ * Count and post what expired on base by now.  A periodic timer whose last
+ * post nobody has read is not posted again at every period: its
+ * descriptor is readable already, and tfd_read() counts from the clock.
+ * It is held back instead, for a period that doubles up to HOLD_MAX, so a
+ * fast timer nobody reads costs a wake-up per HOLD_MAX, not per period.
+ * A plain read() may then trail the count by up to HOLD_MAX (tfd(7)).
+ */
+#define HOLD_MAX (4 * 1000 * 1000) /* ns */
+
 static void expire(int base, int64_t now)
 {
 	const struct tfd_qent *top;
@@ -257,8 +280,16 @@ static void expire(int base, int64_t now)
 		struct tfd_timer *t = timer_of(top->node);
 
 		tfd_model_advance(&t->m, now);
+		if (t->m.interval && unread(t)) {
+			t->backoff = t->backoff ? 2 * t->backoff : t->m.interval;
+			if (t->backoff > HOLD_MAX)
+				t->backoff = HOLD_MAX;
+			t->hold = now + t->backoff;
+		} else {
+			t->hold = t->backoff = 0;
+			deliver(t);
+		}
 		requeue(t);
-		deliver(t);
 	}
 }
 
