@@ -268,6 +268,7 @@ static int unread(const struct tfd_timer *t)
  * descriptor is readable already, and tfd_read() counts from the clock.
  * It is held back instead, for a period that doubles up to HOLD_MAX, so a
  * fast timer nobody reads costs a wake-up per HOLD_MAX, not per period.
+ * Timers slower than HOLD_MAX are posted at every period as before.
  * A plain read() may then trail the count by up to HOLD_MAX (tfd(7)).
  */
 #define HOLD_MAX (4 * 1000 * 1000) /* ns */
@@ -280,7 +281,7 @@ static void expire(int base, int64_t now)
 		struct tfd_timer *t = timer_of(top->node);
 
 		tfd_model_advance(&t->m, now);
-		if (t->m.interval && unread(t)) {
+		if (t->m.interval && t->m.interval < HOLD_MAX && unread(t)) {
 			t->backoff = t->backoff ? 2 * t->backoff : t->m.interval;
 			if (t->backoff > HOLD_MAX)
 				t->backoff = HOLD_MAX;
@@ -492,11 +493,14 @@ static void virtual_deliver(const int64_t *before)
 	}
 }
 
+/* The virtual clocks stop 1 ns short of TFD_NS_MAX, where saturated
+ * deadlines lie: such a timer never fires, and a periodic one cannot be
+ * due again and again at the same instant. */
+#define VIRTUAL_END (TFD_NS_MAX - 1)
+
 static int64_t clamp_add(int64_t a, int64_t d)
 {
-	if (d >= 0)
-		return tfd_ns_add(a, d);
-	return a + d < 0 ? 0 : a + d;
+	return a > VIRTUAL_END - d ? VIRTUAL_END : a + d;
 }
 
 int tfd_engine_virtual_move(int64_t d_mono, int64_t d_boot, int64_t d_real,
@@ -514,7 +518,7 @@ int tfd_engine_virtual_move(int64_t d_mono, int64_t d_boot, int64_t d_real,
 		before[b] = g.vnow[b];
 	g.vnow[BASE_MONO] = clamp_add(g.vnow[BASE_MONO], d_mono);
 	g.vnow[BASE_BOOT] = clamp_add(g.vnow[BASE_BOOT], d_boot);
-	g.vnow[BASE_REAL] = real_to ? *real_to
+	g.vnow[BASE_REAL] = real_to ? clamp_add(*real_to, 0)
 	                            : clamp_add(g.vnow[BASE_REAL], d_real);
 	virtual_deliver(before);
 	/* Linux cancels when the offset between the clocks changed. */
@@ -759,6 +763,11 @@ static int read_fd(int fd, uint64_t *n)
 	return r < 0 ? errno : EIO;
 }
 
+static int nonblocking(int fd)
+{
+	return (fcntl(fd, F_GETFL) & O_NONBLOCK) != 0;
+}
+
 static int e_read(int fd, uint64_t *count)
 {
 	struct tfd_timer *t;
@@ -773,8 +782,10 @@ static int e_read(int fd, uint64_t *count)
 	}
 	if (!e)
 		n = collect(t);
-	if (!e && n == 0) {
-		/* Nothing yet: block (or EAGAIN) as the descriptor says. */
+	/* Nothing counted: block (or EAGAIN) as the descriptor says; but a
+	 * pending cancellation on a non-blocking one is reported at once, as
+	 * Linux does. */
+	if (!e && n == 0 && !((t->flags & T_CANCELLED) && nonblocking(t->priv))) {
 		t->readers++;
 		pthread_mutex_unlock(&g.lock);
 		e = read_fd(t->priv, &d);
