@@ -32,7 +32,9 @@ static const struct tfd_backend *const backends[] = {
 
 static const struct tfd_backend *current;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t select_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Creating takes it shared, switching backends exclusive: no timer can be
+ * created on the old backend while the switch checks there is none. */
+static pthread_rwlock_t select_lock = PTHREAD_RWLOCK_INITIALIZER;
 
 static const struct tfd_backend *find_backend(const char *name)
 {
@@ -70,7 +72,7 @@ int tfd_use_backend(const char *name)
 	b = find_backend(name);
 	if (!b)
 		return result(EINVAL, -1, saved);
-	pthread_mutex_lock(&select_lock);
+	pthread_rwlock_wrlock(&select_lock);
 	cur = backend();
 	if (b != cur) {
 		if (cur->count() > 0)
@@ -80,13 +82,20 @@ int tfd_use_backend(const char *name)
 		if (!e)
 			__atomic_store_n(&current, b, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&select_lock);
+	pthread_rwlock_unlock(&select_lock);
 	return result(e, 0, saved);
 }
 
 const char *tfd_backend_name(void)
 {
 	return backend()->name;
+}
+
+/* The backend in use: for the preload library (preload.c), which calls its
+ * dup and check operations. */
+const struct tfd_backend *tfd_current_backend(void)
+{
+	return backend();
 }
 
 
@@ -107,8 +116,11 @@ int tfd_create(clockid_t clockid, int flags)
 {
 	int saved = errno, fd = -1, e = EINVAL;
 
-	if (!(flags & ~CREATE_FLAGS) && clock_known(clockid))
+	if (!(flags & ~CREATE_FLAGS) && clock_known(clockid)) {
+		pthread_rwlock_rdlock(&select_lock);
 		e = be->create(clockid, flags, &fd);
+		pthread_rwlock_unlock(&select_lock);
+	}
 	return result(e, fd, saved);
 }
 
@@ -189,12 +201,17 @@ int timerfd(int ufd, int clockid, int flags, const struct itimerspec *utmr,
 	else if (utmr && !spec_valid(utmr))
 		e = EINVAL; /* 6 */
 	else if (ufd == -1) {
-		e = be->create(clockid, flags & CREATE_FLAGS, &fd);
+		const struct tfd_backend *b;
+
+		pthread_rwlock_rdlock(&select_lock);
+		b = be;
+		e = b->create(clockid, flags & CREATE_FLAGS, &fd);
 		if (!e) {
-			e = be->settime(fd, flags & SETTIME_FLAGS, utmr, NULL);
+			e = b->settime(fd, flags & SETTIME_FLAGS, utmr, NULL);
 			if (e)
-				be->close(fd);
+				b->close(fd);
 		}
+		pthread_rwlock_unlock(&select_lock);
 	} else if (utmr) {
 		e = be->settime(ufd, flags, utmr, outmr ? &out : NULL);
 	} else {
@@ -222,6 +239,8 @@ int tfd_virtual_now(clockid_t clockid, struct timespec *now)
 		e = EFAULT;
 	else if (!virtual_clock(clockid))
 		e = EINVAL;
+	else if (be != &tfd_virtual_backend)
+		e = ENOTSUP;
 	else
 		e = tfd_engine_virtual_now(clockid, &ns);
 	if (!e)
@@ -229,10 +248,14 @@ int tfd_virtual_now(clockid_t clockid, struct timespec *now)
 	return result(e, 0, saved);
 }
 
-/* Check a step or a time; 0, EFAULT or EINVAL. */
+/* Check a step or a time, then the backend: 0, EFAULT, EINVAL, ENOTSUP. */
 static int step_ok(const struct timespec *t)
 {
-	return !t ? EFAULT : tfd_ts_valid(t) ? 0 : EINVAL;
+	if (!t)
+		return EFAULT;
+	if (!tfd_ts_valid(t))
+		return EINVAL;
+	return be == &tfd_virtual_backend ? 0 : ENOTSUP;
 }
 
 int tfd_virtual_advance(const struct timespec *step)

@@ -38,6 +38,9 @@ extern const struct tfd_backend tfd_engine_backend;
 extern const struct tfd_backend tfd_kernel_backend;
 extern const struct tfd_backend tfd_virtual_backend;
 
+/* The backend selected now (api.c); the preload library uses its ops. */
+const struct tfd_backend *tfd_current_backend(void);
+
 /* The virtual clock (tfd_virtual_backend): ENOTSUP unless it is in use.
  * Moves MONOTONIC by d_mono, BOOTTIME by d_boot, REALTIME by d_real or to
  * *real_to, and delivers what expired; was_set says REALTIME was set (not

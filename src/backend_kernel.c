@@ -7,18 +7,56 @@
 #include "backend.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-static size_t open_timers; /* created and not yet tfd_close()d */
+/*
+ * The descriptors this backend created (or recorded as duplicates), so
+ * that switching backends can tell whether a timer is still open.  A
+ * number closed with plain close() is noticed when counting.
+ */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned char *mine;
+static size_t nmine;
+
+/* Record (on = 1) or forget fd; 0 or ENOMEM. */
+static int mark(int fd, int on)
+{
+	int e = 0;
+
+	pthread_mutex_lock(&lock);
+	if ((size_t)fd >= nmine && on) {
+		size_t n = (size_t)fd + 64;
+		unsigned char *m = realloc(mine, n);
+
+		if (m) {
+			memset(m + nmine, 0, n - nmine);
+			mine = m;
+			nmine = n;
+		} else {
+			e = ENOMEM;
+		}
+	}
+	if (!e && (size_t)fd < nmine)
+		mine[fd] = (unsigned char)on;
+	pthread_mutex_unlock(&lock);
+	return e;
+}
 
 static int k_create(int clockid, int flags, int *fd)
 {
+	int e;
+
 	*fd = timerfd_create(clockid, flags);
 	if (*fd < 0)
 		return errno;
-	__atomic_add_fetch(&open_timers, 1, __ATOMIC_RELAXED);
-	return 0;
+	e = mark(*fd, 1);
+	if (e)
+		close(*fd);
+	return e;
 }
 
 /* A timerfd answers timerfd_gettime(); anything else fails EINVAL. */
@@ -55,13 +93,9 @@ static int k_read(int fd, uint64_t *count)
 
 static int k_close(int fd)
 {
-	int timer = k_check(fd) == 0;
-
-	if (close(fd) < 0)
-		return errno;
-	if (timer)
-		__atomic_sub_fetch(&open_timers, 1, __ATOMIC_RELAXED);
-	return 0;
+	if (fd >= 0)
+		mark(fd, 0);
+	return close(fd) < 0 ? errno : 0;
 }
 
 /* A duplicate of a kernel timerfd is the same timer already. */
@@ -69,15 +103,23 @@ static int k_dup(int oldfd, int newfd)
 {
 	int e = k_check(oldfd);
 
-	(void)newfd;
-	if (!e) /* each number is closed once: count it */
-		__atomic_add_fetch(&open_timers, 1, __ATOMIC_RELAXED);
-	return e;
+	return e ? e : mark(newfd, 1);
 }
 
+/* Timers still open: a recorded number that no longer holds a timerfd
+ * was closed with plain close(), and is forgotten. */
 static size_t k_count(void)
 {
-	return __atomic_load_n(&open_timers, __ATOMIC_RELAXED);
+	size_t fd, n = 0;
+
+	pthread_mutex_lock(&lock);
+	for (fd = 0; fd < nmine; fd++) {
+		if (mine[fd] && k_check((int)fd) != 0)
+			mine[fd] = 0;
+		n += mine[fd];
+	}
+	pthread_mutex_unlock(&lock);
+	return n;
 }
 
 static int k_activate(void)

@@ -15,10 +15,32 @@
 
 #define NSEC ((int64_t)1000000000)
 
+/* arg with control characters escaped, so a message stays on one line;
+ * cut at a size that keeps the message short. */
+static const char *printable(const char *arg, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (; *arg && n + 5 < size; arg++) {
+		unsigned char c = (unsigned char)*arg;
+
+		if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
+		else
+			buf[n++] = (char)c;
+	}
+	buf[n] = 0;
+	if (*arg)
+		snprintf(buf + n, size - n, "...");
+	return buf;
+}
+
 int tfd_cmd_bad(const char *fmt, const char *arg)
 {
+	char buf[128];
+
 	fprintf(stderr, "tfd: ");
-	fprintf(stderr, fmt, arg);
+	fprintf(stderr, fmt, printable(arg, buf, sizeof(buf)));
 	fprintf(stderr, " (try 'tfd --help')\n");
 	return 2;
 }
