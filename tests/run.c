@@ -5,11 +5,27 @@
  * runs out of time, or leaves a descriptor open that it did not have when
  * it started.  Ends with the line "N passed, N failed".
  *
- *   tfd-test [-j JOBS] [-v] [NAME...]
+ *   tfd-test [-j JOBS] [-v] [-x NAME]... [NAME...]
+ *                        -x leaves out the tests whose name contains NAME
  *   tfd-test --fds       print the open descriptors (used by exec tests)
  *   tfd-test --poll FD MS   print "readable" or "idle" after polling FD
+ *   tfd-test --read FD   print the count a non-blocking read(2) of FD
+ *                        returns, or its errno name
  */
 #include "t.h"
+
+#include "tfd.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define T_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define T_ASAN 1
+#endif
+#endif
+#ifdef T_ASAN
+#include <sanitizer/lsan_interface.h>
+#endif
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -83,6 +99,25 @@ int t_readable(int fd, int timeout_ms)
 	return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
 }
 
+int t_timer(clockid_t c, int flags)
+{
+	return (int)CHECK_OK(tfd_create(c, flags));
+}
+
+void t_arm(int fd, int flags, int64_t value, int64_t interval)
+{
+	struct itimerspec v = t_its(value, interval);
+
+	CHECK_OK(tfd_settime(fd, flags, &v, NULL));
+}
+
+uint64_t t_due(int64_t e0, int64_t i, int64_t t)
+{
+	if (t < e0)
+		return 0;
+	return i ? 1 + (uint64_t)((t - e0) / i) : 1;
+}
+
 void t_sleep_ns(int64_t ns)
 {
 	struct timespec ts = { ns / SEC, ns % SEC };
@@ -133,6 +168,9 @@ static void run_child(struct t_case *c)
 		}
 	}
 	fflush(NULL);
+#ifdef T_ASAN
+	__lsan_do_leak_check(); /* _exit skips it; a leak fails the test */
+#endif
 	_exit(leaked ? 1 : 0);
 }
 
@@ -159,10 +197,17 @@ static int finish(struct job *j, int status, int verbose)
 	return ok;
 }
 
+/* Names given with -x: tests to leave out. */
+static const char *excluded[16];
+static int nexcluded;
+
 static int selected(struct t_case *c, int argc, char **argv)
 {
 	int i;
 
+	for (i = 0; i < nexcluded; i++)
+		if (strstr(c->name, excluded[i]))
+			return 0;
 	if (argc == 0)
 		return 1;
 	for (i = 0; i < argc; i++)
@@ -192,6 +237,17 @@ int main(int argc, char **argv)
 				printf("%zu\n", i);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "--read")) {
+		int fd = atoi(argv[2]);
+		uint64_t count;
+
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		if (read(fd, &count, sizeof(count)) == (ssize_t)sizeof(count))
+			printf("%llu\n", (unsigned long long)count);
+		else
+			printf("%s\n", strerrorname_np(errno));
+		return 0;
+	}
 	if (argc == 4 && !strcmp(argv[1], "--poll")) {
 		int fd = atoi(argv[2]);
 
@@ -203,8 +259,11 @@ int main(int argc, char **argv)
 			verbose = 1;
 		else if (!strcmp(argv[0], "-j") && argc > 1)
 			jobs_max = atoi((--argc, *++argv));
+		else if (!strcmp(argv[0], "-x") && argc > 1 && nexcluded < 16)
+			excluded[nexcluded++] = (--argc, *++argv);
 		else {
-			fprintf(stderr, "usage: tfd-test [-j N] [-v] [NAME...]\n");
+			fprintf(stderr, "usage: tfd-test [-j N] [-v] [-x NAME]... "
+			        "[NAME...]\n");
 			return 2;
 		}
 	}

@@ -88,6 +88,10 @@ int64_t t_now(clockid_t c);                 /* ns on clock c */
 struct itimerspec t_its(int64_t value_ns, int64_t interval_ns);
 int64_t t_ns(const struct timespec *ts);
 int t_readable(int fd, int timeout_ms);     /* poll POLLIN */
+int t_timer(clockid_t c, int flags);        /* tfd_create, checked */
+void t_arm(int fd, int flags, int64_t value_ns, int64_t interval_ns);
+/* Expirations a model timer armed at e0 with interval i has had by t. */
+uint64_t t_due(int64_t e0, int64_t i, int64_t t);
 void t_sleep_ns(int64_t ns);
 
 #define MS 1000000LL

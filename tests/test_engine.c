@@ -19,25 +19,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int timer_on(clockid_t c, int flags)
-{
-	return (int)CHECK_OK(tfd_create(c, flags));
-}
-
-static void arm(int fd, int flags, int64_t value, int64_t interval)
-{
-	struct itimerspec v = t_its(value, interval);
-
-	CHECK_OK(tfd_settime(fd, flags, &v, NULL));
-}
-
-/* Expirations a model timer armed at e0 with interval i has had by t. */
-static uint64_t due_by(int64_t e0, int64_t i, int64_t t)
-{
-	if (t < e0)
-		return 0;
-	return i ? 1 + (uint64_t)((t - e0) / i) : 1;
-}
 
 TEST(never_early_one_shot_on_each_clock)
 {
@@ -48,12 +29,12 @@ TEST(never_early_one_shot_on_each_clock)
 
 	for (c = 0; c < 3; c++) {
 		for (round = 0; round < 5; round++) {
-			int fd = timer_on(clocks[c], 0);
+			int fd = t_timer(clocks[c], 0);
 			int64_t v = (1 + round * 3) * MS, t0, t1;
 			uint64_t n;
 
 			t0 = t_now(clocks[c]);
-			arm(fd, 0, v, 0);
+			t_arm(fd, 0, v, 0);
 			CHECK(tfd_read(fd, &n, 8) == 8);
 			t1 = t_now(clocks[c]);
 			CHECK(n == 1);
@@ -66,13 +47,13 @@ TEST(never_early_one_shot_on_each_clock)
 
 TEST(never_early_plain_read_and_poll)
 {
-	int fd = timer_on(CLOCK_MONOTONIC, 0), round;
+	int fd = t_timer(CLOCK_MONOTONIC, 0), round;
 
 	for (round = 0; round < 10; round++) {
 		int64_t v = (round % 4 + 1) * MS, t0 = t_now(CLOCK_MONOTONIC);
 		uint64_t n;
 
-		arm(fd, 0, v, 0);
+		t_arm(fd, 0, v, 0);
 		if (round % 2) {
 			CHECK(t_readable(fd, 5000));
 		} else {
@@ -87,11 +68,11 @@ TEST(never_early_plain_read_and_poll)
 
 TEST(absolute_timer_never_early)
 {
-	int fd = timer_on(CLOCK_REALTIME, 0);
+	int fd = t_timer(CLOCK_REALTIME, 0);
 	int64_t at = t_now(CLOCK_REALTIME) + 30 * MS;
 	uint64_t n;
 
-	arm(fd, TFD_TIMER_ABSTIME, at, 0);
+	t_arm(fd, TFD_TIMER_ABSTIME, at, 0);
 	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
 	CHECK(t_now(CLOCK_REALTIME) >= at);
 	CHECK_OK(tfd_close(fd));
@@ -99,12 +80,12 @@ TEST(absolute_timer_never_early)
 
 TEST(periodic_counts_are_exact_at_read_time)
 {
-	int fd = timer_on(CLOCK_MONOTONIC, TFD_NONBLOCK), round;
+	int fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK), round;
 	int64_t e0, i = 2 * MS;
 	uint64_t total = 0, n;
 
 	e0 = t_now(CLOCK_MONOTONIC) + i;
-	arm(fd, TFD_TIMER_ABSTIME, e0, i);
+	t_arm(fd, TFD_TIMER_ABSTIME, e0, i);
 	for (round = 0; round < 20; round++) {
 		int64_t before, after;
 
@@ -116,42 +97,42 @@ TEST(periodic_counts_are_exact_at_read_time)
 			CHECK(errno == EAGAIN);
 		after = t_now(CLOCK_MONOTONIC);
 		/* tfd_read counts from the clock: exact within the call. */
-		CHECKF(total >= due_by(e0, i, before) &&
-		               total <= due_by(e0, i, after),
+		CHECKF(total >= t_due(e0, i, before) &&
+		               total <= t_due(e0, i, after),
 		       "total %lu not in [%lu, %lu]", (unsigned long)total,
-		       (unsigned long)due_by(e0, i, before),
-		       (unsigned long)due_by(e0, i, after));
+		       (unsigned long)t_due(e0, i, before),
+		       (unsigned long)t_due(e0, i, after));
 	}
 	CHECK_OK(tfd_close(fd));
 }
 
 TEST(one_nanosecond_interval_counts_from_the_clock)
 {
-	int fd = timer_on(CLOCK_MONOTONIC, 0);
+	int fd = t_timer(CLOCK_MONOTONIC, 0);
 	int64_t e0 = t_now(CLOCK_MONOTONIC) + 1 * MS, after;
 	uint64_t n;
 
-	arm(fd, TFD_TIMER_ABSTIME, e0, 1);
+	t_arm(fd, TFD_TIMER_ABSTIME, e0, 1);
 	t_sleep_ns(50 * MS);
 	CHECK(tfd_read(fd, &n, 8) == 8);
 	after = t_now(CLOCK_MONOTONIC);
-	CHECK(n >= due_by(e0, 1, after - 20 * MS) && n <= due_by(e0, 1, after));
+	CHECK(n >= t_due(e0, 1, after - 20 * MS) && n <= t_due(e0, 1, after));
 	CHECK(n > 40000000); /* tens of millions per 50 ms, not wake-ups */
 	CHECK_OK(tfd_close(fd));
 }
 
 TEST(past_absolute_time_counts_every_interval)
 {
-	int fd = timer_on(CLOCK_REALTIME, 0);
+	int fd = t_timer(CLOCK_REALTIME, 0);
 	uint64_t n;
 	struct itimerspec cur;
 
-	arm(fd, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) - 20 * SEC, SEC);
+	t_arm(fd, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) - 20 * SEC, SEC);
 	CHECK(tfd_read(fd, &n, 8) == 8 && n == 21);
 	CHECK(tfd_gettime(fd, &cur) == 0);
 	CHECK(t_ns(&cur.it_value) > 0 && t_ns(&cur.it_value) <= SEC);
 	/* One-shot in the past: one expiration, then disarmed. */
-	arm(fd, TFD_TIMER_ABSTIME, 1, 0);
+	t_arm(fd, TFD_TIMER_ABSTIME, 1, 0);
 	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
 	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0);
 	CHECK_OK(tfd_close(fd));
@@ -159,17 +140,17 @@ TEST(past_absolute_time_counts_every_interval)
 
 TEST(gettime_reports_remaining_and_interval)
 {
-	int fd = timer_on(CLOCK_MONOTONIC, 0), fa = timer_on(CLOCK_REALTIME, 0);
+	int fd = t_timer(CLOCK_MONOTONIC, 0), fa = t_timer(CLOCK_REALTIME, 0);
 	struct itimerspec cur;
 	int64_t t0 = t_now(CLOCK_MONOTONIC), r;
 
-	arm(fd, 0, 10 * SEC, 250 * MS);
+	t_arm(fd, 0, 10 * SEC, 250 * MS);
 	CHECK(tfd_gettime(fd, &cur) == 0);
 	r = t_ns(&cur.it_value);
 	CHECK(r <= 10 * SEC && r >= 10 * SEC - (t_now(CLOCK_MONOTONIC) - t0));
 	CHECK(cur.it_interval.tv_sec == 0 && cur.it_interval.tv_nsec == 250 * MS);
 	/* Absolute timers report relative time too. */
-	arm(fa, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) + 5 * SEC, 0);
+	t_arm(fa, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) + 5 * SEC, 0);
 	CHECK(tfd_gettime(fa, &cur) == 0);
 	CHECK(t_ns(&cur.it_value) > 4 * SEC && t_ns(&cur.it_value) <= 5 * SEC);
 	/* A huge value saturates like Linux (about 292 years), no error. */
@@ -188,11 +169,11 @@ TEST(gettime_reports_remaining_and_interval)
 
 TEST(fired_one_shot_reads_zero_and_query_keeps_the_count)
 {
-	int fd = timer_on(CLOCK_MONOTONIC, 0), i;
+	int fd = t_timer(CLOCK_MONOTONIC, 0), i;
 	struct itimerspec cur;
 	uint64_t n;
 
-	arm(fd, 0, 5 * MS, 0);
+	t_arm(fd, 0, 5 * MS, 0);
 	t_sleep_ns(30 * MS);
 	for (i = 0; i < 5; i++) {
 		CHECK(tfd_gettime(fd, &cur) == 0);
@@ -200,7 +181,7 @@ TEST(fired_one_shot_reads_zero_and_query_keeps_the_count)
 	}
 	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
 	/* Periodic: queries while expirations pile up lose none. */
-	arm(fd, 0, 2 * MS, 2 * MS);
+	t_arm(fd, 0, 2 * MS, 2 * MS);
 	for (i = 0; i < 10; i++) {
 		t_sleep_ns(MS);
 		CHECK(tfd_gettime(fd, &cur) == 0);
@@ -213,7 +194,7 @@ TEST(fired_one_shot_reads_zero_and_query_keeps_the_count)
 
 TEST(rearm_and_disarm_clear_pending_and_readiness)
 {
-	int fd = timer_on(CLOCK_MONOTONIC, TFD_NONBLOCK), ep, i;
+	int fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK), ep, i;
 	struct epoll_event ev = { EPOLLIN, { 0 } }, out;
 	uint64_t n;
 
@@ -221,18 +202,18 @@ TEST(rearm_and_disarm_clear_pending_and_readiness)
 	CHECK_OK(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
 	/* An event loop that never reads and only re-arms must not spin. */
 	for (i = 0; i < 20; i++) {
-		arm(fd, 0, MS, 0);
+		t_arm(fd, 0, MS, 0);
 		CHECK(epoll_wait(ep, &out, 1, 5000) == 1);
-		arm(fd, 0, 3600 * SEC, 0);
+		t_arm(fd, 0, 3600 * SEC, 0);
 		CHECK(epoll_wait(ep, &out, 1, 0) == 0);
 		CHECK(!t_readable(fd, 0));
 	}
 	CHECK_ERR(tfd_read(fd, &n, 8), EAGAIN);
 	CHECK_ERR(read(fd, &n, 8), EAGAIN);
 	/* Disarm clears too, and keeps the interval. */
-	arm(fd, 0, MS, 7 * MS);
+	t_arm(fd, 0, MS, 7 * MS);
 	CHECK(t_readable(fd, 5000));
-	arm(fd, 0, 0, 7 * MS);
+	t_arm(fd, 0, 0, 7 * MS);
 	CHECK(!t_readable(fd, 0));
 	{
 		struct itimerspec cur;
@@ -241,8 +222,8 @@ TEST(rearm_and_disarm_clear_pending_and_readiness)
 		      t_ns(&cur.it_interval) == 7 * MS);
 	}
 	/* Expired but not yet posted: the re-arm discards it as well. */
-	arm(fd, 0, 1, 0);
-	arm(fd, 0, 3600 * SEC, 0);
+	t_arm(fd, 0, 1, 0);
+	t_arm(fd, 0, 3600 * SEC, 0);
 	t_sleep_ns(20 * MS);
 	CHECK(!t_readable(fd, 0));
 	CHECK_ERR(tfd_read(fd, &n, 8), EAGAIN);
@@ -252,7 +233,7 @@ TEST(rearm_and_disarm_clear_pending_and_readiness)
 
 TEST(readiness_poll_select_epoll_match_the_count)
 {
-	int fd = timer_on(CLOCK_MONOTONIC, TFD_NONBLOCK), ep;
+	int fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK), ep;
 	struct epoll_event ev = { EPOLLIN | EPOLLET, { 0 } }, out;
 	struct pollfd p = { fd, POLLIN, 0 };
 	fd_set rd;
@@ -263,7 +244,7 @@ TEST(readiness_poll_select_epoll_match_the_count)
 	CHECK_OK(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
 	CHECK(poll(&p, 1, 0) == 0);
 	CHECK(epoll_wait(ep, &out, 1, 0) == 0);
-	arm(fd, 0, 5 * MS, 0);
+	t_arm(fd, 0, 5 * MS, 0);
 	FD_ZERO(&rd);
 	FD_SET(fd, &rd);
 	CHECK(select(fd + 1, &rd, NULL, NULL, &tv) == 1 && FD_ISSET(fd, &rd));
@@ -273,7 +254,7 @@ TEST(readiness_poll_select_epoll_match_the_count)
 	CHECK(poll(&p, 1, 0) == 0);
 	CHECK(epoll_wait(ep, &out, 1, 0) == 0);
 	/* Periodic through epoll, edge-triggered: a fresh edge each expiry. */
-	arm(fd, 0, 2 * MS, 2 * MS);
+	t_arm(fd, 0, 2 * MS, 2 * MS);
 	CHECK(epoll_wait(ep, &out, 1, 5000) == 1);
 	CHECK(read(fd, &n, 8) == 8 && n >= 1);
 	CHECK(epoll_wait(ep, &out, 1, 5000) == 1);
@@ -293,7 +274,7 @@ static void *rearm_soon(void *arg)
 
 	t_sleep_ns(50 * MS);
 	c->armed_at = t_now(CLOCK_MONOTONIC);
-	arm(c->fd, 0, 10 * MS, 0);
+	t_arm(c->fd, 0, 10 * MS, 0);
 	return NULL;
 }
 
@@ -306,8 +287,8 @@ TEST(blocked_reader_wakes_for_a_rearm_from_another_thread)
 	int plain;
 
 	for (plain = 0; plain < 2; plain++) {
-		c.fd = timer_on(CLOCK_MONOTONIC, 0);
-		arm(c.fd, 0, 3600 * SEC, 0);
+		c.fd = t_timer(CLOCK_MONOTONIC, 0);
+		t_arm(c.fd, 0, 3600 * SEC, 0);
 		CHECK(pthread_create(&th, NULL, rearm_soon, &c) == 0);
 		if (plain)
 			CHECK(read(c.fd, &n, 8) == 8);
@@ -323,9 +304,9 @@ TEST(blocked_reader_wakes_for_a_rearm_from_another_thread)
 
 TEST(fcntl_flags_follow_create_flags_and_changes)
 {
-	int a = timer_on(CLOCK_MONOTONIC, 0);
-	int b = timer_on(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	int c = timer_on(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	int a = t_timer(CLOCK_MONOTONIC, 0);
+	int b = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	int c = t_timer(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	uint64_t n;
 
 	CHECK(!(fcntl(a, F_GETFL) & O_NONBLOCK));
@@ -339,7 +320,7 @@ TEST(fcntl_flags_follow_create_flags_and_changes)
 	CHECK_OK(fcntl(a, F_SETFL, O_NONBLOCK));
 	CHECK_ERR(tfd_read(a, &n, 8), EAGAIN);
 	CHECK_OK(fcntl(b, F_SETFL, 0));
-	arm(b, 0, 10 * MS, 0);
+	t_arm(b, 0, 10 * MS, 0);
 	CHECK(tfd_read(b, &n, 8) == 8 && n == 1);
 	CHECK_OK(tfd_close(a));
 	CHECK_OK(tfd_close(b));
@@ -348,11 +329,11 @@ TEST(fcntl_flags_follow_create_flags_and_changes)
 
 TEST(plain_close_never_writes_to_a_reused_number)
 {
-	int fd = timer_on(CLOCK_MONOTONIC, 0), again;
+	int fd = t_timer(CLOCK_MONOTONIC, 0), again;
 	FILE *f;
 	struct stat st;
 
-	arm(fd, 0, MS, MS);
+	t_arm(fd, 0, MS, MS);
 	CHECK(close(fd) == 0);
 	f = tmpfile();
 	CHECK(f && fileno(f) == fd); /* the lowest free number comes back */
@@ -360,7 +341,7 @@ TEST(plain_close_never_writes_to_a_reused_number)
 	CHECK(fstat(fileno(f), &st) == 0 && st.st_size == 0);
 	fclose(f);
 	/* The number comes back as a timer: the old one is forgotten. */
-	again = timer_on(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	again = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
 	CHECK(again == fd);
 	{
 		struct itimerspec cur;
@@ -389,7 +370,7 @@ static void *close_soon(void *arg)
 
 TEST(close_while_another_thread_waits_in_tfd_read)
 {
-	struct closer c = { timer_on(CLOCK_MONOTONIC, 0) };
+	struct closer c = { t_timer(CLOCK_MONOTONIC, 0) };
 	pthread_t th;
 	uint64_t n;
 
@@ -408,7 +389,7 @@ static void *read_expect_ebadf(void *arg)
 
 TEST(close_wakes_every_waiting_tfd_read)
 {
-	int fd = timer_on(CLOCK_MONOTONIC, 0), i;
+	int fd = t_timer(CLOCK_MONOTONIC, 0), i;
 	pthread_t th[3];
 
 	for (i = 0; i < 3; i++)
@@ -422,7 +403,7 @@ TEST(close_wakes_every_waiting_tfd_read)
 
 TEST(arming_a_plainly_closed_number_leaves_no_thread_behind)
 {
-	int fd = timer_on(CLOCK_MONOTONIC, 0);
+	int fd = t_timer(CLOCK_MONOTONIC, 0);
 	struct itimerspec v = t_its(SEC, 0);
 
 	CHECK(close(fd) == 0);
@@ -437,24 +418,24 @@ TEST(arming_a_plainly_closed_number_leaves_no_thread_behind)
 
 TEST(duplicated_descriptors_name_the_same_timer)
 {
-	int fd = timer_on(CLOCK_MONOTONIC, TFD_NONBLOCK), d, d2;
+	int fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK), d, d2;
 	struct itimerspec cur;
 	uint64_t n;
 
 	d = (int)CHECK_OK(fcntl(fd, F_DUPFD_CLOEXEC, 0));
 	CHECK(tfd_engine_backend.dup(fd, d) == 0);
-	arm(d, 0, 5 * MS, 0);
+	t_arm(d, 0, 5 * MS, 0);
 	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) > 0);
 	CHECK(t_readable(fd, 5000));
 	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
 	CHECK(!t_readable(d, 0));
 	/* Closing one number keeps the timer for the other. */
 	CHECK_OK(tfd_close(fd));
-	arm(d, 0, 2 * MS, 0);
+	t_arm(d, 0, 2 * MS, 0);
 	CHECK(t_readable(d, 5000));
 	CHECK(tfd_read(d, &n, 8) == 8 && n == 1);
 	/* dup2 onto another timer's number drops that timer there. */
-	d2 = timer_on(CLOCK_REALTIME, 0);
+	d2 = t_timer(CLOCK_REALTIME, 0);
 	CHECK(dup2(d, d2) == d2);
 	CHECK(tfd_engine_backend.dup(d, d2) == 0);
 	CHECK(tfd_gettime(d2, &cur) == 0);
@@ -465,12 +446,12 @@ TEST(duplicated_descriptors_name_the_same_timer)
 
 TEST(fast_unread_timer_is_coalesced_and_counted_exactly)
 {
-	int fd = timer_on(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	int fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
 	int64_t e0 = t_now(CLOCK_MONOTONIC) + 10 * US, before, after;
 	unsigned long w0, w1;
 	uint64_t n;
 
-	arm(fd, TFD_TIMER_ABSTIME, e0, 10 * US);
+	t_arm(fd, TFD_TIMER_ABSTIME, e0, 10 * US);
 	t_sleep_ns(20 * MS);
 	w0 = tfd_engine_wakeups();
 	t_sleep_ns(200 * MS);
@@ -480,19 +461,19 @@ TEST(fast_unread_timer_is_coalesced_and_counted_exactly)
 	before = t_now(CLOCK_MONOTONIC);
 	CHECK(tfd_read(fd, &n, 8) == 8);
 	after = t_now(CLOCK_MONOTONIC);
-	CHECK(n >= due_by(e0, 10 * US, before) && n <= due_by(e0, 10 * US, after));
+	CHECK(n >= t_due(e0, 10 * US, before) && n <= t_due(e0, 10 * US, after));
 	CHECK_OK(tfd_close(fd));
 }
 
 TEST(plain_reads_of_a_fast_timer_lose_nothing)
 {
-	int fd = timer_on(CLOCK_MONOTONIC, 0);
+	int fd = t_timer(CLOCK_MONOTONIC, 0);
 	int64_t e0 = t_now(CLOCK_MONOTONIC) + 50 * US, i = 50 * US;
 	int64_t before, after;
 	uint64_t n, total = 0;
 	int k;
 
-	arm(fd, TFD_TIMER_ABSTIME, e0, i);
+	t_arm(fd, TFD_TIMER_ABSTIME, e0, i);
 	for (k = 0; k < 50; k++) {
 		CHECK(read(fd, &n, 8) == 8 && n >= 1);
 		total += n;
@@ -507,10 +488,10 @@ TEST(plain_reads_of_a_fast_timer_lose_nothing)
 		CHECK(errno == EAGAIN);
 	after = t_now(CLOCK_MONOTONIC);
 	/* Plain reads may trail; with the final tfd_read, exact. */
-	CHECKF(total >= due_by(e0, i, before) && total <= due_by(e0, i, after),
+	CHECKF(total >= t_due(e0, i, before) && total <= t_due(e0, i, after),
 	       "total %lu, expected [%lu, %lu]", (unsigned long)total,
-	       (unsigned long)due_by(e0, i, before),
-	       (unsigned long)due_by(e0, i, after));
+	       (unsigned long)t_due(e0, i, before),
+	       (unsigned long)t_due(e0, i, after));
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -525,7 +506,7 @@ static void *worker(void *arg)
 	int r;
 
 	for (r = 0; r < ROUNDS; r++) {
-		int own = timer_on(id % 2 ? CLOCK_REALTIME : CLOCK_MONOTONIC,
+		int own = t_timer(id % 2 ? CLOCK_REALTIME : CLOCK_MONOTONIC,
 		                   TFD_NONBLOCK);
 		struct itimerspec cur, v = t_its((r % 3) * 100 * US + 1, 0);
 		uint64_t n;
@@ -549,7 +530,7 @@ TEST(concurrent_use_from_several_threads)
 	pthread_t th[THREADS];
 	long i;
 
-	shared_fd = timer_on(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	shared_fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
 	for (i = 0; i < THREADS; i++)
 		CHECK(pthread_create(&th[i], NULL, worker, (void *)i) == 0);
 	for (i = 0; i < THREADS; i++)
@@ -561,12 +542,12 @@ TEST(concurrent_use_from_several_threads)
 
 TEST(fork_child_reads_inherited_timer_and_runs_its_own)
 {
-	int fd = timer_on(CLOCK_MONOTONIC, 0), st, p[2];
+	int fd = t_timer(CLOCK_MONOTONIC, 0), st, p[2];
 	int64_t e0 = t_now(CLOCK_MONOTONIC) + 5 * MS, i = 5 * MS, end;
 	uint64_t child_total = 0, parent_total = 0, n;
 	pid_t pid;
 
-	arm(fd, TFD_TIMER_ABSTIME, e0, i);
+	t_arm(fd, TFD_TIMER_ABSTIME, e0, i);
 	CHECK(pipe(p) == 0);
 	pid = fork();
 	CHECK(pid >= 0);
@@ -586,9 +567,9 @@ TEST(fork_child_reads_inherited_timer_and_runs_its_own)
 			child_total += n;
 		}
 		/* The engine works in the child for its own timers. */
-		mine = timer_on(CLOCK_MONOTONIC, 0);
+		mine = t_timer(CLOCK_MONOTONIC, 0);
 		if (!T_TSAN) {
-			arm(mine, 0, 5 * MS, 0);
+			t_arm(mine, 0, 5 * MS, 0);
 			CHECK(tfd_read(mine, &n, 8) == 8 && n == 1);
 		}
 		CHECK(tfd_close(mine) == 0);
@@ -605,9 +586,9 @@ TEST(fork_child_reads_inherited_timer_and_runs_its_own)
 	parent_total = n;
 	end = t_now(CLOCK_MONOTONIC);
 	/* One count shared by both processes: nothing counted twice. */
-	CHECKF(child_total + parent_total <= due_by(e0, i, end),
+	CHECKF(child_total + parent_total <= t_due(e0, i, end),
 	       "child %lu + parent %lu > %lu", (unsigned long)child_total,
-	       (unsigned long)parent_total, (unsigned long)due_by(e0, i, end));
+	       (unsigned long)parent_total, (unsigned long)t_due(e0, i, end));
 	CHECK(child_total >= 3);
 	CHECK_OK(tfd_close(fd));
 }
@@ -648,9 +629,9 @@ TEST(exec_honours_close_on_exec_and_hides_private_descriptors)
 	int keep, gone, fd, extra = 0;
 
 	fds_after_exec(base, sizeof(base)); /* what crosses exec anyway */
-	keep = timer_on(CLOCK_MONOTONIC, 0);
-	gone = timer_on(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	arm(keep, 0, 3600 * SEC, 0); /* the service thread's fds exist too */
+	keep = t_timer(CLOCK_MONOTONIC, 0);
+	gone = t_timer(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	t_arm(keep, 0, 3600 * SEC, 0); /* the service thread's fds exist too */
 	fds_after_exec(map, sizeof(map));
 	CHECK(map[keep] && !base[keep]);
 	CHECK(!map[gone]);
@@ -677,9 +658,9 @@ TEST(exec_leaves_a_descriptor_that_never_fires_again)
 	pid = fork();
 	if (pid == 0) {
 		/* This process's engine ends with exec; no other has it. */
-		int fd = timer_on(CLOCK_MONOTONIC, 0);
+		int fd = t_timer(CLOCK_MONOTONIC, 0);
 
-		arm(fd, 0, 20 * MS, 20 * MS);
+		t_arm(fd, 0, 20 * MS, 20 * MS);
 		snprintf(arg, sizeof(arg), "%d", fd);
 		dup2(p[1], 1);
 		execl(self, self, "--poll", arg, "200", (char *)NULL);
@@ -705,8 +686,8 @@ TEST_LIMIT(idle_thousand_timers_use_no_cpu, 30)
 	int i;
 
 	for (i = 0; i < N; i++) {
-		fds[i] = timer_on(i % 2 ? CLOCK_MONOTONIC : CLOCK_BOOTTIME, 0);
-		arm(fds[i], 0, 3600 * SEC + i * MS, 0);
+		fds[i] = t_timer(i % 2 ? CLOCK_MONOTONIC : CLOCK_BOOTTIME, 0);
+		t_arm(fds[i], 0, 3600 * SEC + i * MS, 0);
 	}
 	t_sleep_ns(10 * MS); /* let the thread settle into its sleep */
 	w0 = tfd_engine_wakeups();
@@ -739,17 +720,17 @@ TEST(no_descriptor_of_ours_survives_the_last_timer)
 	(void)before;
 	(void)after;
 	for (round = 0; round < 3; round++) {
-		int a = timer_on(CLOCK_MONOTONIC, 0);
-		int b = timer_on(CLOCK_REALTIME, 0);
+		int a = t_timer(CLOCK_MONOTONIC, 0);
+		int b = t_timer(CLOCK_REALTIME, 0);
 
-		arm(a, 0, MS, 0);
-		arm(b, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) + MS, 0);
+		t_arm(a, 0, MS, 0);
+		t_arm(b, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) + MS, 0);
 		CHECK(t_readable(a, 5000) && t_readable(b, 5000));
 		CHECK_OK(tfd_close(a));
 		CHECK_OK(tfd_close(b));
 		/* The runner checks the descriptors after the test; here:
 		 * the next timer gets the lowest numbers back. */
-		a = timer_on(CLOCK_MONOTONIC, 0);
+		a = t_timer(CLOCK_MONOTONIC, 0);
 		CHECK(a == 3 || fcntl(3, F_GETFD) >= 0);
 		CHECK_OK(tfd_close(a));
 	}

@@ -1,6 +1,7 @@
 /* The tfd program: arguments, output, exit status (tfd(1)). */
 #include "t.h"
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -83,6 +84,144 @@ TEST(tool_bad_arguments_exit_2_with_one_line)
 		CHECKF(lines(err) == 1 && !strncmp(err, "tfd: ", 5),
 		       "'tfd %s' said '%s'", bad[i], err);
 	}
+}
+
+/* Run the program with exactly argv (no shell); stdout and stderr into
+ * out and err (NUL-terminated, cut to their size); the wait status. */
+static int tool_argv(char *const *argv, char *out, size_t outn, char *err,
+                     size_t errn)
+{
+	const char *bin = getenv("TFD_TOOL");
+	FILE *o = tmpfile(), *e = tmpfile();
+	int st;
+	size_t n;
+	pid_t pid;
+
+	CHECK(bin != NULL && o && e);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fileno(o), 1);
+		dup2(fileno(e), 2);
+		execv(bin, argv);
+		_exit(127);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	rewind(o);
+	rewind(e);
+	n = fread(out, 1, outn - 1, o);
+	out[n] = 0;
+	n = fread(err, 1, errn - 1, e);
+	err[n] = 0;
+	fclose(o);
+	fclose(e);
+	return st;
+}
+
+/* A usage error: exit status 2, nothing on stdout, one line on stderr. */
+static void usage_error(char *const *argv, const char *what)
+{
+	static char out[1 << 18], err[1 << 18];
+	int st = tool_argv(argv, out, sizeof(out), err, sizeof(err));
+
+	CHECKF(WIFEXITED(st), "%s: %s", what,
+	       WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "stopped");
+	CHECKF(WEXITSTATUS(st) == 2, "%s: exit %d", what, WEXITSTATUS(st));
+	CHECKF(out[0] == 0, "%s: printed '%.80s'", what, out);
+	CHECKF(lines(err) == 1 && !strncmp(err, "tfd: ", 5) &&
+	               err[strlen(err) - 1] == '\n',
+	       "%s: said '%.200s'", what, err);
+}
+
+/* Garbage, negative, overflowing: every one a one-line usage error. */
+TEST(tool_garbage_negative_and_overflowing_arguments)
+{
+	static char *const bad[][6] = {
+		{ "run", "x1" }, { "run", "1x" }, { "run", "1..2" },
+		{ "run", "1.2.3" }, { "run", "" }, { "run", " " },
+		{ "run", "1 " }, { "run", "+1" }, { "run", "-0" },
+		{ "run", "0.0" }, { "run", "0.000000000" }, { "run", "nan" },
+		{ "run", "inf" }, { "run", "1e-3" }, { "run", "0x1p3" },
+		{ "run", "\x01" }, { "run", "\xc3\xa9" }, { "run", "%s%s%n" },
+		{ "run", "-" }, { "run", "--", "--abs" }, { "run", "--abs" },
+		{ "run", "1", "" }, { "run", "1", "1", "" },
+		{ "run", "1", "1", "+5" }, { "run", "1", "1", "0x5" },
+		{ "run", "1", "1", "1.5" }, { "run", "1", "1", " 5" },
+		{ "run", "--clock", "", "1" }, { "run", "--clock", "MONOTONIC", "1" },
+		{ "run", "--clock", "monotonic" }, { "run", "--api", "", "1" },
+		{ "run", "--api", "LINUX", "1" }, { "run", "--abs", "--" },
+		/* negative */
+		{ "run", "-1" }, { "run", "-0.5" }, { "run", "1", "-1" },
+		{ "run", "1", "-0" }, { "run", "1", "1", "-1" },
+		{ "run", "--clock", "realtime", "-5" }, { "run", "--abs", "-1" },
+		/* overflowing: the most is 9223372029.999999999 seconds */
+		{ "run", "9223372030" }, { "run", "9223372036.854775807" },
+		{ "run", "9223372037" }, { "run", "18446744073709551616" },
+		{ "run", "99999999999999999999999999999" },
+		{ "run", "1", "9223372030" }, { "run", "1", "1",
+		                                 "18446744073709551616" },
+		{ "run", "1", "1", "99999999999999999999" },
+		{ "run", "0.0000000001" }, { "run", "1", "0.1000000000" },
+	};
+	char *argv[8];
+	size_t i, k;
+
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		argv[0] = (char *)"tfd";
+		for (k = 0; k < 6 && bad[i][k]; k++)
+			argv[k + 1] = bad[i][k];
+		argv[k + 1] = NULL;
+		usage_error(argv, bad[i][1]);
+	}
+}
+
+/* Huge: 100000 digits, decimals, option names; a thousand arguments. */
+TEST(tool_huge_arguments)
+{
+	static char big[100002];
+	char *argv[1100];
+	int i;
+
+	argv[0] = (char *)"tfd";
+	argv[1] = (char *)"run";
+	memset(big, '9', sizeof(big) - 1);
+	argv[2] = big;
+	argv[3] = NULL;
+	usage_error(argv, "100000 digits");
+	big[1] = '.';
+	usage_error(argv, "99999 decimals");
+	argv[2] = (char *)"1";
+	argv[3] = (char *)"1";
+	argv[4] = big + 2; /* a COUNT of 99998 digits */
+	argv[5] = NULL;
+	usage_error(argv, "huge COUNT");
+	big[0] = big[1] = '-';
+	argv[2] = big;
+	argv[3] = NULL;
+	usage_error(argv, "huge option");
+	for (i = 2; i < 1099; i++)
+		argv[i] = (char *)"1";
+	argv[1099] = NULL;
+	usage_error(argv, "1097 arguments");
+	argv[1] = big; /* a huge command name */
+	argv[2] = NULL;
+	usage_error(argv, "huge command");
+}
+
+/*
+ * Found by the table above (see test_found.c): tfd_cmd_bad() printed the
+ * argument as it came, so one with a newline (or any control character)
+ * broke the one-line error of tfd(1) DIAGNOSTICS in two.  The fix
+ * (tools/cmd_run.c, tfd_cmd_bad) prints it with such bytes escaped.
+ */
+TEST(found_tool_argument_with_a_newline_gives_one_line)
+{
+	char *argv[] = { (char *)"tfd", (char *)"run", (char *)"1\n2", NULL };
+	char *clk[] = { (char *)"tfd", (char *)"run", (char *)"--clock",
+		          (char *)"real\ntime", (char *)"1", NULL };
+
+	usage_error(argv, "VALUE with a newline");
+	usage_error(clk, "CLOCK with a newline");
 }
 
 TEST(tool_help_and_version)
