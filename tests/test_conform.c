@@ -1,0 +1,145 @@
+/*
+ * The conformance suite (tests/conformance/) on every backend, one test
+ * per group of cases; the traceability of the manual's ERRORS sections;
+ * the backend chosen by TFD_BACKEND; the seed program on the kernel
+ * backend.
+ */
+#include "t.h"
+
+#include "conformance/conform.h"
+#include "tfd.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *const groups[] = {
+	"create.", "settime.", "gettime.", "read.",    "poll.",  "fd.",
+	"close.",  "timerfd.", "backend.", "vclock.", "clockset.",
+};
+
+static void group(const char *prefix)
+{
+	CHECKF(conf_run(stdout, NULL, prefix, CONF_QUIET) == 0,
+	       "conformance cases %s* failed (table above)", prefix);
+}
+
+TEST_LIMIT(conformance_create, 60) { group("create."); }
+TEST_LIMIT(conformance_settime, 60) { group("settime."); }
+TEST_LIMIT(conformance_gettime, 60) { group("gettime."); }
+TEST_LIMIT(conformance_read, 60) { group("read."); }
+TEST_LIMIT(conformance_poll, 60) { group("poll."); }
+TEST_LIMIT(conformance_fd, 60) { group("fd."); }
+TEST_LIMIT(conformance_close, 60) { group("close."); }
+TEST_LIMIT(conformance_timerfd, 60) { group("timerfd."); }
+TEST_LIMIT(conformance_backend, 60) { group("backend."); }
+TEST_LIMIT(conformance_vclock, 60) { group("vclock."); }
+TEST_LIMIT(conformance_clockset, 60) { group("clockset."); }
+
+/* Every case is in one of the groups above, so every case runs; and the
+ * table is well formed. */
+TEST(conformance_every_case_in_a_group)
+{
+	size_t i, k, n = 0;
+
+	CHECK(conf_check_table(stdout) == 0);
+	for (i = 0; i < conf_ncases; i++) {
+		for (k = 0; k < sizeof(groups) / sizeof(*groups); k++)
+			if (!strncmp(conf_cases[i].name, groups[k],
+			             strlen(groups[k])))
+				break;
+		CHECKF(k < sizeof(groups) / sizeof(*groups),
+		       "case %s is in no group", conf_cases[i].name);
+		n++;
+	}
+	CHECK(n >= 80);
+}
+
+/* Run a shell command; its output on our stdout; the exit status. */
+static int shell(const char *cmd)
+{
+	char line[512];
+	FILE *p = popen(cmd, "r");
+	int st;
+
+	CHECK(p != NULL);
+	while (fgets(line, sizeof(line), p))
+		fputs(line, stdout);
+	st = pclose(p);
+	CHECK(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+TEST(conformance_manual_errors_are_traceable)
+{
+	const char *tool = getenv("TFD_TOOL");
+	char cmd[1024];
+
+	CHECK(tool != NULL);
+	CHECKF(access("tests/conformance/trace.sh", R_OK) == 0,
+	       "run from the top of the source tree");
+	snprintf(cmd, sizeof(cmd),
+	         "sh tests/conformance/trace.sh %s man tests 2>&1", tool);
+	CHECK(shell(cmd) == 0);
+}
+
+TEST(conformance_tool_prints_the_table)
+{
+	const char *tool = getenv("TFD_TOOL");
+	char cmd[1024], out[8192];
+	size_t n;
+	FILE *p;
+
+	CHECK(tool != NULL);
+	snprintf(cmd, sizeof(cmd), "%s conform --filter backend.", tool);
+	p = popen(cmd, "r");
+	CHECK(p != NULL);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	CHECK(pclose(p) == 0);
+	fputs(out, stdout);
+	CHECK(!strncmp(out, "case ", 5));
+	CHECK(strstr(out, " kernel ") && strstr(out, " engine ") &&
+	      strstr(out, " virtual "));
+	CHECK(strstr(out, "\nbackend.name "));
+	CHECK(strstr(out, "3 cases: 3 ok, 0 departures, 0 different, "
+	                  "0 failed, 0 skipped\n"));
+	snprintf(cmd, sizeof(cmd),
+	         "%s conform --backend nosuch 2>/dev/null", tool);
+	CHECK(shell(cmd) == 2);
+	snprintf(cmd, sizeof(cmd),
+	         "%s conform --backend kernel --filter poll.never_writable",
+	         tool);
+	CHECK(shell(cmd) == 0);
+}
+
+/* TFD_BACKEND is read at the first call of the library: each choice in a
+ * process of its own. */
+static void backend_from_env(const char *value, const char *want)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		if (value)
+			setenv("TFD_BACKEND", value, 1);
+		else
+			unsetenv("TFD_BACKEND");
+		_exit(strcmp(tfd_backend_name(), want) ? 1 : 0);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "TFD_BACKEND=%s: not %s", value ? value : "(unset)", want);
+}
+
+TEST(backend_chosen_by_environment)
+{
+	backend_from_env(NULL, "engine");
+	backend_from_env("", "engine");
+	backend_from_env("nosuch", "engine");
+	backend_from_env("engine", "engine");
+	backend_from_env("kernel", "kernel");
+	backend_from_env("virtual", "virtual");
+}
