@@ -2,6 +2,9 @@
  * tfd - the command-line program.  See tfd(1).
  *
  *   tfd run [--clock C] [--abs] [--api revised|linux] VALUE [INTERVAL [COUNT]]
+ *   tfd bench [--quick] [--json] [--filter NAME]
+ *   tfd conform [--backend NAME] [--filter SUBSTR] [--quiet]
+ *   tfd exec [--backend engine|virtual|kernel] [--trace FILE] -- PROG [ARG]...
  *
  * Exit status: 0 success, 1 a call failed, 2 bad usage.
  */
@@ -14,6 +17,10 @@
 static const char usage[] =
 	"usage: tfd run [--clock CLOCK] [--abs] [--api revised|linux]\n"
 	"               VALUE [INTERVAL [COUNT]]\n"
+	"       tfd bench [--quick] [--json] [--filter NAME]...\n"
+	"       tfd conform [--backend NAME] [--filter SUBSTR] [--quiet]\n"
+	"       tfd exec [--backend engine|virtual|kernel] [--trace FILE]\n"
+	"                -- PROG [ARG]...\n"
 	"       tfd --help | --version\n"
 	"\n"
 	"Arms a timer file descriptor for VALUE seconds, repeating every\n"
@@ -26,13 +33,31 @@ static const char usage[] =
 	"  --api API      linux: tfd_create/tfd_settime/tfd_gettime/tfd_read\n"
 	"                 (default); revised: the 2007 timerfd() call and\n"
 	"                 plain read()\n"
-	"Times are decimal seconds with up to 9 decimals, e.g. 0.5 or 2.25.\n";
+	"Times are decimal seconds with up to 9 decimals, e.g. 0.5 or 2.25.\n"
+	"\n"
+	"bench runs every workload on the kernel's timerfd and on the engine,\n"
+	"interleaved, and prints medians and the ratio engine/kernel next to\n"
+	"each target (--quick: under 20 s; --json: the same figures as JSON;\n"
+	"--filter: only the workloads whose number or name contains NAME).\n"
+	"\n"
+	"conform runs the conformance suite: every case on every backend\n"
+	"(kernel, engine, virtual), a table with a verdict per case (ok,\n"
+	"departure (the manual section), DIFFERENT, FAIL); exit status 1\n"
+	"on any failure or unexplained difference.\n"
+	"\n"
+	"exec runs PROG with libtfd-preload.so preloaded: its timerfd_create(2)\n"
+	"timers are tfd timers of the backend chosen (default: $TFD_BACKEND,\n"
+	"else engine); --trace appends one line per timer operation to FILE.\n"
+	"With virtual, time moves when PROG waits (tfd-preload(7)).\n";
 
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } commands[] = {
 	{ "run", tfd_cmd_run },
+	{ "bench", tfd_cmd_bench },
+	{ "conform", tfd_cmd_conform },
+	{ "exec", tfd_cmd_exec },
 };
 
 int main(int argc, char **argv)

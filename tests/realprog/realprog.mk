@@ -1,0 +1,44 @@
+# tests/realprog: programs that use glibc's timerfd_* (directly, or through
+# libwayland-server and libsystemd's sd-event), run without and with
+# libtfd-preload.so by tests/realprog/run.sh.  Included by the Makefile;
+# `make check` runs check-realprog.  The Wayland and sd-event programs need
+# the packages libwayland-dev and libsystemd-dev (pkg-config names
+# wayland-server and libsystemd): without them they are skipped, and the
+# run says so.
+
+RP := $(B)/realprog
+RP_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(SANFLAGS) $(CFLAGS)
+RP_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
+RP_WL := $(shell pkg-config --exists wayland-server 2>/dev/null && echo yes)
+RP_SD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo yes)
+RP_BIN := $(RP)/timerfd_glibc $(RP)/ticker $(RP)/overhead $(RP)/vthreads \
+          $(if $(RP_WL),$(RP)/wl_timers) $(if $(RP_SD),$(RP)/sd_timers)
+
+$(RP):
+	mkdir -p $@
+$(RP)/timerfd_glibc $(RP)/ticker: $(RP)/%: tests/realprog/%.c | $(RP)
+	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS)
+$(RP)/vthreads: tests/realprog/vthreads.c | $(RP)
+	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
+$(RP)/overhead: tests/realprog/overhead.c | $(RP)
+	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS) -ldl
+$(RP)/wl_timers: tests/realprog/wl_timers.c | $(RP)
+	$(CC) $(RP_CFLAGS) $$(pkg-config --cflags wayland-server) $< -o $@ \
+	    $$(pkg-config --libs wayland-server) $(RP_LDFLAGS)
+$(RP)/sd_timers: tests/realprog/sd_timers.c | $(RP)
+	$(CC) $(RP_CFLAGS) $$(pkg-config --cflags libsystemd) $< -o $@ \
+	    $$(pkg-config --libs libsystemd) $(RP_LDFLAGS)
+
+.PHONY: check-realprog realprog-overhead
+check-realprog: $(PRELOAD) $(TOOL) $(RP_BIN)
+	@test -n "$(RP_WL)" || echo "realprog: skipped the Wayland test:" \
+	    "pkg-config finds no wayland-server (apt-get install libwayland-dev)"
+	@test -n "$(RP_SD)" || echo "realprog: skipped the sd-event test:" \
+	    "pkg-config finds no libsystemd (apt-get install libsystemd-dev)"
+	TFD_TOOL=$(TOOL) TFD_SAN=$(SAN) sh tests/realprog/run.sh $(RP)
+
+# The cost of the preload on calls that do not concern a timer; prints
+# figures, never fails (tfd-preload(7)).
+realprog-overhead: $(PRELOAD) $(TOOL) $(RP)/overhead
+	$(RP)/overhead
+	$(TOOL) exec -- $(RP)/overhead

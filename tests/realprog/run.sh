@@ -1,0 +1,214 @@
+#!/bin/sh
+# run.sh - the tests of libtfd-preload.so with real programs.
+#
+# Each program prints events, not times.  Its output on Linux's timerfd
+# (run as it is) must equal its output under `tfd exec --backend B` for
+# each backend B (engine, kernel, virtual): same events, same order, same
+# counts.  Then `tfd exec` itself: its errors and exit status, --trace,
+# and that the preload follows the program into the programs it runs.
+# One line per test, then "realprog: N passed, N failed"; exit status 1 if
+# any failed.  A program that was not built (its package is missing) is
+# skipped with a message.
+#
+#   TFD_TOOL=build/tfd sh tests/realprog/run.sh build/realprog
+set -u
+dir=$(cd "$1" && pwd)
+tool=${TFD_TOOL:?TFD_TOOL names the tfd program}
+case $tool in /*) ;; *) tool=$(pwd)/$tool ;; esac
+out=$(mktemp -d "${TMPDIR:-/tmp}/tfd-realprog.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+pass=0
+fail=0
+# A sanitizer build: its runtime is linked into the programs, and the
+# preload comes first in the list.
+ASAN_OPTIONS="verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export ASAN_OPTIONS
+
+ok() {
+	pass=$((pass + 1))
+	echo "ok   $1"
+}
+
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL $1"
+}
+
+# run NAME CMD...: CMD's stdout and stderr into $out/NAME, 60 s at most.
+run() {
+	name=$1
+	shift
+	timeout 60 "$@" >"$out/$name" 2>&1
+}
+
+# same PROG LABEL BACKEND: the program's output, as it is and through the
+# preload, twice at most (a machine loaded enough to delay an event by
+# 50 ms changes the order on both).
+same() {
+	prog=$1 label=$2 b=$3 try=1
+	while :; do
+		if run "$label.linux" "$prog" &&
+		    run "$label.$b" "$tool" exec --backend "$b" -- "$prog" &&
+		    cmp -s "$out/$label.linux" "$out/$label.$b"; then
+			[ $try = 1 ] && ok "$label: $b same as Linux" ||
+			    ok "$label: $b same as Linux (second try)"
+			[ $try = 1 ] || sed 's/^/    /' "$out/$label.first"
+			return
+		fi
+		[ $try = 2 ] && break
+		try=2
+		diff -u "$out/$label.linux" "$out/$label.$b" >"$out/$label.first"
+	done
+	bad "$label: $b differs from Linux"
+	diff -u "$out/$label.linux" "$out/$label.$b" | sed 's/^/    /'
+}
+
+compare() {
+	prog=$dir/$1 label=$1
+	if [ ! -x "$prog" ]; then
+		echo "skip $label: not built (see above)"
+		return
+	fi
+	for b in engine kernel virtual; do
+		same "$prog" "$label" "$b"
+	done
+}
+
+# expect STATUS NAME CMD...: CMD exits with STATUS.
+expect() {
+	want=$1 name=$2
+	shift 2
+	run "$name" "$@"
+	got=$?
+	if [ "$got" = "$want" ]; then
+		ok "$name: exit $want"
+	else
+		bad "$name: exit $got, want $want"
+		sed 's/^/    /' "$out/$name"
+	fi
+}
+
+# has FILE LABEL PATTERN [MIN]: at least MIN (1) lines match.
+has() {
+	cnt=$(grep -c -E -- "$3" "$1" 2>/dev/null)
+	if [ "${cnt:-0}" -ge "${4:-1}" ]; then
+		ok "$2"
+	else
+		bad "$2: ${cnt:-0} line(s) match '$3'"
+		sed 's/^/    /' "$1"
+	fi
+}
+
+# conform B: the conformance suite's kernel column run through the preload
+# on backend B.  That column calls glibc's timerfd_create, timerfd_settime,
+# timerfd_gettime, read, write, poll, select, epoll, close..., so every
+# call lands on a preload timer.  The rows that may fail are the engine's
+# departures the preload keeps (tfd-preload(7) DIFFERENCES): the alarm
+# clocks, EMFILE (two descriptors a timer), fdinfo, TFD_IOC_SET_TICKS, the
+# fork child; on virtual also a signal during a wait on an armed timer.
+conform() {
+	b=$1 keep='alarm|emfile|fdinfo|set_ticks|fork_child'
+	[ "$b" = virtual ] && keep="$keep|eintr"
+	run "conform.$b" "$tool" exec --backend "$b" -- "$tool" conform \
+	    --backend kernel
+	if ! grep -q '^[0-9]* cases: ' "$out/conform.$b"; then
+		if grep -q "unknown command 'conform'" "$out/conform.$b"; then
+			echo "skip conformance through the preload: no tfd conform"
+		else
+			bad "conformance suite through the preload ($b): no summary"
+			sed 's/^/    /' "$out/conform.$b"
+		fi
+		return
+	fi
+	grep -E '^[a-z0-9_]+\.[a-z0-9_]+ +[A-Za-z]+ +FAIL' "$out/conform.$b" |
+	    awk '{ print $1 }' >"$out/conform.$b.failed"
+	if grep -v -E -- "$keep" "$out/conform.$b.failed" >"$out/conform.$b.bad"
+	then
+		bad "conformance suite through the preload ($b): rows failed"
+		grep -A3 -F -f "$out/conform.$b.bad" "$out/conform.$b" |
+		    sed 's/^/    /'
+	else
+		ok "conformance suite through the preload ($b): $(tail -n 1 \
+		    "$out/conform.$b")"
+	fi
+}
+
+compare timerfd_glibc
+compare wl_timers
+compare sd_timers
+
+conform engine
+
+# Virtual time with threads (synctest's rules), on virtual time only: an
+# hour of timers in well under a second, in the same order every time.
+# ThreadSanitizer defers signals inside its own interceptors, which can
+# hold back a signal that virtual time sends at once: not run under it.
+vthreads() {
+	run vthreads "$tool" exec --backend virtual -- "$dir/vthreads"
+	cat >"$out/vthreads.want" <<'EOF'
+1: first ready: pipe 
+1: then: timer
+2: read of a disarmed timer: -1 EINTR
+3: timer of an hour: 1 after 3600 s
+EOF
+	if cmp -s "$out/vthreads.want" "$out/vthreads"; then
+		ok "vthreads: virtual time waits for the other threads"
+	else
+		bad "vthreads: virtual time with threads"
+		diff -u "$out/vthreads.want" "$out/vthreads" | sed 's/^/    /'
+	fi
+}
+
+case ${TFD_SAN:-} in
+*thread*)
+	echo "skip conformance through the preload (virtual): ThreadSanitizer"
+	echo "skip vthreads: ThreadSanitizer"
+	;;
+*)
+	conform virtual
+	vthreads
+	;;
+esac
+
+expect 2 "exec without a program" "$tool" exec
+expect 2 "exec --backend bogus" "$tool" exec --backend bogus -- true
+expect 2 "exec --trace without a file" "$tool" exec --trace
+expect 1 "exec passes the status on" "$tool" exec -- false
+expect 127 "exec of a program not found" "$tool" exec -- /nonexistent/prog
+expect 1 "exec with TFD_PRELOAD not found" \
+    env TFD_PRELOAD=/nonexistent/lib.so "$tool" exec -- true
+
+run env "$tool" exec --backend virtual -- \
+    sh -c 'echo "LD_PRELOAD=$LD_PRELOAD TFD_BACKEND=$TFD_BACKEND"'
+has "$out/env" "exec sets LD_PRELOAD and TFD_BACKEND" \
+    'LD_PRELOAD=[^ ]*libtfd-preload\.so TFD_BACKEND=virtual$'
+
+# --trace /dev/stderr shows the timer calls of a program of ours; the
+# program's own output is unchanged.
+"$tool" exec --trace /dev/stderr -- "$dir/ticker" 3 >"$out/ticker.out" \
+    2>"$out/trace"
+t="$out/trace"
+hdr='[0-9]+\.[0-9]{9} [0-9]+ [0-9]+ '
+has "$out/ticker.out" "ticker under exec prints its result" \
+    '^3 reads, 3 expirations$'
+has "$t" "trace: timerfd_create" \
+    "^${hdr}timerfd_create\(CLOCK_MONOTONIC, TFD_CLOEXEC\) = [0-9]+$"
+has "$t" "trace: timerfd_settime" \
+    "^${hdr}timerfd_settime\([0-9]+, 0, \{0\.020000000, 0\.020000000\}, NULL\) = 0$"
+has "$t" "trace: read, with the count" \
+    "^${hdr}read\([0-9]+, 8\) \[count [0-9]+\] = 8$" 3
+has "$t" "trace: timerfd_gettime" "^${hdr}timerfd_gettime\([0-9]+, \{"
+has "$t" "trace: dup" "^${hdr}dup\([0-9]+\) = [0-9]+$"
+has "$t" "trace: close of both numbers" "^${hdr}close\([0-9]+\) = 0$" 2
+
+# The preload follows the environment into the programs PROG runs; a
+# relative trace file is made absolute.
+(cd "$out" && "$tool" exec --backend virtual --trace rel.trace -- \
+    sh -c "cd / && '$dir/ticker' 1 && '$dir/ticker' 1" >/dev/null 2>&1)
+has "$out/rel.trace" "trace of two child programs, relative file" \
+    "^${hdr}timerfd_create\(" 2
+has "$out/rel.trace" "virtual time moved for them" \
+    '^[0-9.]+ [0-9]+ - virtual-advance\(\+0\.020000000\) = 0$' 2
+
+echo "realprog: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,172 @@
+/*
+ * cmd_exec.c - tfd exec: run a program with libtfd-preload.so preloaded, so
+ * that its timerfd_create(2) timers are tfd timers.  See tfd(1) and
+ * tfd-preload(7).
+ *
+ *   tfd exec [--backend engine|virtual|kernel] [--trace FILE] [--] PROG [ARG]...
+ *
+ * The library is $TFD_PRELOAD if set, else libtfd-preload.so next to this
+ * program (the build tree), else the one in the library directory this
+ * program was built for (TFD_LIBDIR).  Exit status: PROG's; 126 or 127 when
+ * it cannot be run (as env(1)); 1 when the library is not found; 2 on bad
+ * usage.
+ */
+#define _GNU_SOURCE
+#include "cmd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef TFD_LIBDIR
+#define TFD_LIBDIR "/usr/local/lib"
+#endif
+
+#define PRELOAD_NAME "libtfd-preload.so"
+
+static int readable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+/* The directory of this program, with a '/' at the end, into dir. */
+static int self_dir(char *dir, size_t n)
+{
+	ssize_t len = readlink("/proc/self/exe", dir, n - 1);
+	char *slash;
+
+	if (len <= 0)
+		return -1;
+	dir[len] = 0;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return -1;
+	slash[1] = 0;
+	return 0;
+}
+
+/* The library to preload, into path: 0, or -1 with a message printed. */
+static int find_preload(char *path, size_t n)
+{
+	const char *env = getenv("TFD_PRELOAD");
+	char dir[PATH_MAX];
+
+	if (env && *env) {
+		snprintf(path, n, "%s", env);
+		if (readable(path))
+			return 0;
+		fprintf(stderr, "tfd: exec: TFD_PRELOAD=%s: %s\n", env,
+		        strerror(errno));
+		return -1;
+	}
+	if (self_dir(dir, sizeof(dir)) == 0 &&
+	    (size_t)snprintf(path, n, "%s%s", dir, PRELOAD_NAME) < n &&
+	    readable(path))
+		return 0;
+	snprintf(path, n, "%s/%s", TFD_LIBDIR, PRELOAD_NAME);
+	if (readable(path))
+		return 0;
+	fprintf(stderr,
+	        "tfd: exec: %s not found next to tfd nor in %s "
+	        "(set TFD_PRELOAD)\n",
+	        PRELOAD_NAME, TFD_LIBDIR);
+	return -1;
+}
+
+/* LD_PRELOAD with the library added last: a sanitizer's runtime, which
+ * must come first, may already be there. */
+static int set_preload(const char *path)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *v;
+	int r;
+
+	if (strpbrk(path, " :")) {
+		fprintf(stderr, "tfd: exec: cannot preload %s: the dynamic "
+		                "linker splits LD_PRELOAD at spaces and colons\n",
+		        path);
+		errno = 0;
+		return -1;
+	}
+	if (!old || !*old)
+		return setenv("LD_PRELOAD", path, 1);
+	if (asprintf(&v, "%s:%s", old, path) < 0)
+		return -1;
+	r = setenv("LD_PRELOAD", v, 1);
+	free(v);
+	return r;
+}
+
+/* TFD_TRACE as an absolute name (PROG may change directory), after
+ * checking that lines can be appended to it. */
+static int set_trace(const char *file)
+{
+	char cwd[PATH_MAX], *abs = NULL;
+	int fd, r;
+
+	fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "tfd: exec: --trace %s: %s\n", file,
+		        strerror(errno));
+		errno = 0;
+		return -1;
+	}
+	close(fd);
+	if (file[0] != '/' && getcwd(cwd, sizeof(cwd)) &&
+	    asprintf(&abs, "%s/%s", cwd, file) < 0)
+		return -1;
+	r = setenv("TFD_TRACE", abs ? abs : file, 1);
+	free(abs);
+	return r;
+}
+
+static int known_backend(const char *b)
+{
+	return !strcmp(b, "engine") || !strcmp(b, "virtual") ||
+	       !strcmp(b, "kernel");
+}
+
+int tfd_cmd_exec(int argc, char **argv)
+{
+	const char *backend = NULL, *trace = NULL;
+	char path[PATH_MAX];
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
+			backend = argv[++i];
+			if (!known_backend(backend))
+				return tfd_cmd_bad("unknown backend '%s'",
+				                   backend);
+		} else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
+			trace = argv[++i];
+		} else if (!strcmp(argv[i], "--backend") ||
+		           !strcmp(argv[i], "--trace")) {
+			return tfd_cmd_bad("%s needs a value", argv[i]);
+		} else {
+			return tfd_cmd_bad("exec: unknown option '%s'", argv[i]);
+		}
+	}
+	if (i == argc)
+		return tfd_cmd_bad("%s", "exec needs a program to run");
+	if (find_preload(path, sizeof(path)) < 0)
+		return 1;
+	errno = 0;
+	if (set_preload(path) < 0 || (trace && set_trace(trace) < 0) ||
+	    (backend && setenv("TFD_BACKEND", backend, 1) < 0)) {
+		if (errno) /* else the message is out already */
+			fprintf(stderr, "tfd: exec: %s\n", strerror(errno));
+		return 1;
+	}
+	fflush(NULL);
+	execvp(argv[i], argv + i);
+	fprintf(stderr, "tfd: exec: %s: %s\n", argv[i], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}
