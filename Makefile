@@ -1,6 +1,6 @@
 # tfd - timer file descriptors in user space.  Plain GNU make, no generator.
 #
-#   make                 libtfd.a, libtfd.so, the tfd program, tfd.pc
+#   make                 libtfd.a, libtfd.so, libtfd-preload.so, the tfd program
 #   make demo            run the demo
 #   make check           build and run every test
 #   make install         PREFIX=/usr/local DESTDIR= (both optional)
@@ -58,7 +58,7 @@ PRELOAD := $(B)/libtfd-preload.so
 
 .PHONY: all demo check check-header check-valgrind fuzz bench install \
         uninstall clean
-all: $(STATIC) $(SHARED) $(PRELOAD) $(TOOL) $(B)/tfd.pc
+all: $(STATIC) $(SHARED) $(PRELOAD) $(TOOL)
 
 $(B)/lib/%.o: src/%.c include/tfd.h $(wildcard src/*.h) | $(B)/lib
 	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
@@ -100,11 +100,6 @@ $(TOOL): $(TOOL_SRC) $(CONF_SRC) tools/cmd.h tests/conformance/conform.h \
     include/tfd.h $(STATIC)
 	$(CC) $(ALL_CFLAGS) -Itools -Itests/conformance $(TOOL_SRC) $(CONF_SRC) \
 	    $(STATIC) -o $@ $(ALL_LDFLAGS)
-$(B)/tfd.pc: tfd.pc.in Makefile
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    $< > $@
-
 # test_fault.c makes allocation, thread creation and eventfd() fail
 # through the linker's --wrap.
 WRAP := -Wl,--wrap=calloc,--wrap=realloc,--wrap=pthread_create,--wrap=eventfd
@@ -191,7 +186,9 @@ install: all
 	ln -sf libtfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtfd.so.$(SOMAJOR)
 	ln -sf libtfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtfd.so
 	install -m 644 include/tfd.h $(DESTDIR)$(INCLUDEDIR)/tfd.h
-	install -m 644 $(B)/tfd.pc $(DESTDIR)$(PKGCONFIGDIR)/tfd.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    tfd.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/tfd.pc
 	for p in $(MAN_PAGES); do \
 	    s=$${p##*.}; install -m 644 $$p $(DESTDIR)$(MANDIR)/man$$s/; done
 
