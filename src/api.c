@@ -98,7 +98,6 @@ const struct tfd_backend *tfd_current_backend(void)
 	return backend();
 }
 
-
 /* Clocks timerfd_create(2) accepts. */
 static int clock_known(int c)
 {
