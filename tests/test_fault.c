@@ -158,26 +158,43 @@ TEST(settime_eagain_when_the_thread_cannot_start)
 	CHECK_OK(tfd_close(fd));
 }
 
+/* Let only `spare` more descriptors be opened; undo with fds_restore(). */
+static struct rlimit saved_limit;
+
+static void fds_restore(void)
+{
+	CHECK(setrlimit(RLIMIT_NOFILE, &saved_limit) == 0);
+}
+
+static void fds_left(int spare)
+{
+	struct rlimit low;
+	int top;
+
+	if (saved_limit.rlim_max == 0)
+		CHECK(getrlimit(RLIMIT_NOFILE, &saved_limit) == 0);
+	fds_restore(); /* a lower limit set before would hide the number */
+	top = dup(0);  /* the lowest free number */
+	CHECK(top >= 0);
+	close(top);
+	low = saved_limit;
+	low.rlim_cur = (rlim_t)(top + spare);
+	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+}
+
+
 TEST(settime_emfile_when_the_thread_has_no_descriptors)
 {
 	int fd = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0));
 	struct itimerspec v = t_its(SEC, 0), cur;
-	struct rlimit old, low;
-	int top = dup(0);
 
 	/* No descriptor left for the service thread's two. */
-	CHECK(top >= 0);
-	close(top);
-	CHECK(getrlimit(RLIMIT_NOFILE, &old) == 0);
-	low = old;
-	low.rlim_cur = (rlim_t)top;
-	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	fds_left(0);
 	CHECK_ERR(tfd_settime(fd, 0, &v, NULL), EMFILE);
-	low.rlim_cur = (rlim_t)top + 1; /* one: still not enough */
-	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	fds_left(1); /* one: still not enough */
 	CHECK_ERR(tfd_settime(fd, 0, &v, NULL), EMFILE);
 	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0);
-	CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0);
+	fds_restore();
 	works(fd);
 	CHECK_OK(tfd_close(fd));
 }
@@ -232,17 +249,11 @@ TEST(settime_enomem_when_the_thread_cannot_get_memory)
 TEST(revised_create_emfile)
 {
 	struct itimerspec v = t_its(SEC, 0);
-	struct rlimit old, low;
-	int top = dup(0);
+	int top;
 
-	CHECK(top >= 0);
-	close(top);
-	CHECK(getrlimit(RLIMIT_NOFILE, &old) == 0);
-	low = old;
-	low.rlim_cur = (rlim_t)top + 1; /* room for the eventfd only */
-	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	fds_left(1); /* room for the eventfd only */
 	CHECK_ERR(timerfd(-1, CLOCK_MONOTONIC, 0, &v, NULL), EMFILE);
-	CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0);
+	fds_restore();
 	top = (int)CHECK_OK(timerfd(-1, CLOCK_MONOTONIC, 0, &v, NULL));
 	CHECK_OK(tfd_close(top));
 }
