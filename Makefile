@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tfd - timer file descriptors in user space.  Plain GNU make, no generator.
 #
 #   make                 libtfd.a, libtfd.so, libtfd-preload.so, the tfd program

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * eventloop - the example loop on real time: a heartbeat every 7 s, "idle"
  * 30 s after the last line typed on stdin, and the end after DURATION

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* loop.c - the example event loop.  See loop.h. */
 #define _GNU_SOURCE
 #include "loop.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * loop.h - a small epoll event loop with three timers, the example of
  * tfd_virtual(3):

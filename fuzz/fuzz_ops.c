@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_ops.c - the libFuzzer target: each input is a sequence of
  * operations checked against the model (opcheck.h).  `make fuzz` builds it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * opcheck.h - operations decoded from bytes, run on the library and checked
  * against a reference model of SPEC.md written apart from the library.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tfd.h - timer file descriptors in user space.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * api.c - the public functions.  Arguments are checked here, in the order
  * of SPEC sections 2 and 3; this is the only file that sets errno, and it

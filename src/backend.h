@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * backend.h - what the API layer calls.  A backend keeps timers; the API
  * layer (api.c) has already checked every argument except the descriptor,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * backend_kernel.c - straight through to Linux's timerfd_create(2),
  * timerfd_settime(2), timerfd_gettime(2) and read(2).  The reference the

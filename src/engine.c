@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * engine.c - timers kept in user space, delivered through an eventfd.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* notify.c - eventfd readiness.  See notify.h. */
 #define _GNU_SOURCE
 #include "notify.h"

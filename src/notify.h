@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * notify.h - the readiness descriptor of an engine timer.
  *

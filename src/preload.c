@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload.c - libtfd-preload.so: glibc's timerfd_create(2),
  * timerfd_settime(2) and timerfd_gettime(2) on the selected tfd backend, for

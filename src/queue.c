@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* queue.c - 4-ary min-heap of deadlines.  See queue.h. */
 #include "queue.h"
 

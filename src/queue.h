@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * queue.h - the deadline queue: a 4-ary min-heap keyed by time.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timer.c - the timer model.  See timer.h; SPEC section 1. */
 #include "timer.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timer.h - the timer model: pure arithmetic, no clock, no system call.
  *

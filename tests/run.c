@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * run.c - the test runner.  Runs every registered test (or those whose
  * name contains one of the arguments) each in its own process, several at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * seed_adapter.c - lets the 2007 proposal's test program run unmodified.
  * It is compiled with -Dsyscall=tfd_seed_syscall -D__NR_timerfd=4242, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * t.h - the test framework.  Each TEST runs in its own process (run.c),
  * with a time limit, and fails if it leaves a descriptor open.

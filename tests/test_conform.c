@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The conformance suite (tests/conformance/) on every backend, one test
  * per group of cases; the traceability of the manual's ERRORS sections;

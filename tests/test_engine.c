@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The engine's behaviour through the public API: never early, exact
  * counts, readiness through poll/select/epoll, blocking reads, fcntl

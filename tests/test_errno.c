@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Every errno of SPEC section 2, per function, in the SPEC's check order:
  * where two checks fail at once, the earlier one decides.

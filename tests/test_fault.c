@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Resource failures: allocation (calloc/realloc fail on purpose through
  * the linker's --wrap), descriptors (RLIMIT_NOFILE) and thread creation.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fork and exec, as tfd(7) FORK AND EXEC documents them (the first cases
  * are in test_engine.c): an inherited timer stays the parent's, the child

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bugs found by the reliability checkers of issue 7 (the operation checker
  * fuzz/opcheck.c, under libFuzzer and in test_opcheck.c).  Each test here

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pure model (src/timer.c) and the deadline queue (src/queue.c). */
 #include "t.h"
 

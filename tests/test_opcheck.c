@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The operation checker of fuzz/opcheck.c on pseudo-random bytes from
  * fixed seeds: the deterministic version of `make fuzz`.  Each sequence

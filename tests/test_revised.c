@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The revised interface of the 2007 proposal (SPEC section 3): its seven
  * checks in order, its four call shapes, our departures, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Concurrency stress: threads making every call on shared timers for a
  * bounded time.  In make check, and so in CI under ThreadSanitizer,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The tfd program: arguments, output, exit status (tfd(1)). */
 #include "t.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The virtual backend (tfd_virtual(3)): time moves only when told, every
  * expiration inside a step is delivered before the call returns.

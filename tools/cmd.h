@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cmd.h - the subcommands of the tfd program. */
 #ifndef TFD_CMD_H
 #define TFD_CMD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_bench.c - tfd bench: the engine side by side with the kernel's
  * timerfd.  See bench/README.md.

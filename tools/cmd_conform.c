@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_conform.c - tfd conform: the conformance suite (tests/conformance/),
  * every case on every backend, side by side.  See tfd(1).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_exec.c - tfd exec: run a program with libtfd-preload.so preloaded, so
  * that its timerfd_create(2) timers are tfd timers.  See tfd(1) and

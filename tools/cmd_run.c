@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_run.c - tfd run: arm a timer, print one line per read.  See tfd(1).
  */

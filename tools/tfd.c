@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tfd - the command-line program.  See tfd(1).
  *

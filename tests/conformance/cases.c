@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cases.c - the conformance table.  Each row is a rule of SPEC.md or
  * timerfd_create(2) (its source), as a short sequence of operations with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conform.h - the conformance suite: a table of cases (cases.c), each a
  * short sequence of operations with expected results, and a runner

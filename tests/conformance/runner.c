@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * runner.c - plays the cases of cases.c on every backend and compares.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # trace.sh - documentation traceability: every (function, errno) that a
 # manual page lists under ERRORS is produced by a conformance case or by a
 # named test, and every errno a case produces is listed for its function;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * overhead - what libtfd-preload.so costs a call on a descriptor that is
  * not a timer.  In one process, interleaved round by round, it times each

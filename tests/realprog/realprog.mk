@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/realprog: programs that use glibc's timerfd_* (directly, or through
 # libwayland-server and libsystemd's sd-event), run without and with
 # libtfd-preload.so by tests/realprog/run.sh.  Included by the Makefile;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run.sh - the tests of libtfd-preload.so with real programs.
 #
 # Each program prints events, not times.  Its output on Linux's timerfd

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sd_timers - timers of systemd's sd-event (libsystemd), which keeps one
  * timerfd per clock, armed with absolute times chosen inside each

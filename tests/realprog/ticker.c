@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ticker - a small program that uses a timerfd through glibc, to watch with
  * `tfd exec --trace /dev/stderr -- ticker`: a periodic timer of 20 ms,

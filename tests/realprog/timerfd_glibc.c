@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timerfd_glibc - a timerfd through glibc's own names: timerfd_create,
  * timerfd_settime, timerfd_gettime, read, readv, write, close, dup, dup2,

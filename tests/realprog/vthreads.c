@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vthreads - virtual time with threads (`tfd exec --backend virtual`):
  * time moves only once the other threads are blocked, and a thread's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wl_timers - timers of libwayland-server's event loop, which arms one
  * timerfd for all of them (absolute CLOCK_MONOTONIC deadlines) and only
