@@ -8,7 +8,7 @@
 #include "tfd.h"
 
 #include "backend.h"
-#include "timer.h"
+#include "core/time.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -168,6 +168,8 @@ ssize_t tfd_read(int fd, void *buf, size_t count)
 		return result(e, -1, saved);
 	}
 	e = be->read(fd, &n);
+	if (!e && n == 0)
+		return result(0, 0, saved); /* SPEC 2: the clock went back */
 	if (!e)
 		memcpy(buf, &n, sizeof(n));
 	return result(e, (int)sizeof(n), saved);
@@ -239,10 +241,10 @@ int tfd_virtual_now(clockid_t clockid, struct timespec *now)
 		e = EFAULT;
 	else if (!virtual_clock(clockid))
 		e = EINVAL;
-	else if (be != &tfd_virtual_backend)
+	else if (!be->virtual_now)
 		e = ENOTSUP;
 	else
-		e = tfd_engine_virtual_now(clockid, &ns);
+		e = be->virtual_now(clockid, &ns);
 	if (!e)
 		*now = tfd_ns_to_ts(ns);
 	return result(e, 0, saved);
@@ -255,7 +257,7 @@ static int step_ok(const struct timespec *t)
 		return EFAULT;
 	if (!tfd_ts_valid(t))
 		return EINVAL;
-	return be == &tfd_virtual_backend ? 0 : ENOTSUP;
+	return be->virtual_move ? 0 : ENOTSUP;
 }
 
 int tfd_virtual_advance(const struct timespec *step)
@@ -265,7 +267,7 @@ int tfd_virtual_advance(const struct timespec *step)
 
 	if (!e) {
 		d = tfd_ts_to_ns(step);
-		e = tfd_engine_virtual_move(d, d, d, NULL, 0);
+		e = be->virtual_move(d, d, d, NULL, 0);
 	}
 	return result(e, 0, saved);
 }
@@ -277,7 +279,7 @@ int tfd_virtual_suspend(const struct timespec *step)
 
 	if (!e) {
 		d = tfd_ts_to_ns(step);
-		e = tfd_engine_virtual_move(0, d, d, NULL, 1);
+		e = be->virtual_move(0, d, d, NULL, 1);
 	}
 	return result(e, 0, saved);
 }
@@ -289,7 +291,7 @@ int tfd_virtual_set_realtime(const struct timespec *t)
 
 	if (!e) {
 		to = tfd_ts_to_ns(t);
-		e = tfd_engine_virtual_move(0, 0, 0, &to, 1);
+		e = be->virtual_move(0, 0, 0, &to, 1);
 	}
 	return result(e, 0, saved);
 }

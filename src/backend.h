@@ -4,6 +4,9 @@
  * layer (api.c) has already checked every argument except the descriptor,
  * in the SPEC's order.  Every function returns 0 or a positive errno value
  * and never sets errno: api.c is the only place that does.
+ *
+ * Backends are defined with designated initializers.  The operations
+ * marked optional may be NULL; callers test the pointer, never the name.
  */
 #ifndef TFD_BACKEND_H
 #define TFD_BACKEND_H
@@ -23,16 +26,41 @@ struct tfd_backend {
 	int (*settime)(int fd, int flags, const struct itimerspec *nv,
 	               struct itimerspec *old);
 	int (*gettime)(int fd, struct itimerspec *cur);
-	/* The count, never 0 on success (read(2) semantics otherwise). */
+	/* read(2) semantics.  On success *count is the expirations, or 0 for
+	 * a read that returns no bytes (a periodic absolute CLOCK_REALTIME
+	 * timer whose clock was set back before it was read: SPEC 2). */
 	int (*read)(int fd, uint64_t *count);
+	/* Close fd, the timer with its last descriptor. */
 	int (*close)(int fd);
 	/* newfd was made a duplicate of oldfd (dup2(2) by the caller): make it
 	 * name the same timer.  Used by the preload library. */
 	int (*dup)(int oldfd, int newfd);
+	/* Optional.  fd stops naming its timer but is not closed here: the
+	 * caller replaced the number (dup2 over it) or closes it itself.  The
+	 * timer goes with its last descriptor, as on close. */
+	int (*release)(int fd);
+	/* Optional.  A wait on fd outside the library (poll(2) by the preload
+	 * library) begins: until the matching unhold, closing fd's last
+	 * descriptor keeps the timer running, as Linux keeps the file of a
+	 * descriptor being waited on.  NULL if fd is not a timer. */
+	void *(*hold)(int fd);
+	void (*unhold)(void *held);
 	/* Timers created and not yet closed (selection needs none). */
 	size_t (*count)(void);
 	/* Called when the process selects this backend: 0 or EBUSY. */
 	int (*activate)(void);
+
+	/* Optional: the virtual clock (tfd_virtual_backend).  Moves MONOTONIC
+	 * by d_mono, BOOTTIME by d_boot, REALTIME by d_real or to *real_to, and
+	 * delivers what expired; was_set says REALTIME was set (not merely
+	 * running), which cancels TFD_TIMER_CANCEL_ON_SET timers. */
+	int (*virtual_move)(int64_t d_mono, int64_t d_boot, int64_t d_real,
+	                    const int64_t *real_to, int was_set);
+	/* The virtual time of clockid's base (CLOCK_REALTIME absolute). */
+	int (*virtual_now)(int clockid, int64_t *ns);
+	/* Time from now to the earliest deadline of any timer, 0 if one is
+	 * due; ENOENT when no timer is armed.  Optional. */
+	int (*next_due)(int64_t *in_ns);
 };
 
 extern const struct tfd_backend tfd_engine_backend;
@@ -42,19 +70,11 @@ extern const struct tfd_backend tfd_virtual_backend;
 /* The backend selected now (api.c); the preload library uses its ops. */
 const struct tfd_backend *tfd_current_backend(void);
 
-/* The virtual clock (tfd_virtual_backend): ENOTSUP unless it is in use.
- * Moves MONOTONIC by d_mono, BOOTTIME by d_boot, REALTIME by d_real or to
- * *real_to, and delivers what expired; was_set says REALTIME was set (not
- * merely running), which cancels TFD_TIMER_CANCEL_ON_SET timers. */
-int tfd_engine_virtual_move(int64_t d_mono, int64_t d_boot, int64_t d_real,
-                            const int64_t *real_to, int was_set);
-/* The virtual time of clockid's base (CLOCK_REALTIME absolute, etc.). */
-int tfd_engine_virtual_now(int clockid, int64_t *ns);
-
-/* What the engine does when the kernel says CLOCK_REALTIME was set; tests
- * call it to exercise TFD_TIMER_CANCEL_ON_SET without setting the clock. */
+/* Test hooks of the engine (tests/, fuzz/).  What the engine does when the
+ * kernel says CLOCK_REALTIME was set, to exercise TFD_TIMER_CANCEL_ON_SET
+ * without setting the clock; and how many times the service thread has
+ * woken up (tests of idleness). */
 void tfd_engine_clock_was_set(void);
-/* How many times the service thread has woken up (tests of idleness). */
 unsigned long tfd_engine_wakeups(void);
 
 #endif

@@ -23,11 +23,29 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned char *mine;
 static size_t nmine;
 
+/* A child of a threaded parent must not inherit the lock held. */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void fork_release(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+static void fork_init(void)
+{
+	pthread_atfork(fork_prepare, fork_release, fork_release);
+}
+
 /* Record (on = 1) or forget fd; 0 or ENOMEM. */
 static int mark(int fd, int on)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	int e = 0;
 
+	pthread_once(&once, fork_init);
 	pthread_mutex_lock(&lock);
 	if ((size_t)fd >= nmine && on) {
 		size_t n = (size_t)fd + 64;
@@ -99,6 +117,11 @@ static int k_close(int fd)
 	return close(fd) < 0 ? errno : 0;
 }
 
+static int k_release(int fd)
+{
+	return mark(fd, 0);
+}
+
 /* A duplicate of a kernel timerfd is the same timer already. */
 static int k_dup(int oldfd, int newfd)
 {
@@ -129,6 +152,15 @@ static int k_activate(void)
 }
 
 const struct tfd_backend tfd_kernel_backend = {
-	"kernel", k_create, k_check, k_settime, k_gettime,
-	k_read,   k_close,  k_dup,   k_count,   k_activate,
+	.name = "kernel",
+	.create = k_create,
+	.check = k_check,
+	.settime = k_settime,
+	.gettime = k_gettime,
+	.read = k_read,
+	.close = k_close,
+	.dup = k_dup,
+	.release = k_release,
+	.count = k_count,
+	.activate = k_activate,
 };

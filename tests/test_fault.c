@@ -142,21 +142,21 @@ TEST(create_enomem_queue)
 		CHECK_OK(tfd_close(fds[i]));
 }
 
-TEST(settime_eagain_when_the_thread_cannot_start)
+TEST(create_eagain_when_the_thread_cannot_start)
 {
-	int fd = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0));
-	struct itimerspec v = t_its(SEC, 0), cur;
+	struct itimerspec v = t_its(SEC, 0);
+	int before = dup(0), after;
 
+	close(before);
 	fail_thread = 1;
-	CHECK_ERR(tfd_settime(fd, 0, &v, NULL), EAGAIN);
-	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0);
+	CHECK_ERR(tfd_create(CLOCK_MONOTONIC, 0), EAGAIN);
 	fail_thread = 1;
 	CHECK_ERR(timerfd(-1, CLOCK_MONOTONIC, 0, &v, NULL), EAGAIN);
-	/* Disarming needs no thread. */
-	v = t_its(0, 0);
-	CHECK_OK(tfd_settime(fd, 0, &v, NULL));
-	works(fd);
-	CHECK_OK(tfd_close(fd));
+	after = dup(0); /* nothing half-made */
+	CHECK(after == before);
+	close(after);
+	works((int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0)));
+	CHECK_OK(tfd_close(before));
 }
 
 /* Let only `spare` more descriptors be opened; undo with fds_restore(). */
@@ -184,17 +184,23 @@ static void fds_left(int spare)
 }
 
 
-TEST(settime_emfile_when_the_thread_has_no_descriptors)
+/* Every resource is taken at create, where Linux can fail too: a settime
+ * succeeds with no descriptor, no memory, no eventfd and no thread to be
+ * had (issue 11: stress-ng aborted on an EMFILE from settime). */
+TEST(settime_needs_no_resource)
 {
 	int fd = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0));
-	struct itimerspec v = t_its(SEC, 0), cur;
+	struct itimerspec v = t_its(2 * MS, 0);
+	uint64_t n;
 
-	/* No descriptor left for the service thread's two. */
 	fds_left(0);
-	CHECK_ERR(tfd_settime(fd, 0, &v, NULL), EMFILE);
-	fds_left(1); /* one: still not enough */
-	CHECK_ERR(tfd_settime(fd, 0, &v, NULL), EMFILE);
-	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0);
+	fail_calloc = fail_realloc = fail_thread = fail_eventfd = 1;
+	CHECK_OK(tfd_settime(fd, 0, &v, NULL));
+	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	v = t_its(MS, MS);
+	CHECK_OK(tfd_settime(fd, 0, &v, NULL));
+	CHECK_OK(tfd_settime(fd, 0, &v, NULL));
+	fail_calloc = fail_realloc = fail_thread = fail_eventfd = 0;
 	fds_restore();
 	works(fd);
 	CHECK_OK(tfd_close(fd));
@@ -225,23 +231,7 @@ TEST(enfile_is_passed_through)
 	CHECK_ERR(tfd_create(CLOCK_MONOTONIC, 0), ENFILE);
 	fail_eventfd = 1;
 	CHECK_ERR(timerfd(-1, CLOCK_MONOTONIC, 0, &v, NULL), ENFILE);
-	/* The service thread's own eventfd. */
 	fd = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0));
-	fail_eventfd = 1;
-	CHECK_ERR(tfd_settime(fd, 0, &v, NULL), ENFILE);
-	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0);
-	works(fd);
-	CHECK_OK(tfd_close(fd));
-}
-
-TEST(settime_enomem_when_the_thread_cannot_get_memory)
-{
-	struct itimerspec v = t_its(SEC, 0), cur;
-	int fd = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0));
-
-	eventfd_errno = ENOMEM; /* the kernel's answer without memory */
-	fail_eventfd = 1;
-	CHECK_ERR(tfd_settime(fd, 0, &v, NULL), ENOMEM);
 	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0);
 	works(fd);
 	CHECK_OK(tfd_close(fd));
@@ -252,10 +242,11 @@ TEST(revised_create_emfile)
 	struct itimerspec v = t_its(SEC, 0);
 	int top;
 
-	fds_left(1); /* room for the eventfd only */
+	fds_left(0);
 	CHECK_ERR(timerfd(-1, CLOCK_MONOTONIC, 0, &v, NULL), EMFILE);
-	fds_restore();
+	fds_left(1); /* one is all a timer takes, as on Linux */
 	top = (int)CHECK_OK(timerfd(-1, CLOCK_MONOTONIC, 0, &v, NULL));
+	fds_restore();
 	CHECK_OK(tfd_close(top));
 }
 
@@ -569,5 +560,5 @@ TEST_LIMIT(fault_emfile_at_every_descriptor_of_every_step, 60)
 	finish(&s, start);
 	printf("RLIMIT_NOFILE (EMFILE): %lu failures injected, all clean\n",
 	       injected);
-	CHECK(injected >= 20);
+	CHECK(injected >= 15); /* 18 in 2026-12: one descriptor a timer */
 }

@@ -2,8 +2,8 @@
 /* The pure model (src/timer.c) and the deadline queue (src/queue.c). */
 #include "t.h"
 
-#include "queue.h"
-#include "timer.h"
+#include "core/queue.h"
+#include "core/model.h"
 
 #include <limits.h>
 

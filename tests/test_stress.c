@@ -115,6 +115,16 @@ static void churn_settime(int fd, uint64_t r)
 		allowed("tfd_settime", errno, ECANCELED, ECANCELED, ECANCELED);
 }
 
+/* A reader blocked on a timer that is closed waits on, as on Linux, until
+ * the timer expires: make it expire before closing it. */
+static void release_waiters(int fd)
+{
+	struct itimerspec v = t_its(MS, MS);
+
+	if (tfd_settime(fd, 0, &v, NULL) < 0)
+		allowed("tfd_settime", errno, ECANCELED, 0, 0);
+}
+
 /* Take a slot's timer away, close it, put a new one there. */
 static void churn_replace(int slot, uint64_t r)
 {
@@ -122,6 +132,7 @@ static void churn_replace(int slot, uint64_t r)
 
 	if (fd < 0)
 		return; /* another thread is at it */
+	release_waiters(fd);
 	CHECK_OK(tfd_close(fd));
 	fd = (int)CHECK_OK(tfd_create(r % 2 ? CLOCK_REALTIME : CLOCK_MONOTONIC,
 	                              slot == 0 ? 0 : TFD_NONBLOCK));
@@ -177,8 +188,8 @@ static void *work(void *arg)
 }
 
 /* Blocking tfd_read and read() on slot 0: they return on an expiration,
- * or with EBADF when another thread closes the timer (tfd_read only, so
- * read() is made only when poll() says a count is there). */
+ * also of a timer another thread closes meanwhile (as on Linux), or with
+ * EBADF when it was closed before they began. */
 static void *waiter(void *arg)
 {
 	struct worker *w = arg;
@@ -241,17 +252,25 @@ TEST_LIMIT(stress_threads_on_shared_timers, 30)
 	CHECK(pthread_create(&w[NTHREAD].th, NULL, waiter, &w[NTHREAD]) == 0);
 	t_sleep_ns(RUN_NS);
 	__atomic_store_n(&stop, 1, __ATOMIC_SEQ_CST);
-	/* A reader blocked on slot 0 wakes when it is closed (EBADF). */
+	for (i = 0; i < NTHREAD; i++)
+		pthread_join(w[i].th, NULL); /* none changes a timer now */
+	/* A reader blocked on slot 0 wakes when it expires. */
 	for (i = 0; i < NCHURN; i++) {
 		int fd;
 
 		while ((fd = __atomic_exchange_n(&churn[i], -1,
 		                                 __ATOMIC_SEQ_CST)) < 0)
 			t_sleep_ns(MS); /* a replace in progress */
+		release_waiters(fd);
 		CHECK_OK(tfd_close(fd));
 	}
+	/* A reader may wait on for good, as on Linux, if a worker re-armed
+	 * a timer as a one-shot just before another closed it: end it as a
+	 * program would, with pthread_cancel (tfd_read is a cancellation
+	 * point, and cleans up). */
+	pthread_cancel(w[NTHREAD].th);
+	pthread_join(w[NTHREAD].th, NULL);
 	for (i = 0; i <= NTHREAD; i++) {
-		pthread_join(w[i].th, NULL);
 		printf("%s %d: %lu operations\n",
 		       i < NTHREAD ? "thread" : "blocking reader", i, w[i].ops);
 		all += w[i].ops;

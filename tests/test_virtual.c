@@ -296,6 +296,56 @@ TEST(virtual_realtime_backward_step_delays_absolute_timers)
 	CHECK_OK(tfd_close(fd));
 }
 
+/* SPEC 2, clock set backwards (epoll-shim's zero_read_on_abs_realtime):
+ * a periodic absolute timer expired and unread when the clock goes back
+ * 1 s: the next read returns no bytes, and the timer fires again at the
+ * same expiry.  Before the fix: a count of 1, the expiry 2 s away. */
+TEST(virtual_clock_set_back_gives_a_zero_read_and_the_same_expiry)
+{
+	int fd;
+	int64_t at;
+	struct timespec to;
+	uint64_t n = 99;
+
+	use_virtual();
+	fd = timer(CLOCK_REALTIME);
+	at = vnow(CLOCK_REALTIME) + SEC;
+	arm(fd, TFD_TIMER_ABSTIME, at, SEC);
+	advance(SEC); /* expired once, unread */
+	CHECK(t_readable(fd, 0));
+	to = ts_of(vnow(CLOCK_REALTIME) - SEC);
+	CHECK_OK(tfd_virtual_set_realtime(&to));
+	CHECK(tfd_read(fd, &n, 8) == 0 && n == 99);
+	CHECK(!t_readable(fd, 0));
+	CHECK(remaining(fd) == SEC); /* at `at` again */
+	advance(SEC - 1);
+	CHECK(count(fd) == 0);
+	advance(1);
+	CHECK(vnow(CLOCK_REALTIME) == at && count(fd) == 1);
+	CHECK_OK(tfd_close(fd));
+}
+
+/* Two clock sets, each read in between: two ECANCELED (issue 13). */
+TEST(virtual_two_clock_sets_give_two_cancellations)
+{
+	int fd, i;
+	struct timespec to;
+	uint64_t n;
+
+	use_virtual();
+	fd = timer(CLOCK_REALTIME);
+	arm(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+	    vnow(CLOCK_REALTIME) + 3600 * SEC, 0);
+	for (i = 0; i < 2; i++) {
+		to = ts_of(vnow(CLOCK_REALTIME) + 5 * SEC);
+		CHECK_OK(tfd_virtual_set_realtime(&to));
+		CHECK_ERR(tfd_read(fd, &n, 8), ECANCELED);
+		CHECK_ERR(tfd_read(fd, &n, 8), EAGAIN);
+		advance(2 * SEC);
+	}
+	CHECK_OK(tfd_close(fd));
+}
+
 TEST(virtual_cancel_on_set)
 {
 	const int f = TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * timer.h - the timer model: pure arithmetic, no clock, no system call.
+ * model.h - the timer model: pure arithmetic, no clock, no system call.
  *
  * Time is a count of nanoseconds on the timer's clock (int64_t).  The caller
  * reads the clock and passes "now" in; the same code therefore runs on real
@@ -9,31 +9,19 @@
  * Values that do not fit (tv_sec near LONG_MAX) saturate at TFD_NS_MAX, about
  * 292 years, as Linux's ktime_t does; such a timer never fires in practice.
  */
-#ifndef TFD_TIMER_H
-#define TFD_TIMER_H
+#ifndef TFD_CORE_MODEL_H
+#define TFD_CORE_MODEL_H
+
+#include "core/time.h"
 
 #include <stdint.h>
 #include <time.h>
-
-#define TFD_NS_MAX INT64_MAX
-#define TFD_NSEC_PER_SEC 1000000000LL
 
 struct tfd_model {
 	int64_t next;     /* next expiry on the clock; 0 when disarmed */
 	int64_t interval; /* period; 0 for a one-shot timer */
 	uint64_t ticks;   /* expirations counted but not yet handed out */
 };
-
-/* A timespec that settime accepts: tv_sec >= 0, 0 <= tv_nsec < 1e9. */
-int tfd_ts_valid(const struct timespec *ts);
-/* Nanoseconds in a valid timespec, saturating at TFD_NS_MAX. */
-int64_t tfd_ts_to_ns(const struct timespec *ts);
-/* The timespec for a non-negative count of nanoseconds. */
-struct timespec tfd_ns_to_ts(int64_t ns);
-
-/* a + b and a * b for non-negative operands, saturating at TFD_NS_MAX. */
-int64_t tfd_ns_add(int64_t a, int64_t b);
-int64_t tfd_ns_mul(int64_t a, int64_t b);
 
 /*
  * Arm (value > 0) or disarm (value == 0) at time now.  A relative value
@@ -56,6 +44,18 @@ int64_t tfd_model_remaining(const struct tfd_model *m, int64_t now);
 
 /* Hand out the pending ticks and reset them to zero. */
 uint64_t tfd_model_take(struct tfd_model *m);
+
+/*
+ * What a read at time now returns, as Linux's timerfd_read() computes it:
+ * the ticks counted plus `delivered` (counted earlier and handed to the
+ * descriptor, unread), and resets the count.  Linux forwards an unread
+ * periodic timer from its first unread expiry when it is read, so on a
+ * clock that can go back (can_go_back: absolute CLOCK_REALTIME) a timer
+ * whose first unread expiry is after now returns 0 and fires again at that
+ * expiry (SPEC 2, clock set backwards).
+ */
+uint64_t tfd_model_read(struct tfd_model *m, int64_t now, uint64_t delivered,
+                        int can_go_back);
 
 /* The itimerspec a query returns at time now. */
 void tfd_model_query(const struct tfd_model *m, int64_t now,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* queue.c - 4-ary min-heap of deadlines.  See queue.h. */
-#include "queue.h"
+#include "core/queue.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,46 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* timer.c - the timer model.  See timer.h; SPEC section 1. */
-#include "timer.h"
-
-int tfd_ts_valid(const struct timespec *ts)
-{
-	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 &&
-	       ts->tv_nsec < TFD_NSEC_PER_SEC;
-}
-
-int64_t tfd_ts_to_ns(const struct timespec *ts)
-{
-	if (ts->tv_sec >= TFD_NS_MAX / TFD_NSEC_PER_SEC)
-		return TFD_NS_MAX;
-	return (int64_t)ts->tv_sec * TFD_NSEC_PER_SEC + ts->tv_nsec;
-}
-
-struct timespec tfd_ns_to_ts(int64_t ns)
-{
-	struct timespec ts;
-
-	ts.tv_sec = (time_t)(ns / TFD_NSEC_PER_SEC);
-	ts.tv_nsec = (long)(ns % TFD_NSEC_PER_SEC);
-	return ts;
-}
-
-int64_t tfd_ns_add(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_add_overflow(a, b, &r))
-		return TFD_NS_MAX;
-	return r;
-}
-
-int64_t tfd_ns_mul(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_mul_overflow(a, b, &r))
-		return TFD_NS_MAX;
-	return r;
-}
+/* model.c - the timer model.  See model.h; SPEC section 1. */
+#include "core/model.h"
 
 void tfd_model_set(struct tfd_model *m, int64_t now, int64_t value,
                    int64_t interval, int absolute)
@@ -74,10 +34,7 @@ uint64_t tfd_model_advance(struct tfd_model *m, int64_t now)
 	if (m->next == 0 || now < m->next)
 		return 0;
 	n = due(m, now, &m->next);
-	if (m->ticks > UINT64_MAX - n)
-		m->ticks = UINT64_MAX;
-	else
-		m->ticks += n;
+	m->ticks = tfd_count_add(m->ticks, n);
 	return n;
 }
 
@@ -106,4 +63,25 @@ void tfd_model_query(const struct tfd_model *m, int64_t now,
 {
 	out->it_value = tfd_ns_to_ts(tfd_model_remaining(m, now));
 	out->it_interval = tfd_ns_to_ts(m->interval);
+}
+
+uint64_t tfd_model_read(struct tfd_model *m, int64_t now, uint64_t delivered,
+                        int can_go_back)
+{
+	uint64_t n = tfd_count_add(m->ticks, delivered);
+	int64_t span, first;
+
+	m->ticks = 0;
+	if (!can_go_back || !m->interval || !m->next || n == 0 ||
+	    m->next == TFD_NS_MAX || n > (uint64_t)(INT64_MAX / m->interval))
+		return n; /* saturated: the first expiry is not known */
+	span = (int64_t)n * m->interval;
+	if (span >= m->next)
+		return n; /* more than the clock can have counted (a user's
+		           * write(2) to the descriptor): nothing to go back to */
+	first = m->next - span; /* the first expiry not yet read */
+	if (now >= first)
+		return n;
+	m->next = first; /* the clock went back: it fires there again */
+	return 0;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* notify.c - eventfd readiness.  See notify.h. */
 #define _GNU_SOURCE
-#include "notify.h"
+#include "engine/notify.h"
 
 #include <errno.h>
 #include <fcntl.h>

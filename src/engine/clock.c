@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * clock.c - the clocks the engine counts on, and the watcher that learns
+ * from the kernel that CLOCK_REALTIME was set.
+ *
+ * Linux says so in one way only: a timerfd armed with
+ * TFD_TIMER_CANCEL_ON_SET fails its read with ECANCELED.  The watcher is a
+ * thread of the service thread's, blocked in that read, with its own
+ * (empty) descriptor table holding the timerfd; on a set it tells the
+ * service thread, which cancels the timers that asked for it and looks at
+ * its absolute CLOCK_REALTIME deadlines again.
+ */
+#define _GNU_SOURCE
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+static const clockid_t base_clock[NBASE] = { CLOCK_MONOTONIC, CLOCK_REALTIME,
+	                                     CLOCK_BOOTTIME };
+
+int64_t tfd_clock_real(int base)
+{
+	struct timespec ts;
+
+	clock_gettime(base_clock[base], &ts);
+	return (int64_t)ts.tv_sec * TFD_NSEC + ts.tv_nsec;
+}
+
+/* The clock of a base: the system's, or the virtual one.  Lock held. */
+int64_t tfd_clock_now(int base)
+{
+	return g.virtual ? g.vnow[base] : tfd_clock_real(base);
+}
+
+int tfd_clock_base(int clockid, int absolute)
+{
+	if (clockid == CLOCK_REALTIME)
+		return absolute ? BASE_REAL : BASE_MONO;
+	return clockid == CLOCK_BOOTTIME ? BASE_BOOT : BASE_MONO;
+}
+
+unsigned tfd_clock_queues(int clockid)
+{
+	if (clockid == CLOCK_REALTIME)
+		return 1u << BASE_MONO | 1u << BASE_REAL;
+	if (clockid == CLOCK_BOOTTIME)
+		return 1u << BASE_BOOT;
+	return 1u << BASE_MONO;
+}
+
+/* CLOCK_REALTIME was set: cancel the timers that asked for it (SPEC 2),
+ * once however many numbers name one.  Each set counts a tick, as Linux's
+ * does (a plain read(2) shows them). */
+void tfd_clock_was_set(void)
+{
+	static unsigned pass;
+	size_t i;
+
+	pass++;
+	for (i = 0; i < g.nslot; i++) {
+		struct tfd_timer *t = g.slot[i];
+
+		if (t && t->mark != pass && (t->flags & T_CANCEL_ON_SET)) {
+			t->mark = pass;
+			t->flags |= T_CANCELLED;
+			t->m.ticks = tfd_count_add(t->m.ticks, 1);
+			tfd_engine_post_locked(t); /* none in flight here */
+		}
+	}
+}
+
+/* ---- the watcher ---- */
+
+static pthread_t watcher;
+static int watching; /* [service thread] */
+
+static void close_fd(void *fd)
+{
+	close(*(int *)fd);
+}
+
+static int watch_arm(int fd)
+{
+	struct itimerspec far = { { 0, 0 }, { (time_t)1 << 40, 0 } };
+
+	return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+	                       &far, NULL);
+}
+
+static void *watch(void *arg)
+{
+	uint64_t n;
+	int fd;
+
+	(void)arg;
+	tfd_files_unshare();
+	fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC);
+	if (fd < 0 || watch_arm(fd) < 0)
+		return NULL; /* no detector: tfd(7), CLOCKS */
+	pthread_cleanup_push(close_fd, &fd);
+	for (;;) {
+		/* A cancellation point: tfd_clock_watch_stop() ends us here. */
+		if (read(fd, &n, sizeof(n)) < 0 && errno == ECANCELED) {
+			int cs;
+
+			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+			pthread_mutex_lock(&g.lock);
+			g.clock_set = 1;
+			tfd_engine_poke();
+			pthread_mutex_unlock(&g.lock);
+			watch_arm(fd);
+			pthread_setcancelstate(cs, NULL);
+		}
+	}
+	pthread_cleanup_pop(1);
+	return NULL;
+}
+
+int tfd_clock_watch_start(void)
+{
+	int e = pthread_create(&watcher, NULL, watch, NULL);
+
+	watching = e == 0;
+	return e;
+}
+
+void tfd_clock_watch_stop(void)
+{
+	if (!watching)
+		return;
+	pthread_cancel(watcher);
+	pthread_join(watcher, NULL);
+	watching = 0;
+}
+
+/* Test hook: what the engine does on a set, without setting the clock.
+ * Returns when the service thread has done it. */
+void tfd_engine_clock_was_set(void)
+{
+	int cs;
+
+	tfd_engine_lock(&cs);
+	if (g.virtual) {
+		tfd_clock_was_set();
+	} else if (g.state == RUNNING) {
+		g.clock_set = 1;
+		tfd_engine_poke();
+		while (g.clock_set && g.state == RUNNING)
+			pthread_cond_wait(&g.changed, &g.lock);
+	}
+	tfd_engine_unlock(cs);
+}
+
+unsigned long tfd_engine_wakeups(void)
+{
+	unsigned long n;
+	int cs;
+
+	tfd_engine_lock(&cs);
+	n = g.wakeups;
+	tfd_engine_unlock(cs);
+	return n;
+}

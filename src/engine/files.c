@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * files.c - how the engine holds a timer's file without a number in the
+ * program's descriptor table.
+ *
+ * The service thread gives itself a descriptor table of its own, empty
+ * (close_range(CLOSE_RANGE_UNSHARE)), and copies each new timer's eventfd
+ * into it from the creating thread's table with pidfd_getfd(2), through a
+ * pidfd naming that thread (PIDFD_THREAD, Linux 6.9).  It posts only to
+ * those copies: whatever the program then does with its numbers (close,
+ * closefrom, dup2 over them, reuse) cannot reach them, and the program's
+ * table holds one descriptor per timer, its own.
+ *
+ * Where that is missing (older kernels, a seccomp profile that refuses
+ * pidfd_open, or TFD_ENGINE_FILES=direct in the environment), the service
+ * thread posts to the user's own number instead, under the rule that a
+ * number is never written to after tfd_close() released it; a plain
+ * close(2) followed by reuse of the number is then not safe (tfd(7)).
+ */
+#define _GNU_SOURCE
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1U << 1)
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+/* TFD_ENGINE_FILES=direct forces the fallback (tests run both).  Not read
+ * in a set-user-ID program. */
+static int forced_direct(void)
+{
+	const char *v = secure_getenv("TFD_ENGINE_FILES");
+
+	return v && !strcmp(v, "direct");
+}
+
+/* The calls exist and PIDFD_THREAD is known: asked of a thread id that
+ * cannot exist, a kernel that knows the flag says ESRCH, not EINVAL.
+ * Nothing is opened. */
+int tfd_files_private(void)
+{
+	static int known = -1;
+
+	if (known < 0) {
+		long r = syscall(SYS_pidfd_open, (pid_t)INT32_MAX, PIDFD_THREAD);
+		int e = errno;
+
+		known = !forced_direct() && r < 0 && e == ESRCH &&
+		        syscall(SYS_pidfd_getfd, -1, 0, 0) < 0 && errno == EBADF;
+		if (r >= 0)
+			close((int)r);
+	}
+	return known;
+}
+
+/* Called first thing in a new thread: give it an empty table of its own.
+ * 0 or errno. */
+int tfd_files_unshare(void)
+{
+	if (syscall(SYS_close_range, 0U, ~0U, CLOSE_RANGE_UNSHARE) == 0)
+		return 0;
+	return errno;
+}
+
+/* Copy descriptor fd of thread tid into this thread's table: the new
+ * number, or -errno. */
+int tfd_files_fetch(int tid, int fd)
+{
+	long p = syscall(SYS_pidfd_open, (pid_t)tid, PIDFD_THREAD);
+	long k;
+	int e;
+
+	if (p < 0)
+		return -errno;
+	k = syscall(SYS_pidfd_getfd, (int)p, fd, 0);
+	e = errno;
+	close((int)p);
+	return k < 0 ? -e : (int)k;
+}

@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * table.c - which descriptor names which timer, and how long a timer
+ * lives: create, dup, release, close, and the timers kept after their last
+ * descriptor for a thread still waiting on them.  The backend tables.
+ */
+#define _GNU_SOURCE
+#include "engine/engine.h"
+#include "engine/notify.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct tfd_engine g = {
+	.lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP, /* held briefly */
+	.changed = PTHREAD_COND_INITIALIZER,
+};
+
+/* g.lock, with cancellation off while it is held: a pthread_cancel() can
+ * never leave the lock owned by a dead thread. */
+void tfd_engine_lock(int *cancel_state)
+{
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
+	pthread_mutex_lock(&g.lock);
+}
+
+void tfd_engine_unlock(int cancel_state)
+{
+	pthread_mutex_unlock(&g.lock);
+	pthread_setcancelstate(cancel_state, NULL);
+}
+
+/* The timer open on fd: 0, or EBADF (not open) / EINVAL (not a timer). */
+int tfd_engine_find(int fd, struct tfd_timer **t)
+{
+	if (fd >= 0 && (size_t)fd < g.nslot && g.slot[fd]) {
+		*t = g.slot[fd];
+		return 0;
+	}
+	if (fd < 0 || (fcntl(fd, F_GETFD) < 0 && errno == EBADF))
+		return EBADF;
+	return EINVAL;
+}
+
+/* A post to t is being written without the lock: wait until it landed, so
+ * that a drain after this sees it.  The lock is dropped meanwhile, so the
+ * wait holds t (as a waiter): another thread may close it, which then
+ * leaves it T_CLOSED for us to let go (tfd_engine_let_go). */
+void tfd_engine_wait_inflight(struct tfd_timer *t)
+{
+	if (!(t->flags & T_INFLIGHT))
+		return;
+	t->waiters++;
+	while (t->flags & T_INFLIGHT) {
+		g.inflight_wait = 1;
+		pthread_cond_wait(&g.changed, &g.lock);
+	}
+	t->waiters--;
+}
+
+/* After a wait: 1 if t was closed meanwhile (then it is forgotten unless
+ * another thread still waits on it). */
+int tfd_engine_let_go(struct tfd_timer *t)
+{
+	if (!(t->flags & T_CLOSED))
+		return 0;
+	if (t->waiters == 0)
+		tfd_engine_forget(t);
+	return 1;
+}
+
+/* ---- fetch requests (files.c does the fetching, service.c asks) ---- */
+
+static void fetch_request(struct tfd_timer *t, int fd)
+{
+	while (g.nfetch == FETCH_MAX) {
+		tfd_engine_poke();
+		pthread_cond_wait(&g.changed, &g.lock);
+	}
+	g.fetch[g.nfetch].t = t;
+	g.fetch[g.nfetch].fd = fd;
+	g.fetch[g.nfetch].tid = gettid();
+	g.nfetch++;
+	t->file = fd;
+	tfd_engine_poke();
+}
+
+/* t's file is no longer to be fetched through the number it was asked
+ * for; the service thread drops what it fetched for a cancelled one. */
+static void fetch_cancel(struct tfd_timer *t)
+{
+	unsigned i;
+
+	for (i = 0; i < g.nfetch; i++)
+		if (g.fetch[i].t == t)
+			g.fetch[i].t = NULL;
+}
+
+/* Another number naming t, or -1. */
+static int other_number(const struct tfd_timer *t)
+{
+	size_t i;
+
+	for (i = 0; i < g.nslot; i++)
+		if (g.slot[i] == t)
+			return (int)i;
+	return -1;
+}
+
+/* ---- lifetimes ---- */
+
+/* The last reference is gone: free t, or hand its private file to the
+ * service thread, which alone can close it. */
+void tfd_engine_forget(struct tfd_timer *t)
+{
+	unsigned mask = tfd_clock_queues(t->clockid);
+	int b;
+
+	tfd_queue_remove(&g.q[t->base], &t->u.q);
+	for (b = 0; b < NBASE; b++)
+		if (mask & 1u << b)
+			g.nq[b]--;
+	g.nlive--;
+	if (!t->fetched)
+		fetch_cancel(t);
+	if (t->fetched && !(t->flags & T_DIRECT)) {
+		t->u.next_freed = g.freed;
+		g.freed = t;
+		if (g.nlive == 0)
+			tfd_engine_poke(); /* close what we hold now */
+	} else {
+		free(t);
+	}
+}
+
+/* The user's descriptor fd no longer names its timer; with the last one
+ * the timer goes, unless a thread still waits on it: then it keeps
+ * running until that wait ends (SPEC 2, closing). */
+static void drop_fd(int fd)
+{
+	struct tfd_timer *t = g.slot[fd];
+
+	if (t->nfds == 1 && t->waiters && !t->fetched) {
+		/* A thread waits on it and will keep it: its file must be
+		 * ours before the number goes (rare: a wait on a timer made
+		 * microseconds ago). */
+		t->waiters++;
+		while (!t->fetched) {
+			tfd_engine_poke();
+			pthread_cond_wait(&g.changed, &g.lock);
+		}
+		t->waiters--;
+	}
+	g.slot[fd] = NULL;
+	t->nfds--;
+	if (t->file == fd && (!t->fetched || (t->flags & T_DIRECT))) {
+		int other = t->nfds ? other_number(t) : -1;
+
+		if (!t->fetched)
+			fetch_cancel(t);
+		if (other >= 0 && !t->fetched)
+			fetch_request(t, other);
+		else if (other >= 0)
+			t->file = other;
+	}
+	if (t->nfds)
+		return;
+	g.ntimers--;
+	tfd_engine_wait_inflight(t);
+	tfd_engine_drain(t, fd); /* never readable again through this file */
+	if (t->waiters) {
+		t->flags |= T_CLOSED;
+		if (t->flags & T_DIRECT)
+			t->file = -1; /* nowhere to post: the number is gone */
+		return;
+	}
+	tfd_engine_forget(t);
+}
+
+/* A number we just opened cannot belong to a timer the user closed with
+ * plain close(): forget such a stale entry. */
+static void forget_stale(int fd)
+{
+	if (fd >= 0 && (size_t)fd < g.nslot && g.slot[fd])
+		drop_fd(fd);
+}
+
+static int grow_table(int fd)
+{
+	size_t n = g.nslot;
+	struct tfd_timer **s;
+
+	if ((size_t)fd < g.nslot)
+		return 0;
+	while (n <= (size_t)fd) /* grow by an eighth: it is 8 bytes an fd */
+		n += n / 8 + 64;
+	s = realloc(g.slot, n * sizeof(*s));
+	if (!s)
+		return ENOMEM;
+	memset(s + g.nslot, 0, (n - g.nslot) * sizeof(*s));
+	g.slot = s;
+	g.nslot = n;
+	return 0;
+}
+
+/* Everything a timer needs is taken here, where Linux can fail too: the
+ * table entry, room on its queues, the service thread. */
+static int reserve(int fd, unsigned mask)
+{
+	int b, e = grow_table(fd);
+
+	for (b = 0; b < NBASE && !e; b++)
+		if (mask & 1u << b)
+			e = tfd_queue_reserve(&g.q[b], g.nq[b] + 1);
+	if (!e && !g.virtual)
+		e = tfd_engine_start();
+	return e;
+}
+
+static int e_create(int clockid, int flags, int *out)
+{
+	struct tfd_timer *t;
+	unsigned mask = tfd_clock_queues(clockid);
+	int e, fd, cs, b;
+
+	if (clockid == CLOCK_REALTIME_ALARM || clockid == CLOCK_BOOTTIME_ALARM)
+		return EPERM; /* the engine cannot wake a suspended system */
+	tfd_engine_fork_init();
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return ENOMEM;
+	e = tfd_notify_open(flags, &fd);
+	if (e) {
+		free(t);
+		return e;
+	}
+	tfd_engine_lock(&cs);
+	e = reserve(fd, mask);
+	if (e) {
+		close(fd);
+		tfd_engine_unlock(cs);
+		free(t);
+		return e;
+	}
+	forget_stale(fd);
+	t->u.q.pos = TFD_QUEUE_NONE;
+	t->nfds = 1;
+	t->file = fd;
+	t->clockid = (unsigned char)clockid;
+	t->base = (unsigned char)tfd_clock_base(clockid, 0);
+	if (g.virtual || !g.private_files) {
+		t->flags = T_DIRECT;
+		t->fetched = 1;
+	} else {
+		fetch_request(t, fd);
+	}
+	g.slot[fd] = t;
+	g.ntimers++;
+	g.nlive++;
+	for (b = 0; b < NBASE; b++)
+		if (mask & 1u << b)
+			g.nq[b]++;
+	tfd_engine_unlock(cs);
+	*out = fd;
+	return 0;
+}
+
+static int e_check(int fd)
+{
+	struct tfd_timer *t;
+	int e, cs;
+
+	tfd_engine_lock(&cs);
+	e = tfd_engine_find(fd, &t);
+	tfd_engine_unlock(cs);
+	return e;
+}
+
+static int e_release(int fd)
+{
+	struct tfd_timer *t;
+	int e, cs;
+
+	tfd_engine_lock(&cs);
+	e = tfd_engine_find(fd, &t);
+	if (!e)
+		drop_fd(fd);
+	tfd_engine_stop_if_idle();
+	tfd_engine_unlock(cs);
+	return e;
+}
+
+static int e_close(int fd)
+{
+	struct tfd_timer *t;
+	int e = 0, cs;
+
+	tfd_engine_lock(&cs);
+	if (tfd_engine_find(fd, &t) == 0)
+		drop_fd(fd);
+	if (close(fd) < 0)
+		e = errno;
+	tfd_engine_stop_if_idle();
+	tfd_engine_unlock(cs);
+	return e;
+}
+
+/* newfd is now a duplicate of oldfd (dup(2) done by the caller): it names
+ * the same timer, as on Linux.  A timer newfd named before is dropped. */
+static int e_dup(int oldfd, int newfd)
+{
+	struct tfd_timer *t;
+	int e, cs;
+
+	tfd_engine_lock(&cs);
+	e = tfd_engine_find(oldfd, &t);
+	if (!e && oldfd != newfd)
+		e = grow_table(newfd);
+	if (!e && oldfd != newfd) {
+		forget_stale(newfd);
+		g.slot[newfd] = t;
+		t->nfds++;
+	}
+	tfd_engine_unlock(cs);
+	return e;
+}
+
+/* A wait outside the library: see backend.h. */
+static void *e_hold(int fd)
+{
+	struct tfd_timer *t = NULL;
+	int cs;
+
+	tfd_engine_lock(&cs);
+	if (tfd_engine_find(fd, &t) == 0)
+		t->waiters++;
+	else
+		t = NULL;
+	tfd_engine_unlock(cs);
+	return t;
+}
+
+static void e_unhold(void *held)
+{
+	struct tfd_timer *t = held;
+	int cs;
+
+	if (!t)
+		return;
+	tfd_engine_lock(&cs);
+	if (--t->waiters == 0 && (t->flags & T_CLOSED))
+		tfd_engine_forget(t);
+	tfd_engine_stop_if_idle();
+	tfd_engine_unlock(cs);
+}
+
+static size_t e_count(void)
+{
+	size_t n;
+	int cs;
+
+	tfd_engine_lock(&cs);
+	n = g.ntimers;
+	tfd_engine_unlock(cs);
+	return n;
+}
+
+static int e_activate(void)
+{
+	return tfd_engine_virtual_use(0);
+}
+
+static int v_activate(void)
+{
+	return tfd_engine_virtual_use(1);
+}
+
+const struct tfd_backend tfd_engine_backend = {
+	.name = "engine",
+	.create = e_create,
+	.check = e_check,
+	.settime = tfd_engine_settime,
+	.gettime = tfd_engine_gettime,
+	.read = tfd_engine_read,
+	.close = e_close,
+	.dup = e_dup,
+	.release = e_release,
+	.hold = e_hold,
+	.unhold = e_unhold,
+	.count = e_count,
+	.activate = e_activate,
+	.next_due = tfd_engine_next_due,
+};
+
+/* The same engine, on clocks that move only when told. */
+const struct tfd_backend tfd_virtual_backend = {
+	.name = "virtual",
+	.create = e_create,
+	.check = e_check,
+	.settime = tfd_engine_settime,
+	.gettime = tfd_engine_gettime,
+	.read = tfd_engine_read,
+	.close = e_close,
+	.dup = e_dup,
+	.release = e_release,
+	.hold = e_hold,
+	.unhold = e_unhold,
+	.count = e_count,
+	.activate = v_activate,
+	.virtual_move = tfd_engine_virtual_move,
+	.virtual_now = tfd_engine_virtual_now,
+	.next_due = tfd_engine_next_due,
+};

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * virtual.c - the virtual clocks (tfd_virtual(3)): they move only when
+ * told, and every expiration a move crosses is posted before the move
+ * returns, on the caller's thread.  No thread and no descriptor of their
+ * own: timers on the virtual clocks post to the user's number (T_DIRECT).
+ */
+#define _GNU_SOURCE
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <stddef.h>
+
+/*
+ * Post every timer due on the virtual clocks, which have just moved from
+ * before[] to g.vnow[].  Timers are taken in the order of their first
+ * expiry within the step, across the three clocks; each posts once, with
+ * every expiration the step crossed.  Lock held.
+ */
+void tfd_engine_virtual_deliver(const int64_t *before)
+{
+	for (;;) {
+		struct tfd_qnode *first = NULL;
+		struct tfd_timer *t;
+		int64_t off = 0;
+		int b, fb = 0;
+
+		for (b = 0; b < NBASE; b++) {
+			const struct tfd_qent *top = tfd_queue_top(&g.q[b]);
+
+			if (!top || top->key > g.vnow[b])
+				continue;
+			if (!first || top->key - before[b] < off) {
+				first = top->node;
+				off = top->key - before[b];
+				fb = b;
+			}
+		}
+		if (!first)
+			return;
+		t = (struct tfd_timer *)(void *)((char *)first -
+		                                 offsetof(struct tfd_timer, u.q));
+		tfd_model_advance(&t->m, g.vnow[fb]);
+		tfd_engine_requeue(t);
+		tfd_engine_post_locked(t);
+	}
+}
+
+/* The virtual clocks stop 1 ns short of TFD_NS_MAX, where saturated
+ * deadlines lie: such a timer never fires, and a periodic one cannot be
+ * due again and again at the same instant. */
+#define VIRTUAL_END (TFD_NS_MAX - 1)
+
+static int64_t clamp_add(int64_t a, int64_t d)
+{
+	return a > VIRTUAL_END - d ? VIRTUAL_END : a + d;
+}
+
+int tfd_engine_virtual_move(int64_t d_mono, int64_t d_boot, int64_t d_real,
+                     const int64_t *real_to, int was_set)
+{
+	int64_t before[NBASE];
+	int b, cs;
+
+	tfd_engine_lock(&cs);
+	if (!g.virtual) {
+		tfd_engine_unlock(cs);
+		return ENOTSUP;
+	}
+	for (b = 0; b < NBASE; b++)
+		before[b] = g.vnow[b];
+	g.vnow[BASE_MONO] = clamp_add(g.vnow[BASE_MONO], d_mono);
+	g.vnow[BASE_BOOT] = clamp_add(g.vnow[BASE_BOOT], d_boot);
+	g.vnow[BASE_REAL] = real_to ? clamp_add(*real_to, 0)
+	                            : clamp_add(g.vnow[BASE_REAL], d_real);
+	tfd_engine_virtual_deliver(before);
+	/* Linux cancels when the offset between the clocks changed. */
+	if (was_set && g.vnow[BASE_REAL] - before[BASE_REAL] !=
+	                   g.vnow[BASE_MONO] - before[BASE_MONO])
+		tfd_clock_was_set();
+	tfd_engine_unlock(cs);
+	return 0;
+}
+
+int tfd_engine_virtual_now(int clockid, int64_t *ns)
+{
+	int e = 0, cs;
+
+	tfd_engine_lock(&cs);
+	if (!g.virtual)
+		e = ENOTSUP;
+	else
+		*ns = g.vnow[tfd_clock_base(clockid, 1)];
+	tfd_engine_unlock(cs);
+	return e;
+}
+
+/* Switch between real and virtual clocks: only with no timer open.  The
+ * service thread, idle, is stopped first. */
+int tfd_engine_virtual_use(int on)
+{
+	int b, e = 0, cs;
+
+	tfd_engine_lock(&cs);
+	if (g.ntimers || g.nlive)
+		e = EBUSY;
+	else if (on != g.virtual) {
+		tfd_engine_stop_now();
+		/* The virtual clocks start where the system's are now. */
+		for (b = 0; b < NBASE; b++)
+			g.vnow[b] = tfd_clock_real(b);
+		g.virtual = on;
+	}
+	tfd_engine_unlock(cs);
+	return e;
+}
