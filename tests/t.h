@@ -24,6 +24,11 @@ struct t_case {
 void t_register(struct t_case *c);
 void t_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 3, 4)));
+/* The test cannot run here: it ends, counted as skipped, and the runner
+ * prints fmt (one line) as the reason. */
+#define T_SKIP 77
+void t_skip(const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 1, 2)));
 
 #define TEST_LIMIT(name, secs)                                              \
 	static void name(void);                                             \

@@ -7,9 +7,9 @@
 # each backend B (engine, kernel, virtual): same events, same order, same
 # counts.  Then `tfd exec` itself: its errors and exit status, --trace,
 # and that the preload follows the program into the programs it runs.
-# One line per test, then "realprog: N passed, N failed"; exit status 1 if
-# any failed.  A program that was not built (its package is missing) is
-# skipped with a message.
+# One line per test, then "realprog: N passed, N failed, N skipped"; exit
+# status 1 if any failed.  A program that was not built (its package is
+# missing) is skipped with a message.
 #
 #   TFD_TOOL=build/tfd sh tests/realprog/run.sh build/realprog
 set -u
@@ -20,6 +20,7 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/tfd-realprog.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 pass=0
 fail=0
+skipped=0
 # A sanitizer build: its runtime is linked into the programs, and the
 # preload comes first in the list.
 ASAN_OPTIONS="verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
@@ -33,6 +34,11 @@ ok() {
 bad() {
 	fail=$((fail + 1))
 	echo "FAIL $1"
+}
+
+skip() {
+	skipped=$((skipped + 1))
+	echo "skip $1"
 }
 
 # run NAME CMD...: CMD's stdout and stderr into $out/NAME, 60 s at most.
@@ -67,7 +73,7 @@ same() {
 compare() {
 	prog=$dir/$1 label=$1
 	if [ ! -x "$prog" ]; then
-		echo "skip $label: not built (see above)"
+		skip "$label: not built (see above)"
 		return
 	fi
 	for b in engine kernel virtual; do
@@ -114,7 +120,7 @@ conform() {
 	    --backend kernel
 	if ! grep -q '^[0-9]* cases: ' "$out/conform.$b"; then
 		if grep -q "unknown command 'conform'" "$out/conform.$b"; then
-			echo "skip conformance through the preload: no tfd conform"
+			skip "conformance through the preload: no tfd conform"
 		else
 			bad "conformance suite through the preload ($b): no summary"
 			sed 's/^/    /' "$out/conform.$b"
@@ -162,8 +168,8 @@ EOF
 
 case ${TFD_SAN:-} in
 *thread*)
-	echo "skip conformance through the preload (virtual): ThreadSanitizer"
-	echo "skip vthreads: ThreadSanitizer"
+	skip "conformance through the preload (virtual): ThreadSanitizer"
+	skip "vthreads: ThreadSanitizer"
 	;;
 *)
 	conform virtual
@@ -211,5 +217,5 @@ has "$out/rel.trace" "trace of two child programs, relative file" \
 has "$out/rel.trace" "virtual time moved for them" \
     '^[0-9.]+ [0-9]+ - virtual-advance\(\+0\.020000000\) = 0$' 2
 
-echo "realprog: $pass passed, $fail failed"
+echo "realprog: $pass passed, $fail failed, $skipped skipped"
 [ "$fail" = 0 ]
