@@ -48,6 +48,9 @@ TEST_OBJ := $(TEST_SRC:tests/%.c=$(B)/tests/%.o) $(B)/tests/run.o \
 CONF_SRC := $(wildcard tests/conformance/*.c)
 CONF_OBJ := $(CONF_SRC:tests/conformance/%.c=$(B)/tests/conf_%.o)
 TEST_OBJ += $(CONF_OBJ)
+# A page that is another's (tfd_gettime.3) is `.so man/OTHER.3`: it renders
+# in the tree (man -l man/tfd_gettime.3, from here), and make install
+# writes it as `.so man3/OTHER.3`, the path man(1) resolves when installed.
 MAN_PAGES := $(wildcard man/*.[1-9])
 
 STATIC := $(B)/libtfd.a
@@ -201,7 +204,9 @@ install: all
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    tfd.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/tfd.pc
 	for p in $(MAN_PAGES); do \
-	    s=$${p##*.}; install -m 644 $$p $(DESTDIR)$(MANDIR)/man$$s/; done
+	    s=$${p##*.}; d=$(DESTDIR)$(MANDIR)/man$$s/$${p##*/}; \
+	    sed 's|^\.so man/\(.*\.\)\([1-9]\)$$|.so man\2/\1\2|' $$p > $$d && \
+	    chmod 644 $$d || exit 1; done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tfd $(DESTDIR)$(LIBDIR)/libtfd.a \

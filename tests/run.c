@@ -141,6 +141,34 @@ void t_sleep_ns(int64_t ns)
 		;
 }
 
+int t_sh(const char *cmd, char *out, size_t outn, char *err, size_t errn)
+{
+	char ef[] = "/tmp/tfd-test-err.XXXXXX", *full;
+	int efd = mkstemp(ef), st;
+	FILE *p, *e;
+	size_t n;
+
+	CHECK(efd >= 0);
+	CHECK(asprintf(&full, "( %s ) 2>%s", cmd, ef) > 0);
+	p = popen(full, "r");
+	CHECK(p != NULL);
+	n = fread(out, 1, outn - 1, p);
+	out[n] = 0;
+	while (fread(out + n, 1, 1, p) == 1) /* the rest, thrown away */
+		;
+	out[n] = 0;
+	st = pclose(p);
+	free(full);
+	e = fdopen(efd, "r");
+	CHECK(e != NULL);
+	n = fread(err, 1, errn - 1, e);
+	err[n] = 0;
+	fclose(e);
+	unlink(ef);
+	CHECKF(WIFEXITED(st), "'%s' ended by a signal", cmd);
+	return WEXITSTATUS(st);
+}
+
 /* The set of open descriptors, as a bitmap of the first 4096. */
 static void open_fds(unsigned char *map, size_t n)
 {
