@@ -61,7 +61,7 @@ SEEDBIN := $(B)/seed-test
 PRELOAD := $(B)/libtfd-preload.so
 
 .PHONY: all demo check check-header check-valgrind fuzz bench install \
-        uninstall clean
+        uninstall clean examples
 all: $(STATIC) $(SHARED) $(PRELOAD) $(TOOL)
 
 $(B)/lib/%.o: src/%.c include/tfd.h $(wildcard src/*.h) | $(B)/lib
@@ -75,8 +75,22 @@ $(B)/tests/loop.o: examples/loop.c examples/loop.h include/tfd.h | $(B)/tests
 $(B)/tests/opcheck.o: fuzz/opcheck.c fuzz/opcheck.h include/tfd.h $(wildcard src/*.h) | $(B)/tests
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 $(B)/tests/test_opcheck.o: fuzz/opcheck.h
-$(B)/eventloop: examples/eventloop.c $(B)/tests/loop.o $(STATIC)
+# The examples (make examples): the event loop on the library, the same
+# loop on glibc's timerfd_* for tfd exec (loop.c, LOOP_TIMERFD), and the
+# program of the README (tests/test_examples.c runs them all).
+EX := $(B)/examples
+EXAMPLES := $(EX)/eventloop $(EX)/eventloop-timerfd $(EX)/readme
+examples: $(EXAMPLES)
+$(EX):
+	mkdir -p $@
+$(EX)/eventloop: examples/eventloop.c $(B)/tests/loop.o $(STATIC) | $(EX)
 	$(CC) $(ALL_CFLAGS) -Iexamples $< $(B)/tests/loop.o $(STATIC) -o $@ $(ALL_LDFLAGS)
+$(EX)/eventloop-timerfd: examples/eventloop.c examples/loop.c \
+    examples/loop.h | $(EX)
+	$(CC) $(ALL_CFLAGS) -DLOOP_TIMERFD -Iexamples examples/eventloop.c \
+	    examples/loop.c -o $@ $(ALL_LDFLAGS)
+$(EX)/readme: examples/readme.c include/tfd.h $(STATIC) | $(EX)
+	$(CC) $(ALL_CFLAGS) $< $(STATIC) -o $@ $(ALL_LDFLAGS)
 $(B)/tests/conf_%.o: tests/conformance/%.c tests/conformance/conform.h \
     include/tfd.h | $(B)/tests
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
@@ -152,9 +166,9 @@ check-header: | $(B)/tests
 
 # ThreadSanitizer refuses threads in a child forked from a threaded process
 # unless told; the fork tests start the engine in the child on purpose.
-check: all check-header $(TESTBIN) $(SEEDBIN) $(B)/eventloop
+check: all check-header $(TESTBIN) $(SEEDBIN) $(EXAMPLES)
 	TSAN_OPTIONS="die_after_fork=0 $(TSAN_OPTIONS)" \
-	TFD_TOOL=$(TOOL) $(SEED_ENV) $(TESTBIN) $(TESTS)
+	TFD_TOOL=$(TOOL) TFD_EXAMPLES=$(EX) $(SEED_ENV) $(TESTBIN) $(TESTS)
 
 # The tests under valgrind's memcheck, which follows the runner's fork into
 # every test: no error, no byte definitely or indirectly lost.
@@ -162,8 +176,8 @@ VALGRIND ?= valgrind
 VALGRIND_FLAGS ?= -q --error-exitcode=1 --leak-check=full \
                   --errors-for-leak-kinds=definite,indirect \
                   --suppressions=tests/valgrind.supp
-check-valgrind: all $(TESTBIN) $(SEEDBIN) $(B)/eventloop
-	TFD_TOOL=$(TOOL) $(SEED_ENV) \
+check-valgrind: all $(TESTBIN) $(SEEDBIN) $(EXAMPLES)
+	TFD_TOOL=$(TOOL) TFD_EXAMPLES=$(EX) $(SEED_ENV) \
 	    $(VALGRIND) $(VALGRIND_FLAGS) $(TESTBIN) $(TESTS)
 
 # libFuzzer on the operation checker (fuzz/opcheck.c), from the seeds in
