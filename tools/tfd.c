@@ -72,7 +72,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
+#ifdef TFD_GIT /* git describe of the tree built (the Makefile) */
+		printf("tfd %s (git %s)\n", TFD_VERSION_STRING, TFD_GIT);
+#else
 		printf("tfd %s\n", TFD_VERSION_STRING);
+#endif
 		return 0;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(*commands); i++)
