@@ -249,7 +249,8 @@ TEST(tool_help_and_version)
  * same text on stdout, exit 0; tfd help is tfd --help. */
 TEST(tool_every_command_answers_help)
 {
-	static const char *const cmds[] = { "run", "exec", "conform", "bench" };
+	static const char *const cmds[] = { "run", "exec", "trace", "conform",
+		                            "bench" };
 	static char out[3][16384], err[4096];
 	char args[64], want[64];
 	size_t i;
@@ -302,6 +303,9 @@ TEST(tool_usage_errors_of_every_command)
 		{ "bench", "--rounds=99999999999999999999" },
 		{ "bench", "--side", "bogus" }, { "bench", "x" },
 		{ "bench", "--memory-child=engine" },
+		{ "trace" }, { "trace", "a", "b" }, { "trace", "--html" },
+		{ "trace", "--html=", "f" }, { "trace", "--bogus", "f" },
+		{ "trace", "/nonexistent/trace" },
 		{ "help", "bogus" }, { "help", "run", "x" }, { "--help", "x" },
 		{ "--version", "x" },
 		{ "run", "--abs=1", "1" }, { "run", "--clock=", "1" },

@@ -30,7 +30,7 @@ struct tfd_cmd {
 };
 
 extern const struct tfd_cmd tfd_run_cmd, tfd_bench_cmd, tfd_conform_cmd,
-	tfd_exec_cmd;
+	tfd_exec_cmd, tfd_trace_cmd;
 
 /* The parser.  tfd_opt_next() returns the index in cmd->opts of the next
  * option, its value (or NULL for a flag) in a->val; then TFD_OPT_END when

@@ -139,7 +139,8 @@ static const struct tfd_opt opts[] = {
 	                "engine, virtual or kernel (default: $TFD_BACKEND,\n"
 	                "else engine)" },
 	[O_TRACE] = { "trace", "FILE",
-	              "append one line per timer operation to FILE" },
+	              "append one line per timer operation to FILE\n"
+	              "(read it with tfd trace FILE)" },
 	{ NULL, NULL, NULL },
 };
 

@@ -14,7 +14,8 @@
 const struct tfd_cmd *tfd_cmd_current;
 
 static const struct tfd_cmd *const commands[] = {
-	&tfd_run_cmd, &tfd_exec_cmd, &tfd_conform_cmd, &tfd_bench_cmd,
+	&tfd_run_cmd, &tfd_exec_cmd, &tfd_trace_cmd, &tfd_conform_cmd,
+	&tfd_bench_cmd,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(*commands))
 

@@ -4,6 +4,7 @@
  *
  *   tfd run [--clock C] [--abs] [--api revised|linux] VALUE [INTERVAL [COUNT]]
  *   tfd exec [--backend engine|virtual|kernel] [--trace FILE] -- PROG [ARG]...
+ *   tfd trace [--html OUT] [--svg OUT] FILE
  *   tfd conform [--backend NAME] [--filter SUBSTR] [--quiet]
  *   tfd bench [--quick] [--json] [--filter NAME]... [--rounds R] ...
  *   tfd help [COMMAND] | --help | --version

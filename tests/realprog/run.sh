@@ -200,13 +200,32 @@ has "$out/ticker.out" "ticker under exec prints its result" \
     '^3 reads, 3 expirations$'
 has "$t" "trace: timerfd_create" \
     "^${hdr}timerfd_create\(CLOCK_MONOTONIC, TFD_CLOEXEC\) = [0-9]+$"
-has "$t" "trace: timerfd_settime" \
-    "^${hdr}timerfd_settime\([0-9]+, 0, \{0\.020000000, 0\.020000000\}, NULL\) = 0$"
+has "$t" "trace: timerfd_settime, and when it is next due" \
+    "^${hdr}timerfd_settime\([0-9]+, 0, \{0\.020000000, 0\.020000000\}, NULL\) \[next 0\.0[12][0-9]{7}\] = 0$"
 has "$t" "trace: read, with the count" \
     "^${hdr}read\([0-9]+, 8\) \[count [0-9]+\] = 8$" 3
 has "$t" "trace: timerfd_gettime" "^${hdr}timerfd_gettime\([0-9]+, \{"
 has "$t" "trace: dup" "^${hdr}dup\([0-9]+\) = [0-9]+$"
 has "$t" "trace: close of both numbers" "^${hdr}close\([0-9]+\) = 0$" 2
+
+# tfd trace reads it back: one timer, 3 reads of one expiration each,
+# never early.
+"$tool" trace "$t" >"$out/ticker.summary" 2>&1
+has "$out/ticker.summary" "tfd trace: the ticker's reads" \
+    '^  reads +3 with a count, 0 EAGAIN, 0 failed \(0 ECANCELED\); counts 1 x3$'
+has "$out/ticker.summary" "tfd trace: the ticker's reads were never early" \
+    '^  lateness +p50 [0-9.]+ us .* early 0  \(of 3 reads\)$'
+
+# Times that are not valid times are shown as they were given; the trace
+# of a program that makes every mistake still reads back.
+"$tool" exec --trace "$out/glibc.trace" -- "$dir/timerfd_glibc" >/dev/null 2>&1
+has "$out/glibc.trace" "trace: a negative time as it was given" \
+    "^${hdr}timerfd_settime\([0-9]+, 0, \{\{-1, 100000000\}, \{0, -1\}\}, NULL\) = -1 EINVAL$"
+has "$out/glibc.trace" "trace: tv_nsec out of range as it was given" \
+    "^${hdr}timerfd_settime\([0-9]+, 0, \{\{0, 1000000000\}, 0\.000000000\}, NULL\) = -1 EINVAL$"
+"$tool" trace "$out/glibc.trace" >"$out/glibc.summary" 2>&1
+has "$out/glibc.summary" "tfd trace reads the trace of every mistake" \
+    '^trace .*: [0-9]+ lines, 2 processes, [0-9]+ timers'
 
 # The preload follows the environment into the programs PROG runs; a
 # relative trace file is made absolute.
