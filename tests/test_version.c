@@ -36,7 +36,7 @@ TEST(version_at_run_time_is_the_headers)
 }
 
 /* make check passes the version it built (TFD_MAKE_VERSION); the pages'
- * footers and tfd_version(3) must say the same. */
+ * footers, tfd_version(3) and the changelog must say the same. */
 TEST(version_is_the_same_everywhere)
 {
 	static const char *const pages[] = {
@@ -65,4 +65,7 @@ TEST(version_is_the_same_everywhere)
 	CHECKF(strstr(s, want), "tfd_version.3: no '%s'", want);
 	snprintf(want, sizeof(want), "\\(dq%s\\(dq\n", TFD_VERSION_STRING);
 	CHECKF(strstr(s, want), "tfd_version.3: no '%s'", want);
+	snprintf(want, sizeof(want), "\n## %s ", TFD_VERSION_STRING);
+	CHECKF(strstr(slurp("CHANGELOG.md"), want),
+	       "CHANGELOG.md has no section '## %s'", TFD_VERSION_STRING);
 }
