@@ -71,6 +71,7 @@ struct timer {
 	long arms, arms_abs, disarms, reads, eagain, rfail, cancels, queries,
 	     dups, sfail;
 	uint64_t expirations, due;
+	int due_unknown; /* armed once with no known deadline */
 	int64_t *late;
 	size_t nlate, caplate;
 	long early;
@@ -98,8 +99,9 @@ struct trace {
 	long lines, other, nprocs;
 	int pids[64];
 	int npids;
-	int64_t *adv;   /* virtual-advance: times */
-	int64_t *advd;  /* and steps */
+	struct adv {    /* virtual-advance: when, and by how much */
+		int64_t t, d;
+	} *adv;
 	size_t nadv, capadv;
 };
 
@@ -390,6 +392,7 @@ static int on_settime(struct timer *tm, int64_t t, const char *args, int ok)
 		tm->first = t; /* due already */
 	else
 		tm->first = absolute ? -1 : t + v;
+	tm->due_unknown |= tm->first < 0;
 	add_ev(tm, t, EV_ARM, v, iv, tm->first,
 	       v < 0 || iv < 0 ? -1 : absolute);
 	return 0;
@@ -416,7 +419,7 @@ static int parse_line(struct trace *tr, char *line)
 		return -1;
 	if (*q++ != ' ')
 		return -1;
-	call = (char *)(uintptr_t)q;
+	call = line + (q - line);
 	paren = strchr(call, '(');
 	eq = strstr(call, " = ");
 	if (!paren || !eq || paren > eq)
@@ -453,11 +456,8 @@ static int parse_line(struct trace *tr, char *line)
 		if (*args == '+' && arg_time(args + 1, &v)) {
 			tr->adv = grow(tr->adv, &tr->capadv, tr->nadv,
 			               sizeof(*tr->adv));
-			tr->advd = realloc(tr->advd, tr->capadv * sizeof(*tr->advd));
-			if (!tr->advd)
-				return -1;
-			tr->adv[tr->nadv] = t;
-			tr->advd[tr->nadv++] = v;
+			tr->adv[tr->nadv].t = t;
+			tr->adv[tr->nadv++].d = v;
 		}
 		return 0;
 	}
@@ -550,7 +550,6 @@ static void trace_free(struct trace *tr)
 			free(n);
 		}
 	free(tr->adv);
-	free(tr->advd);
 }
 
 /* The whole file: 0, or 2 with the one-line error printed. */
@@ -629,7 +628,7 @@ static const char *dur(char *buf, size_t n, int64_t ns, const char *us)
 	else if (a >= 1e6)
 		snprintf(buf, n, "%s%.6g ms", sign, a / 1e6);
 	else if (a >= 1e3)
-		snprintf(buf, n, "%s%.3g %s", sign, a / 1e3, us);
+		snprintf(buf, n, "%s%.4g %s", sign, a / 1e3, us);
 	else
 		snprintf(buf, n, "%s%.0f ns", sign, a);
 	return buf;
@@ -685,8 +684,13 @@ static void summary(struct trace *tr, FILE *out)
 			        : tm->last_interval ? dur(b, sizeof(b),
 			                                  tm->last_interval, "us")
 			                            : "0 (one-shot)");
-		fprintf(out, "\n  expirations   %" PRIu64 " read, %" PRIu64
-		        " due by the end\n", tm->expirations, tm->due);
+		fprintf(out, "\n  expirations   %" PRIu64 " read, ",
+		        tm->expirations);
+		if (tm->due_unknown) /* an absolute arming without [next] */
+			fprintf(out, "? due by the end (a deadline is not in "
+			        "the trace)\n");
+		else
+			fprintf(out, "%" PRIu64 " due by the end\n", tm->due);
 		fprintf(out, "  reads         %ld with a count, %ld EAGAIN, "
 		        "%ld failed (%ld ECANCELED)", tm->reads, tm->eagain,
 		        tm->rfail, tm->cancels);
@@ -1122,13 +1126,13 @@ static void picture(struct trace *tr, FILE *out, int html)
 		        TOP + 40, tr->nadv);
 		for (i = 0; i < tr->nadv && i < MAXMARKS; i++) {
 			char d[32], l[48];
-			double x = X(&p, tr->adv[i]);
+			double x = X(&p, tr->adv[i].t);
 
 			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			        "y2=\"%.1f\" class=\"vadv\">", x, y - 12, x, y + 12);
 			mark_title(out, "virtual time moved by %s to %.6f s",
-			           dur(d, sizeof(d), tr->advd[i], "\xc2\xb5s"),
-			           (double)(tr->adv[i] - p.t0) / 1e9);
+			           dur(d, sizeof(d), tr->adv[i].d, "\xc2\xb5s"),
+			           (double)(tr->adv[i].t - p.t0) / 1e9);
 			fprintf(out, "</line>\n");
 			snprintf(l, sizeof(l), "%s+%s", i ? "" : "moved ", d);
 			label(&p, x - 10, 2, "vlbl", l);
