@@ -117,6 +117,22 @@ static void example_loop(int secs)
 	               strstr(out, "\n<svg xmlns=\"http://www.w3.org/2000/svg\"") &&
 	               !strcmp(out + strlen(out) - 2, "1\n"),
 	       "the pictures: '%s'", out);
+	/* a mark per read and per deadline while they are 3 px apart or
+	 * more; an hour of heartbeats is a band that says how many */
+	if (beats < 300) {
+		snprintf(cmd, sizeof(cmd), "grep -c '<circle[^>]*class=\"read\"' "
+		         "%s/t.html && grep -c '<line[^>]*class=\"due\"' %s/t.html",
+		         dir, dir);
+		snprintf(want, sizeof(want), "%d\n%d\n", beats + 2, beats + 2);
+	} else {
+		snprintf(cmd, sizeof(cmd), "grep -o '>[0-9]* reads, too close to "
+		         "draw apart<' %s/t.html && grep -c '<circle[^>]*class="
+		         "\"read\"' %s/t.html", dir, dir);
+		snprintf(want, sizeof(want), ">%d reads, too close to draw apart<\n"
+		         "2\n", beats);
+	}
+	t_sh(cmd, out, sizeof(out), err, sizeof(err));
+	CHECKF(!strcmp(out, want), "%s: '%s', not '%s'", cmd, out, want);
 	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
 	CHECK(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0);
 }

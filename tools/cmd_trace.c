@@ -746,6 +746,28 @@ static double X(const struct pic *p, int64_t t)
 	return X0 + (X1 - X0) * (double)(t - p->t0) / (double)p->span;
 }
 
+/* n marks from t0 to t1 cannot be drawn apart: too many, or closer than
+ * 3 px on average; they are drawn as a band. */
+static int too_dense(const struct pic *p, int64_t t0, int64_t t1, size_t n)
+{
+	return n > MAXMARKS ||
+	       (n > 1 && (X(p, t1) - X(p, t0)) / (double)(n - 1) < 3.0);
+}
+
+/* The reads of tm with a count: how many, the first and last times. */
+static size_t read_span(const struct timer *tm, int64_t *r0, int64_t *r1)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < tm->nev; i++)
+		if (tm->ev[i].kind == EV_READ) {
+			if (n++ == 0)
+				*r0 = tm->ev[i].t;
+			*r1 = tm->ev[i].t;
+		}
+	return n;
+}
+
 static void esc(FILE *out, const char *s)
 {
 	for (; *s; s++) {
@@ -860,7 +882,7 @@ static void deadlines(struct pic *p, const struct timer *tm, const struct ev *e,
 	if (d < 0 || d > end)
 		return;
 	total = iv ? (long)((end - d) / iv) + 1 : 1;
-	if (total > MAXMARKS) {
+	if (too_dense(p, d, d + (total - 1) * iv, (size_t)total)) {
 		double x = X(p, d), x2 = X(p, end);
 
 		fprintf(p->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
@@ -895,14 +917,13 @@ static void lane(struct pic *p, const struct timer *tm, int idx, int64_t t1)
 	double y0 = TOP + LANE * idx, y = y0 + MID;
 	int64_t end = tm->closed >= 0 ? tm->closed : t1;
 	int first_due = 1, first_read = 1, first_eagain = 1, first_arm = 1;
-	size_t i, nreads = 0;
+	int64_t r0 = 0, r1 = 0;
+	size_t i, nreads = read_span(tm, &r0, &r1);
 	char buf[128], v[64], iv[32];
-	int dense;
+	int dense = too_dense(p, r0, r1, nreads);
 
 	memset(p->nused, 0, sizeof(p->nused));
 	p->y0 = y0;
-	nreads = (size_t)tm->reads;
-	dense = nreads > MAXMARKS;
 	fprintf(p->out, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" "
 	        "class=\"%s\"/>\n", y0, W, LANE, idx % 2 ? "odd" : "even");
 	/* the lane's name, to the left */
@@ -1037,14 +1058,6 @@ static void lane(struct pic *p, const struct timer *tm, int idx, int64_t t1)
 		}
 	}
 	if (dense) {
-		int64_t r0 = -1, r1 = 0;
-
-		for (i = 0; i < tm->nev; i++)
-			if (tm->ev[i].kind == EV_READ) {
-				if (r0 < 0)
-					r0 = tm->ev[i].t;
-				r1 = tm->ev[i].t;
-			}
 		fprintf(p->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 		        "height=\"8\" class=\"read\">", X(p, r0), y - 4,
 		        X(p, r1) - X(p, r0) + 1);
@@ -1107,7 +1120,7 @@ static void picture(struct trace *tr, FILE *out, int html)
 	        ".rfaillbl{font-size:11px;fill:#c53030}.late{stroke:#c53030;"
 	        "stroke-width:2}.disarm{stroke:#c05621;stroke-width:2;fill:none}"
 	        ".disarmlbl{font-size:11px;fill:#c05621}.close{stroke:#222;"
-	        "stroke-width:2}.vadv{stroke:#6b46c1}.vlbl{font-size:11px;"
+	        "stroke-width:2}.vadv{stroke:#6b46c1}.vband{fill:#b7a4e6}.vlbl{font-size:11px;"
 	        "fill:#6b46c1}.title{font-size:12px;fill:#444}</style>\n");
 	snprintf(buf, sizeof(buf), "%s", tr->nadv ? "virtual " : "");
 	fprintf(out, "<text x=\"10\" y=\"20\" class=\"title\">time since the "
@@ -1124,7 +1137,23 @@ static void picture(struct trace *tr, FILE *out, int html)
 		        "clock</text>\n<text x=\"10\" y=\"%.1f\" class=\"what\">"
 		        "%zu moves to the next deadline</text>\n", TOP + 22,
 		        TOP + 40, tr->nadv);
-		for (i = 0; i < tr->nadv && i < MAXMARKS; i++) {
+		int dense = too_dense(&p, tr->adv[0].t,
+		                      tr->adv[tr->nadv - 1].t, tr->nadv);
+
+		if (dense) {
+			double x = X(&p, tr->adv[0].t);
+			char l[64];
+
+			fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			        "height=\"8\" class=\"vband\">", x, y - 4,
+			        X(&p, tr->adv[tr->nadv - 1].t) - x + 1);
+			mark_title(out, "%zu moves of virtual time", tr->nadv);
+			fprintf(out, "</rect>\n");
+			snprintf(l, sizeof(l), "%zu moves, too close to draw apart",
+			         tr->nadv);
+			label(&p, x, 2, "vlbl", l);
+		}
+		for (i = 0; i < tr->nadv && !dense; i++) {
 			char d[32], l[48];
 			double x = X(&p, tr->adv[i].t);
 
@@ -1148,7 +1177,10 @@ static void picture(struct trace *tr, FILE *out, int html)
 		double yl = TOP + LANE * ((double)i + k) + MID;
 		size_t j;
 
-		if (tm->reads > MAXMARKS) /* a band: no read drawn apart */
+		int64_t r0 = 0, r1 = 0;
+		size_t nr = read_span(tm, &r0, &r1);
+
+		if (too_dense(&p, r0, r1, nr)) /* a band: no read drawn apart */
 			continue;
 		for (j = 0; j < tm->nev; j++) {
 			const struct ev *e = &tm->ev[j];
