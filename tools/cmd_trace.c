@@ -636,7 +636,8 @@ static const char *dur(char *buf, size_t n, int64_t ns, const char *us)
 
 static void sorted_late(struct timer *tm)
 {
-	qsort(tm->late, tm->nlate, sizeof(*tm->late), cmp_i64);
+	if (tm->nlate) /* else late is NULL, which qsort may not take */
+		qsort(tm->late, tm->nlate, sizeof(*tm->late), cmp_i64);
 }
 
 static void summary(struct trace *tr, FILE *out)
