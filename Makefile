@@ -9,7 +9,9 @@
 #   make check-valgrind  the tests under valgrind
 #   make fuzz            libFuzzer on the operation checker (clang)
 
-VERSION := 0.1.0
+# The version is written once, in include/tfd.h (TFD_VERSION_MAJOR...).
+VERSION := $(shell awk '/^.define TFD_VERSION_(MAJOR|MINOR|PATCH) / \
+    { v = v (v == "" ? "" : ".") $$3 } END { print v }' include/tfd.h)
 SOMAJOR := 0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -40,7 +42,7 @@ B := build$(if $(SAN),-$(subst $(comma),-,$(SAN)))
 # One job per file: src/core (pure arithmetic), src/engine (the default
 # backend, see src/engine/engine.h), the kernel passthrough, the API layer.
 LIB_SRC := $(wildcard src/core/*.c) $(wildcard src/engine/*.c) \
-           src/backend_kernel.c src/api.c
+           src/backend_kernel.c src/api.c src/version.c
 LIB_HDR := include/tfd.h $(wildcard src/*.h src/*/*.h)
 LIB_OBJ := $(LIB_SRC:src/%.c=$(B)/lib/%.o)
 PIC_OBJ := $(LIB_SRC:src/%.c=$(B)/pic/%.o)
@@ -51,6 +53,9 @@ TEST_OBJ := $(TEST_SRC:tests/%.c=$(B)/tests/%.o) $(B)/tests/run.o \
 CONF_SRC := $(wildcard tests/conformance/*.c)
 CONF_OBJ := $(CONF_SRC:tests/conformance/%.c=$(B)/tests/conf_%.o)
 TEST_OBJ += $(CONF_OBJ)
+# A page that is another's (tfd_gettime.3) is `.so man/OTHER.3`: it renders
+# in the tree (man -l man/tfd_gettime.3, from here), and make install
+# writes it as `.so man3/OTHER.3`, the path man(1) resolves when installed.
 MAN_PAGES := $(wildcard man/*.[1-9])
 
 STATIC := $(B)/libtfd.a
@@ -61,8 +66,24 @@ SEEDBIN := $(B)/seed-test
 PRELOAD := $(B)/libtfd-preload.so
 
 .PHONY: all demo check check-header check-valgrind fuzz bench install \
-        uninstall clean
-all: $(STATIC) $(SHARED) $(PRELOAD) $(TOOL)
+        uninstall clean examples FORCE
+all: $(STATIC) $(SHARED) $(PRELOAD) $(TOOL) $(B)/tfd.pc
+
+# What the build compiles in of its configuration: the directories (the
+# tfd program looks for libtfd-preload.so in LIBDIR; tfd.pc names them)
+# and the git description of the tree (tfd --version).  The stamp is
+# rewritten only when that changes, so that `make install PREFIX=X` after a
+# plain `make` rebuilds what depends on it, and nothing else.
+GIT_DESCRIBE := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" \
+    = "$(CURDIR)" ] && git describe --always --dirty 2>/dev/null)
+CONFIG := PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) \
+          VERSION=$(VERSION) GIT=$(GIT_DESCRIBE)
+$(B)/config.stamp: FORCE | $(B)/lib
+	@echo '$(CONFIG)' | cmp -s - $@ || echo '$(CONFIG)' > $@
+$(B)/tfd.pc: tfd.pc.in $(B)/config.stamp
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    tfd.pc.in > $@
 
 $(B)/lib/%.o: src/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
@@ -77,8 +98,22 @@ $(B)/tests/loop.o: examples/loop.c examples/loop.h include/tfd.h | $(B)/tests
 $(B)/tests/opcheck.o: fuzz/opcheck.c fuzz/opcheck.h $(LIB_HDR) | $(B)/tests
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 $(B)/tests/test_opcheck.o: fuzz/opcheck.h
-$(B)/eventloop: examples/eventloop.c $(B)/tests/loop.o $(STATIC)
+# The examples (make examples): the event loop on the library, the same
+# loop on glibc's timerfd_* for tfd exec (loop.c, LOOP_TIMERFD), and the
+# program of the README (tests/test_examples.c runs them all).
+EX := $(B)/examples
+EXAMPLES := $(EX)/eventloop $(EX)/eventloop-timerfd $(EX)/readme
+examples: $(EXAMPLES)
+$(EX):
+	mkdir -p $@
+$(EX)/eventloop: examples/eventloop.c $(B)/tests/loop.o $(STATIC) | $(EX)
 	$(CC) $(ALL_CFLAGS) -Iexamples $< $(B)/tests/loop.o $(STATIC) -o $@ $(ALL_LDFLAGS)
+$(EX)/eventloop-timerfd: examples/eventloop.c examples/loop.c \
+    examples/loop.h | $(EX)
+	$(CC) $(ALL_CFLAGS) -DLOOP_TIMERFD -Iexamples examples/eventloop.c \
+	    examples/loop.c -o $@ $(ALL_LDFLAGS)
+$(EX)/readme: examples/readme.c include/tfd.h $(STATIC) | $(EX)
+	$(CC) $(ALL_CFLAGS) $< $(STATIC) -o $@ $(ALL_LDFLAGS)
 $(B)/tests/conf_%.o: tests/conformance/%.c tests/conformance/conform.h \
     include/tfd.h | $(B)/tests
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
@@ -103,9 +138,10 @@ $(PRELOAD): $(PIC_OBJ) $(PRELOAD_OBJ)
 	$(CC) -shared -Wl,-z,defs -o $@ $(PIC_OBJ) $(PRELOAD_OBJ) \
 	    $(ALL_LDFLAGS) -ldl
 TOOL_SRC := $(wildcard tools/*.c)
-$(TOOL): private ALL_CFLAGS += -DTFD_LIBDIR='"$(LIBDIR)"'
-$(TOOL): $(TOOL_SRC) $(CONF_SRC) tools/cmd.h tests/conformance/conform.h \
-    include/tfd.h $(STATIC)
+$(TOOL): private ALL_CFLAGS += -DTFD_LIBDIR='"$(LIBDIR)"' \
+    $(if $(GIT_DESCRIBE),-DTFD_GIT='"$(GIT_DESCRIBE)"')
+$(TOOL): $(TOOL_SRC) $(CONF_SRC) $(wildcard tools/*.h) \
+    tests/conformance/conform.h include/tfd.h $(STATIC) $(B)/config.stamp
 	$(CC) $(ALL_CFLAGS) -Itools -Itests/conformance $(TOOL_SRC) $(CONF_SRC) \
 	    $(STATIC) -o $@ $(ALL_LDFLAGS)
 # test_fault.c makes allocation, thread creation and eventfd() fail
@@ -116,10 +152,20 @@ $(TESTBIN): $(TEST_OBJ) $(STATIC)
 
 # The 2007 proposal's own test program, compiled unmodified: its syscall()
 # becomes our adapter.  It was written before -Wformat: no -Werror here.
-$(SEEDBIN): $(SEEDS)/new_timerfd_errors_test.c tests/seed_adapter.c $(STATIC)
+# It is not in the repository: it lives in $(SEEDS) (beside the clone in
+# CI).  Without it the seed tests are skipped, and the runner says why.
+SEED_SRC := $(wildcard $(SEEDS)/new_timerfd_errors_test.c)
+ifneq ($(SEED_SRC),)
+SEED_ENV := TFD_SEED=$(SEEDBIN)
+$(SEEDBIN): $(SEED_SRC) tests/seed_adapter.c $(STATIC)
 	$(CC) -std=gnu11 $(OPT) -w -pthread $(SANFLAGS) -D__NR_timerfd=4242 \
-	    -Dsyscall=tfd_seed_syscall $(SEEDS)/new_timerfd_errors_test.c \
+	    -Dsyscall=tfd_seed_syscall $(SEED_SRC) \
 	    tests/seed_adapter.c -Iinclude $(STATIC) -o $@ $(ALL_LDFLAGS)
+else
+SEEDBIN :=
+SEED_ENV := TFD_SEED_SKIP="$(SEEDS)/new_timerfd_errors_test.c not found \
+(SEEDS=DIR names the folder that holds it)"
+endif
 
 demo: $(TOOL)
 	$(TOOL) run 0.5 0.2 5
@@ -136,12 +182,15 @@ bench: $(TOOL)
 check-header: | $(B)/tests
 	printf '#include <tfd.h>\n#include <sys/timerfd.h>\nint main(void){return tfd_close(-1);}\n' > $(B)/tests/h1.c
 	printf '#include <sys/timerfd.h>\n#include <tfd.h>\nint main(void){return TFD_TIMER_ABSTIME + TFD_NONBLOCK;}\n' > $(B)/tests/h2.c
+	printf '#include <tfd.h>\n#if TFD_VERSION_HEX < 0x000200\n#error\n#endif\nint main(void){return *tfd_version() != *TFD_VERSION_STRING;}\n' > $(B)/tests/h3.c
 	$(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h1.c
 	$(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h2.c
+	$(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h3.c
 	@if command -v $(CXX) >/dev/null 2>&1; then \
 	    echo "$(CXX) -x c++ -Wall -Wextra -Werror -fsyntax-only (tfd.h)"; \
 	    $(CXX) -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h1.c && \
-	    $(CXX) -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h2.c; \
+	    $(CXX) -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h2.c && \
+	    $(CXX) -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h3.c; \
 	else echo "check-header: no C++ compiler ($(CXX)), C++ build skipped"; fi
 
 # ThreadSanitizer refuses threads in a child forked from a threaded process
@@ -153,9 +202,10 @@ check-header: | $(B)/tests
 FALLBACK_TESTS ?= never_early periodic readiness rearm blocked_reader \
     closefrom dup2 as_many_timers no_wakeup_lost cancelling cancelled \
     fork exec idle no_descriptor duplicated one_nanosecond past_absolute
-check: all check-header $(TESTBIN) $(SEEDBIN) $(B)/eventloop
+check: all check-header $(TESTBIN) $(SEEDBIN) $(EXAMPLES)
 	TSAN_OPTIONS="die_after_fork=0 $(TSAN_OPTIONS)" \
-	TFD_TOOL=$(TOOL) TFD_SEED=$(SEEDBIN) $(TESTBIN) $(TESTS)
+	TFD_TOOL=$(TOOL) TFD_EXAMPLES=$(EX) TFD_MAKE_VERSION=$(VERSION) \
+	    $(SEED_ENV) $(TESTBIN) $(TESTS)
 	@echo "--- the same engine tests on the fallback (TFD_ENGINE_FILES=direct)"
 	TSAN_OPTIONS="die_after_fork=0 $(TSAN_OPTIONS)" TFD_ENGINE_FILES=direct \
 	TFD_TOOL=$(TOOL) $(TESTBIN) -x conformance -x opcheck -x seed \
@@ -167,8 +217,8 @@ VALGRIND ?= valgrind
 VALGRIND_FLAGS ?= -q --error-exitcode=1 --leak-check=full \
                   --errors-for-leak-kinds=definite,indirect \
                   --suppressions=tests/valgrind.supp
-check-valgrind: all $(TESTBIN) $(SEEDBIN) $(B)/eventloop
-	TFD_TOOL=$(TOOL) TFD_SEED=$(SEEDBIN) \
+check-valgrind: all $(TESTBIN) $(SEEDBIN) $(EXAMPLES)
+	TFD_TOOL=$(TOOL) TFD_EXAMPLES=$(EX) TFD_MAKE_VERSION=$(VERSION) $(SEED_ENV) \
 	    $(VALGRIND) $(VALGRIND_FLAGS) $(TESTBIN) $(TESTS)
 
 # libFuzzer on the operation checker (fuzz/opcheck.c), from the seeds in
@@ -193,6 +243,14 @@ fuzz: $(FUZZ_BIN)
 include tests/realprog/realprog.mk
 check: check-realprog
 
+# make install into a temporary prefix after a plain make, and what was
+# installed at work there (tests/install.sh: a build directory of its own,
+# without sanitizers; CMake and Meson when they are installed).
+.PHONY: check-install
+check-install:
+	MAKE='$(MAKE)' sh tests/install.sh
+check: check-install
+
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
 	    $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
@@ -205,11 +263,37 @@ install: all
 	ln -sf libtfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtfd.so.$(SOMAJOR)
 	ln -sf libtfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtfd.so
 	install -m 644 include/tfd.h $(DESTDIR)$(INCLUDEDIR)/tfd.h
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    tfd.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/tfd.pc
+	install -m 644 $(B)/tfd.pc $(DESTDIR)$(PKGCONFIGDIR)/tfd.pc
 	for p in $(MAN_PAGES); do \
-	    s=$${p##*.}; install -m 644 $$p $(DESTDIR)$(MANDIR)/man$$s/; done
+	    s=$${p##*.}; d=$(DESTDIR)$(MANDIR)/man$$s/$${p##*/}; \
+	    sed 's|^\.so man/\(.*\.\)\([1-9]\)$$|.so man\2/\1\2|' $$p > $$d && \
+	    chmod 644 $$d || exit 1; done
+	@$(MAKE) -s install-note
+
+# Whether the dynamic loader will find libtfd.so.$(SOMAJOR) in $(LIBDIR), as
+# libtool's install notes say: the directories of /etc/ld.so.conf (and its
+# includes) and the loader's own; and, installed there, its cache.
+LD_DIRS := /lib /usr/lib /lib64 /usr/lib64
+.PHONY: install-note
+install-note:
+	@d='$(LIBDIR)'; d=$${d%/}; \
+	if { echo '$(LD_DIRS)' | tr ' ' '\n'; cat /etc/ld.so.conf \
+	    /etc/ld.so.conf.d/*.conf 2>/dev/null; } | sed 's|/*$$||' | \
+	    grep -qxF "$$d"; then \
+	    if [ -z '$(DESTDIR)' ] && ! ldconfig -p 2>/dev/null | \
+	        grep -qF "=> $$d/libtfd.so.$(SOMAJOR)"; then \
+	        echo "note: $$d is in the loader's path but its cache does" \
+	            "not list libtfd.so.$(SOMAJOR) yet: run ldconfig (as root)"; \
+	    fi; \
+	else \
+	    echo "note: libtfd.so.$(SOMAJOR) is in $$d, which is not in the" \
+	        "dynamic loader's path (/etc/ld.so.conf):"; \
+	    echo "note: a program linked with -ltfd finds it only with" \
+	        "LD_LIBRARY_PATH=$$d when it runs,"; \
+	    echo "note: or -Wl,-rpath,$$d when it is linked, or once $$d" \
+	        "is added to /etc/ld.so.conf.d/ and ldconfig is run (as root)."; \
+	    echo "note: the tfd program and libtfd.a need none of this."; \
+	fi
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tfd $(DESTDIR)$(LIBDIR)/libtfd.a \

@@ -5,8 +5,20 @@
 
 #include <errno.h>
 #include <sys/epoll.h>
-#include <tfd.h>
 #include <unistd.h>
+
+#ifdef LOOP_TIMERFD
+/* Built with -DLOOP_TIMERFD (eventloop-timerfd), the same loop calls
+ * glibc's timerfd_create(2) family instead of the library: a program that
+ * tfd exec can run on tfd timers and trace (tfd(1)). */
+#include <sys/timerfd.h>
+#define tfd_create timerfd_create
+#define tfd_settime timerfd_settime
+#define tfd_read read
+#define tfd_close close
+#else
+#include <tfd.h>
+#endif
 
 const char *loop_event_name(enum loop_event ev)
 {
@@ -56,12 +68,15 @@ int loop_open(struct loop *l, int input, int64_t heartbeat_ns,
 	    tfd_settime(l->idle, 0, &idle, NULL) < 0 ||
 	    tfd_settime(l->deadline, TFD_TIMER_ABSTIME, &end, NULL) < 0 ||
 	    watch(l->ep, l->heartbeat) < 0 || watch(l->ep, l->idle) < 0 ||
-	    watch(l->ep, l->deadline) < 0 || watch(l->ep, input) < 0) {
+	    watch(l->ep, l->deadline) < 0 ||
+	    (input >= 0 && watch(l->ep, input) < 0 && errno != EPERM)) {
 		e = errno;
 		loop_close(l);
 		errno = e;
 		return -1;
 	}
+	/* EPERM: epoll cannot watch the input (a regular file, /dev/null):
+	 * the loop runs as if it had ended at once. */
 	return 0;
 }
 

@@ -27,7 +27,9 @@ struct loop {
 };
 
 const char *loop_event_name(enum loop_event ev);
-/* 0, or -1 with errno set (everything opened is closed again). */
+/* 0, or -1 with errno set (everything opened is closed again).  An input
+ * that epoll cannot watch (a regular file, /dev/null) or -1 is no input:
+ * as one that ended at once. */
 int loop_open(struct loop *l, int input, int64_t heartbeat_ns,
               int64_t idle_ns, const struct timespec *deadline);
 /* Wait up to timeout_ms (-1: forever) and handle what is ready: the

@@ -41,10 +41,24 @@
 #endif
 #endif
 
+/*
+ * The version of this header; tfd_version(3) gives the library's at run
+ * time.  These three lines are the one place the version is written (the
+ * Makefile reads them).  TFD_VERSION_HEX is one number for comparisons,
+ * (major << 16) | (minor << 8) | patch, as libuv's UV_VERSION_HEX:
+ *   #if TFD_VERSION_HEX >= 0x000200      (0.2.0 or later)
+ */
 #define TFD_VERSION_MAJOR 0
-#define TFD_VERSION_MINOR 1
+#define TFD_VERSION_MINOR 2
 #define TFD_VERSION_PATCH 0
-#define TFD_VERSION_STRING "0.1.0"
+#define TFD_VERSION_HEX                                                    \
+	((TFD_VERSION_MAJOR << 16) | (TFD_VERSION_MINOR << 8) |            \
+	 TFD_VERSION_PATCH)
+#define TFD_VERSION_STR_(x) #x
+#define TFD_VERSION_STR(x) TFD_VERSION_STR_(x)
+#define TFD_VERSION_STRING                                                 \
+	TFD_VERSION_STR(TFD_VERSION_MAJOR) "." TFD_VERSION_STR(            \
+		TFD_VERSION_MINOR) "." TFD_VERSION_STR(TFD_VERSION_PATCH)
 
 #if defined(__GNUC__) && __GNUC__ >= 4
 #define TFD_API __attribute__((visibility("default")))
@@ -107,6 +121,11 @@ TFD_API int tfd_virtual_now(clockid_t clockid, struct timespec *now);
 TFD_API int tfd_virtual_advance(const struct timespec *step);
 TFD_API int tfd_virtual_suspend(const struct timespec *step);
 TFD_API int tfd_virtual_set_realtime(const struct timespec *t);
+
+/* The version of the library running, "MAJOR.MINOR.PATCH" (such as
+ * "0.2.0"), which may differ from TFD_VERSION_STRING, the header's, with a
+ * shared library.  tfd_version(3).  Since 0.2.0. */
+TFD_API const char *tfd_version(void);
 
 #ifdef __cplusplus
 }

@@ -284,7 +284,11 @@ static void trace(int fd, long ret, int err, const char *fmt, ...)
 
 	if (!trace_path)
 		return;
-	R(clock_gettime)(CLOCK_MONOTONIC, &now);
+	/* The program's CLOCK_MONOTONIC: the virtual one on virtual. */
+	m = enter();
+	if (!virt || tfd_virtual_now(CLOCK_MONOTONIC, &now) != 0)
+		R(clock_gettime)(CLOCK_MONOTONIC, &now);
+	leave(m);
 	n = snprintf(line, sizeof(line), "%lld.%09ld %d ", (long long)now.tv_sec,
 	             now.tv_nsec, (int)getpid());
 	n += fd >= 0 ? snprintf(line + n, sizeof(line) - (size_t)n, "%d ", fd)
@@ -345,14 +349,46 @@ static const char *flag_names(char *buf, size_t n, int flags, int settime)
 	return buf;
 }
 
+/* A time in seconds, "S.NNNNNNNNN"; one that is not a valid time (a
+ * negative field, tv_nsec out of range) as it is: "{SEC, NSEC}". */
+static const char *ts_text(char *buf, size_t n, const struct timespec *t)
+{
+	if (t->tv_sec >= 0 && t->tv_nsec >= 0 && t->tv_nsec < NSEC)
+		snprintf(buf, n, "%lld.%09ld", (long long)t->tv_sec, t->tv_nsec);
+	else
+		snprintf(buf, n, "{%lld, %ld}", (long long)t->tv_sec, t->tv_nsec);
+	return buf;
+}
+
 /* "{VALUE, INTERVAL}" in seconds, or "NULL". */
 static const char *its_text(char *buf, size_t n, const struct itimerspec *s)
 {
+	char v[48], i[48];
+
 	if (!s)
 		return "NULL";
-	snprintf(buf, n, "{%lld.%09ld, %lld.%09ld}",
-	         (long long)s->it_value.tv_sec, s->it_value.tv_nsec,
-	         (long long)s->it_interval.tv_sec, s->it_interval.tv_nsec);
+	snprintf(buf, n, "{%s, %s}", ts_text(v, sizeof(v), &s->it_value),
+	         ts_text(i, sizeof(i), &s->it_interval));
+	return buf;
+}
+
+/* After a successful timerfd_settime: " [next R]", R the time to the
+ * first expiry as a query gives it at once (0: due already, or disarmed),
+ * so that a reader of the trace knows the deadline armed on any clock. */
+static const char *next_text(char *buf, size_t n, int fd)
+{
+	struct itimerspec cur;
+	char v[48];
+	int was, r;
+
+	buf[0] = 0;
+	if (!trace_path)
+		return buf;
+	was = enter();
+	r = tfd_gettime(fd, &cur);
+	leave(was);
+	if (r == 0)
+		snprintf(buf, n, " [next %s]", ts_text(v, sizeof(v), &cur.it_value));
 	return buf;
 }
 
@@ -753,7 +789,7 @@ EXPORT int timerfd_create(int clockid, int flags)
 EXPORT int timerfd_settime(int fd, int flags, const struct itimerspec *nv,
                            struct itimerspec *old)
 {
-	char f[96], v[96], o[96];
+	char f[96], v[96], o[96], x[64] = "";
 	int was, r, e;
 
 	if (inside || !marked(fd))
@@ -762,9 +798,10 @@ EXPORT int timerfd_settime(int fd, int flags, const struct itimerspec *nv,
 	r = tfd_settime(fd, flags, nv, old);
 	leave(was);
 	e = errno;
-	trace(fd, r, e, "timerfd_settime(%d, %s, %s, %s)", fd,
+	trace(fd, r, e, "timerfd_settime(%d, %s, %s, %s)%s", fd,
 	      flag_names(f, sizeof(f), flags, 1), its_text(v, sizeof(v), nv),
-	      r == 0 ? its_text(o, sizeof(o), old) : old ? "old" : "NULL");
+	      r == 0 ? its_text(o, sizeof(o), old) : old ? "old" : "NULL",
+	      r == 0 ? next_text(x, sizeof(x), fd) : "");
 	errno = e;
 	return r;
 }

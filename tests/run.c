@@ -4,7 +4,9 @@
  * name contains one of the arguments) each in its own process, several at
  * a time, with a time limit; a test fails if it fails a check, crashes,
  * runs out of time, or leaves a descriptor open that it did not have when
- * it started.  Ends with the line "N passed, N failed".
+ * it started.  A test may skip itself (t_skip: exit status T_SKIP, the
+ * reason on its first line of output).  Ends with the line
+ * "N passed, N failed, N skipped".
  *
  *   tfd-test [-j JOBS] [-v] [-x NAME]... [NAME...]
  *                        -x leaves out the tests whose name contains NAME
@@ -55,6 +57,18 @@ void t_register(struct t_case *c)
 	c->next = cases;
 	cases = c;
 	ncases++;
+}
+
+void t_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(NULL);
+	_exit(T_SKIP);
 }
 
 void t_fail(const char *file, int line, const char *fmt, ...)
@@ -127,6 +141,34 @@ void t_sleep_ns(int64_t ns)
 		;
 }
 
+int t_sh(const char *cmd, char *out, size_t outn, char *err, size_t errn)
+{
+	char ef[] = "/tmp/tfd-test-err.XXXXXX", *full;
+	int efd = mkstemp(ef), st;
+	FILE *p, *e;
+	size_t n;
+
+	CHECK(efd >= 0);
+	CHECK(asprintf(&full, "( %s ) 2>%s", cmd, ef) > 0);
+	p = popen(full, "r");
+	CHECK(p != NULL);
+	n = fread(out, 1, outn - 1, p);
+	out[n] = 0;
+	while (fread(out + n, 1, 1, p) == 1) /* the rest, thrown away */
+		;
+	out[n] = 0;
+	st = pclose(p);
+	free(full);
+	e = fdopen(efd, "r");
+	CHECK(e != NULL);
+	n = fread(err, 1, errn - 1, e);
+	err[n] = 0;
+	fclose(e);
+	unlink(ef);
+	CHECKF(WIFEXITED(st), "'%s' ended by a signal", cmd);
+	return WEXITSTATUS(st);
+}
+
 /* The set of open descriptors, as a bitmap of the first 4096. */
 static void open_fds(unsigned char *map, size_t n)
 {
@@ -176,13 +218,35 @@ static void run_child(struct t_case *c)
 }
 
 
+/* The first line of a test's output, without its newline, into buf. */
+static const char *first_line(FILE *f, char *buf, size_t n)
+{
+	char *nl;
+
+	rewind(f);
+	if (!fgets(buf, (int)n, f))
+		buf[0] = 0;
+	if ((nl = strchr(buf, '\n')))
+		*nl = 0;
+	return buf;
+}
+
+/* 1 passed, 0 failed, -1 skipped. */
 static int finish(struct job *j, int status, int verbose)
 {
 	int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	int skip = WIFEXITED(status) && WEXITSTATUS(status) == T_SKIP;
 	double secs = (double)(t_now(CLOCK_MONOTONIC) - j->start) / SEC;
 	char buf[4096];
 	size_t n;
 
+	if (skip) {
+		printf("skip %s: %s\n", j->c->name,
+		       first_line(j->out, buf, sizeof(buf)));
+		fclose(j->out);
+		fflush(stdout);
+		return -1;
+	}
 	printf("%s %s (%.2fs)", ok ? "ok  " : "FAIL", j->c->name, secs);
 	if (WIFSIGNALED(status))
 		printf(": %s%s", strsignal(WTERMSIG(status)),
@@ -226,7 +290,8 @@ static int by_name(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	struct t_case *c;
-	int jobs_max = 2, verbose = 0, passed = 0, failed = 0, running = 0;
+	int jobs_max = 2, verbose = 0, passed = 0, failed = 0, skipped = 0;
+	int running = 0;
 	size_t i, n = 0;
 
 	if (argc == 2 && !strcmp(argv[1], "--fds")) {
@@ -315,16 +380,17 @@ int main(int argc, char **argv)
 		pid = wait(&status);
 		for (k = 0; k < jobs_max; k++) {
 			if (jobs[k].pid == pid && pid > 0) {
-				if (finish(&jobs[k], status, verbose))
-					passed++;
-				else
-					failed++;
+				switch (finish(&jobs[k], status, verbose)) {
+				case 1: passed++; break;
+				case 0: failed++; break;
+				default: skipped++; break;
+				}
 				jobs[k].pid = 0;
 				running--;
 			}
 		}
 	}
-	printf("%d passed, %d failed\n", passed, failed);
+	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	free(list);
 	free(jobs);
 	return failed ? 1 : 0;

@@ -24,6 +24,11 @@ struct t_case {
 void t_register(struct t_case *c);
 void t_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 3, 4)));
+/* The test cannot run here: it ends, counted as skipped, and the runner
+ * prints fmt (one line) as the reason. */
+#define T_SKIP 77
+void t_skip(const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 1, 2)));
 
 #define TEST_LIMIT(name, secs)                                              \
 	static void name(void);                                             \
@@ -94,6 +99,9 @@ void t_arm(int fd, int flags, int64_t value_ns, int64_t interval_ns);
 /* Expirations a model timer armed at e0 with interval i has had by t. */
 uint64_t t_due(int64_t e0, int64_t i, int64_t t);
 void t_sleep_ns(int64_t ns);
+/* sh -c cmd: its stdout and stderr into out and err (NUL-terminated, cut
+ * to their size), its exit status (a signal fails the test). */
+int t_sh(const char *cmd, char *out, size_t outn, char *err, size_t errn);
 
 #define MS 1000000LL
 #define US 1000LL

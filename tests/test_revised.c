@@ -220,15 +220,19 @@ TEST(revised_queries_lose_no_expiration)
 }
 
 /* Run the proposal's program (built unmodified, see the Makefile) on the
- * given backend: it must say "All tests passed successfully". */
+ * given backend: it must say "All tests passed successfully".  Without
+ * it (a clone with no $(SEEDS) beside it) the test is skipped: the make
+ * file says why in TFD_SEED_SKIP. */
 static void run_seed(const char *backend)
 {
-	const char *bin = getenv("TFD_SEED");
+	const char *bin = getenv("TFD_SEED"), *why = getenv("TFD_SEED_SKIP");
 	char cmd[512], line[256];
 	int ok = 0, st;
 	FILE *p;
 
-	CHECK(bin != NULL);
+	if (!bin || !*bin)
+		t_skip("the 2007 proposal's test program was not built: %s",
+		       why && *why ? why : "TFD_SEED is not set");
 	snprintf(cmd, sizeof(cmd), "TFD_BACKEND=%s %s 2>&1", backend, bin);
 	p = popen(cmd, "r");
 	CHECK(p != NULL);

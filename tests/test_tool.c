@@ -2,6 +2,8 @@
 /* The tfd program: arguments, output, exit status (tfd(1)). */
 #include "t.h"
 
+#include "tfd.h"
+
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -227,12 +229,152 @@ TEST(found_tool_argument_with_a_newline_gives_one_line)
 
 TEST(tool_help_and_version)
 {
-	char out[4096], err[4096];
+	char out[4096], err[4096], want[64];
+	size_t n;
 
 	CHECK(tool("--help", out, sizeof(out), err, sizeof(err)) == 0);
-	CHECK(strstr(out, "usage: tfd run") && err[0] == 0);
+	CHECK(strstr(out, "usage: tfd COMMAND") && err[0] == 0);
 	CHECK(tool("--version", out, sizeof(out), err, sizeof(err)) == 0);
-	CHECK(!strcmp(out, "tfd 0.1.0\n"));
+	/* "tfd 0.2.0", then " (git DESCRIBE)" when built from git */
+	n = (size_t)snprintf(want, sizeof(want), "tfd %s", TFD_VERSION_STRING);
+	CHECKF(!strncmp(out, want, n) &&
+	               (!strcmp(out + n, "\n") ||
+	                (!strncmp(out + n, " (git ", 6) && lines(out) == 1 &&
+	                 !strcmp(out + strlen(out) - 2, ")\n"))),
+	       "--version printed '%s'", out);
+	CHECK(err[0] == 0);
+}
+
+/* Every command answers --help (and -h, and tfd help COMMAND) with the
+ * same text on stdout, exit 0; tfd help is tfd --help. */
+TEST(tool_every_command_answers_help)
+{
+	static const char *const cmds[] = { "run", "exec", "trace", "conform",
+		                            "bench" };
+	static char out[3][16384], err[4096];
+	char args[64], want[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(*cmds); i++) {
+		snprintf(args, sizeof(args), "%s --help", cmds[i]);
+		CHECKF(tool(args, out[0], sizeof(out[0]), err, sizeof(err)) == 0,
+		       "tfd %s", args);
+		CHECKF(err[0] == 0, "tfd %s said '%s'", args, err);
+		snprintf(want, sizeof(want), "usage: tfd %s ", cmds[i]);
+		CHECKF(!strncmp(out[0], want, strlen(want)), "tfd %s: '%.60s'",
+		       args, out[0]);
+		CHECK(strstr(out[0], "\noptions:\n") &&
+		      strstr(out[0], "  --help "));
+		snprintf(args, sizeof(args), "%s -h", cmds[i]);
+		CHECK(tool(args, out[1], sizeof(out[1]), err, sizeof(err)) == 0);
+		CHECK(!strcmp(out[0], out[1]) && err[0] == 0);
+		snprintf(args, sizeof(args), "help %s", cmds[i]);
+		CHECK(tool(args, out[2], sizeof(out[2]), err, sizeof(err)) == 0);
+		CHECK(!strcmp(out[0], out[2]) && err[0] == 0);
+	}
+	CHECK(tool("help", out[0], sizeof(out[0]), err, sizeof(err)) == 0);
+	CHECK(tool("--help", out[1], sizeof(out[1]), err, sizeof(err)) == 0);
+	CHECK(!strcmp(out[0], out[1]) && err[0] == 0);
+	for (i = 0; i < sizeof(cmds) / sizeof(*cmds); i++) {
+		snprintf(want, sizeof(want), "\ntfd %s [OPTION]...", cmds[i]);
+		CHECKF(strstr(out[0], want), "tfd --help lacks '%s'", want + 1);
+	}
+}
+
+/* The mistakes of every command: exit 2, one line, nothing on stdout. */
+TEST(tool_usage_errors_of_every_command)
+{
+	static char *const bad[][6] = {
+		{ "exec", "--trace", "--", "true" }, { "exec", "--trace" },
+		{ "exec", "--trace=", "true" }, { "exec", "--backend" },
+		{ "exec", "--backend=bogus", "--", "true" },
+		{ "exec", "--backend", "--trace", "f", "true" },
+		{ "exec", "--bogus", "--", "true" }, { "exec" }, { "exec", "--" },
+		{ "conform", "--filter", "nomatch" },
+		{ "conform", "--filter=nomatch" }, { "conform", "--backend=nosuch" },
+		{ "conform", "--errnos", "--quiet" },
+		{ "conform", "--errnos", "--departures" }, { "conform", "x" },
+		{ "conform", "--quiet=1" }, { "conform", "--filter" },
+		{ "bench", "--filter", "zzz" }, { "bench", "--filter=zzz" },
+		{ "bench", "--rounds", "1x" }, { "bench", "--rounds", "0" },
+		{ "bench", "--rounds", "65" }, { "bench", "--rounds", " 5" },
+		{ "bench", "--rounds", "+5" }, { "bench", "--rounds=" },
+		{ "bench", "--rounds=-1" },
+		{ "bench", "--rounds=99999999999999999999" },
+		{ "bench", "--side", "bogus" }, { "bench", "x" },
+		{ "bench", "--memory-child=engine" },
+		{ "trace" }, { "trace", "a", "b" }, { "trace", "--html" },
+		{ "trace", "--html=", "f" }, { "trace", "--bogus", "f" },
+		{ "trace", "/nonexistent/trace" },
+		{ "help", "bogus" }, { "help", "run", "x" }, { "--help", "x" },
+		{ "--version", "x" },
+		{ "run", "--abs=1", "1" }, { "run", "--clock=", "1" },
+		{ "run", "--clock=bogus", "1" }, { "run", "--api=", "1" },
+		{ "run", "1", "--clock" }, { "run", "--", "1", "--abs" },
+	};
+	char *argv[8];
+	size_t i, k;
+
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		char what[128];
+		size_t n = 0;
+
+		argv[0] = (char *)"tfd";
+		for (k = 0; k < 6 && bad[i][k]; k++) {
+			argv[k + 1] = bad[i][k];
+			n += (size_t)snprintf(what + n, sizeof(what) - n, " %s",
+			                      bad[i][k]);
+		}
+		argv[k + 1] = NULL;
+		usage_error(argv, what);
+	}
+}
+
+/* --NAME=VALUE as --NAME VALUE, and options after the operands (but not
+ * after exec's PROG, whose they are). */
+TEST(tool_option_values_with_equals_and_after_operands)
+{
+	const char *asan = getenv("ASAN_OPTIONS");
+	char out[4096], err[4096];
+
+	/* exec runs sh with the preload: a sanitizer build's preload must
+	 * not insist on coming first (as tests/realprog/run.sh) */
+	snprintf(out, sizeof(out), "verify_asan_link_order=0%s%s",
+	         asan ? ":" : "", asan ? asan : "");
+	setenv("ASAN_OPTIONS", out, 1);
+
+	CHECK(tool("run --clock=realtime --api=revised 0.01", out, sizeof(out),
+	           err, sizeof(err)) == 0);
+	CHECK(lines(out) == 2 && err[0] == 0);
+	CHECK(tool("run 0.01 --clock boottime", out, sizeof(out), err,
+	           sizeof(err)) == 0);
+	CHECK(lines(out) == 2 && err[0] == 0);
+	CHECK(tool("exec --backend=virtual -- sh -c 'echo $TFD_BACKEND'", out,
+	           sizeof(out), err, sizeof(err)) == 0);
+	CHECKF(!strcmp(out, "virtual\n"), "'%s' '%s'", out, err);
+	CHECK(tool("exec --backend kernel sh -c 'echo $TFD_BACKEND' --backend",
+	           out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK(!strcmp(out, "kernel\n"));
+	CHECK(tool("conform --filter=backend.name --backend=kernel", out,
+	           sizeof(out), err, sizeof(err)) == 0);
+	CHECK(strstr(out, "1 cases: 1 ok"));
+	CHECK(tool("bench --rounds=1 --filter=3 --json --quick", out,
+	           sizeof(out), err, sizeof(err)) == 0);
+	CHECK(strstr(out, "\"3 gettime") && !strstr(out, "\"1 create"));
+}
+
+/* tfd(1) documents every option each command's --help lists, and no
+ * other (tests/help.sh reads both). */
+TEST(tool_help_and_manual_list_the_same_options)
+{
+	const char *bin = getenv("TFD_TOOL");
+	char cmd[512];
+	int st;
+
+	CHECK(bin != NULL);
+	snprintf(cmd, sizeof(cmd), "sh tests/help.sh %s man/tfd.1 2>&1", bin);
+	st = system(cmd);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 TEST(tool_run_prints_one_line_per_read)

@@ -1147,26 +1147,46 @@ static void w_memory(int side, long n)
 
 /* ---- the driver ---- */
 
-static int selected(const char *id, const char *name)
+/* The workloads, for --filter (each runs for one or several N). */
+enum { W_CREATE, W_ARM, W_GETTIME, W_READ_NONE, W_READ_SOME, W_LATENCY,
+       W_BURST, W_PERIODIC, W_IDLE, W_FAST, W_MEMORY, NWORKLOADS };
+static const struct {
+	const char *id, *name;
+} workloads[NWORKLOADS] = {
+	[W_CREATE] = { "1", "create + close" },
+	[W_ARM] = { "2", "arm, re-arm, disarm" },
+	[W_GETTIME] = { "3", "gettime" },
+	[W_READ_NONE] = { "4a", "read, nothing expired" },
+	[W_READ_SOME] = { "4b", "read, something expired" },
+	[W_LATENCY] = { "5", "expiry latency" },
+	[W_BURST] = { "6a", "burst: one deadline" },
+	[W_PERIODIC] = { "6b", "periodic, 100 ms, spread" },
+	[W_IDLE] = { "7a", "CPU: idle timers" },
+	[W_FAST] = { "7b", "CPU: 10 us periodic, unread" },
+	[W_MEMORY] = { "8", "memory" },
+};
+
+static int selected(int w)
 {
 	int i;
 
 	if (!o.nfilter)
 		return 1;
 	for (i = 0; i < o.nfilter; i++)
-		if (strstr(id, o.filter[i]) || strstr(name, o.filter[i]))
+		if (strstr(workloads[w].id, o.filter[i]) ||
+		    strstr(workloads[w].name, o.filter[i]))
 			return 1;
 	return 0;
 }
 
 /* Runs fn for R rounds, kernel then engine; the engine only if n fits. */
-static void run(const char *id, const char *name, void (*fn)(int, long),
-                long n)
+static void run(int w, void (*fn)(int, long), long n)
 {
+	const char *id = workloads[w].id, *name = workloads[w].name;
 	int64_t t0 = now_ns();
 	int r, s;
 
-	if (!selected(id, name))
+	if (!selected(w))
 		return;
 	fprintf(stderr, "tfd bench: %-3s %-30s N=%-6ld", id, name, n);
 	fflush(stderr);
@@ -1210,49 +1230,103 @@ static long fits(long limit, long per)
 	return n;
 }
 
-static int usage_error(const char *what, const char *arg)
-{
-	return tfd_cmd_bad(what, arg);
-}
+enum { O_QUICK, O_JSON, O_FILTER, O_ROUNDS, O_SIDE, O_PLAIN, O_CHILD };
+static const struct tfd_opt opts[] = {
+	[O_QUICK] = { "quick", NULL, "fewer iterations: under 20 s" },
+	[O_JSON] = { "json", NULL, "the same figures as JSON" },
+	[O_FILTER] = { "filter", "NAME",
+	               "only the workloads whose number or name contains\n"
+	               "NAME (may be repeated)" },
+	[O_ROUNDS] = { "rounds", "R", "R rounds (1 to 64) instead of 5" },
+	[O_SIDE] = { "side", "SIDE",
+	             "kernel, engine or both (default): run one side\n"
+	             "only, for profiling" },
+	[O_PLAIN] = { "plain-read", NULL,
+	              "the engine side reads ready timers with read(2)\n"
+	              "instead of tfd_read (workloads 5 and 6)" },
+	/* Internal: the child process that measures memory (w_memory). */
+	[O_CHILD] = { "memory-child", "SIDE", NULL },
+	{ NULL, NULL, NULL },
+};
 
-int tfd_cmd_bench(int argc, char **argv)
+static int tfd_cmd_bench(int argc, char **argv);
+
+const struct tfd_cmd tfd_bench_cmd = {
+	.name = "bench",
+	.operands = "",
+	.summary = "measure the engine against the kernel's timerfd",
+	.text = "Runs every workload on the kernel's timerfd and on the engine,\n"
+	        "interleaved, for 5 rounds, and prints medians, spreads and the\n"
+	        "ratio engine/kernel next to each target (about 80 s).  The\n"
+	        "workloads: 1 create + close, 2 arm/re-arm/disarm, 3 gettime,\n"
+	        "4a/4b read, 5 expiry latency, 6a burst, 6b periodic, 7a/7b CPU,\n"
+	        "8 memory.  Exit status 1 only when a call that must not fail\n"
+	        "did: a benchmark does not fail on a slow machine.",
+	.opts = opts,
+	.fn = tfd_cmd_bench,
+};
+
+static int tfd_cmd_bench(int argc, char **argv)
 {
 	struct rlimit rl;
-	long limit = 1024, ns[4];
-	int i, k, nn = 0, child = -1;
+	long limit = 1024, ns[4], v;
+	int i, k, nn = 0, child = -1, r;
+	struct tfd_args a;
 
 	o.rounds = 5;
 	o.sides = 1 << K | 1 << E;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--quick"))
+	tfd_args_init(&a, &tfd_bench_cmd, argc, argv);
+	while ((r = tfd_opt_next(&a)) >= 0) {
+		switch (r) {
+		case O_QUICK:
 			o.quick = 1;
-		else if (!strcmp(a, "--json"))
+			break;
+		case O_JSON:
 			o.json = 1;
-		else if (!strcmp(a, "--plain-read"))
+			break;
+		case O_PLAIN:
 			o.plain = 1;
-		else if (!strcmp(a, "--filter") && i + 1 < argc &&
-		         o.nfilter < 16)
-			o.filter[o.nfilter++] = argv[++i];
-		else if (!strcmp(a, "--rounds") && i + 1 < argc) {
-			o.rounds = atoi(argv[++i]);
-			if (o.rounds < 1 || o.rounds > MAXR)
-				return usage_error("bad --rounds '%s'", argv[i]);
-		} else if (!strcmp(a, "--side") && i + 1 < argc) {
-			a = argv[++i];
-			if (!strcmp(a, "kernel"))
+			break;
+		case O_FILTER:
+			if (o.nfilter == 16)
+				return tfd_cmd_bad("%s", "more than 16 --filter");
+			o.filter[o.nfilter++] = a.val;
+			break;
+		case O_ROUNDS:
+			if (tfd_parse_long(a.val, 1, MAXR, &v))
+				return tfd_cmd_bad("bad --rounds '%s': expected "
+				                   "1 to 64", a.val);
+			o.rounds = (int)v;
+			break;
+		case O_SIDE:
+			if (!strcmp(a.val, "kernel"))
 				o.sides = 1 << K;
-			else if (!strcmp(a, "engine"))
+			else if (!strcmp(a.val, "engine"))
 				o.sides = 1 << E;
-			else if (strcmp(a, "both"))
-				return usage_error("bad --side '%s'", a);
-		} else if (!strncmp(a, "--memory-child=", 15) && i + 1 < argc) {
-			child = strcmp(a + 15, "kernel") ? E : K;
-			nn = atoi(argv[++i]);
-		} else
-			return usage_error("bench: unknown option '%s'", a);
+			else if (!strcmp(a.val, "both"))
+				o.sides = 1 << K | 1 << E;
+			else
+				return tfd_cmd_bad("bad --side '%s'", a.val);
+			break;
+		case O_CHILD:
+			child = strcmp(a.val, "kernel") ? E : K;
+			break;
+		}
 	}
+	if (r != TFD_OPT_END)
+		return tfd_opt_status(r);
+	if (child >= 0) { /* --memory-child=SIDE N */
+		if (a.argc != 1 || tfd_parse_long(a.argv[0], 1, TOP_N, &v))
+			return tfd_cmd_bad("%s", "--memory-child needs a count");
+		nn = (int)v;
+	} else if (a.argc > 0) {
+		return tfd_cmd_bad("unexpected argument '%s'", a.argv[0]);
+	}
+	for (i = 0, k = 0; i < NWORKLOADS; i++)
+		k += selected(i);
+	if (k == 0)
+		return tfd_cmd_bad("no workload matches --filter '%s'",
+		                   o.filter[0]);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		if (rl.rlim_cur < rl.rlim_max) {
 			rl.rlim_cur = rl.rlim_max;
@@ -1281,7 +1355,7 @@ int tfd_cmd_bench(int argc, char **argv)
 	ns[2] = o.nboth;
 	ns[3] = o.nkernel;
 
-	run("1", "create + close", w_create, 1);
+	run(W_CREATE, w_create, 1);
 	/* Rows in the order arm, re-arm, disarm, each over N. */
 	for (k = 0; k < 3; k++)
 		for (i = 0; i < 4; i++)
@@ -1293,22 +1367,22 @@ int tfd_cmd_bench(int argc, char **argv)
 			    0);
 	for (i = 0; i < 4; i++)
 		if (ns[i] && (i == 0 || ns[i] != ns[i - 1]))
-			run("2", "arm, re-arm, disarm", w_arm, ns[i]);
-	run("3", "gettime", w_gettime, 1);
-	run("4a", "read, nothing expired", w_read_none, 1);
-	run("4b", "read, something expired", w_read_some, ns[1]);
-	run("5", "expiry latency", w_latency, 1);
-	run("6a", "burst: one deadline", w_burst, o.nboth);
+			run(W_ARM, w_arm, ns[i]);
+	run(W_GETTIME, w_gettime, 1);
+	run(W_READ_NONE, w_read_none, 1);
+	run(W_READ_SOME, w_read_some, ns[1]);
+	run(W_LATENCY, w_latency, 1);
+	run(W_BURST, w_burst, o.nboth);
 	if (o.nkernel)
-		run("6a", "burst: one deadline", w_burst, o.nkernel);
-	run("6b", "periodic, 100 ms, spread", w_periodic, o.nboth);
+		run(W_BURST, w_burst, o.nkernel);
+	run(W_PERIODIC, w_periodic, o.nboth);
 	if (o.nkernel)
-		run("6b", "periodic, 100 ms, spread", w_periodic, o.nkernel);
-	run("7a", "CPU: idle timers", w_idle, o.nboth);
-	run("7b", "CPU: 10 us periodic, unread", w_fast, 1);
-	run("8", "memory", w_memory, o.nboth);
+		run(W_PERIODIC, w_periodic, o.nkernel);
+	run(W_IDLE, w_idle, o.nboth);
+	run(W_FAST, w_fast, 1);
+	run(W_MEMORY, w_memory, o.nboth);
 	if (o.nkernel)
-		run("8", "memory", w_memory, o.nkernel);
+		run(W_MEMORY, w_memory, o.nkernel);
 
 	if (o.nboth < TOP_N)
 		note("N = %ld stands in for the issue's 16384 wherever both "

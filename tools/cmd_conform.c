@@ -28,32 +28,95 @@ static int known_backend(const char *name)
 	return 0;
 }
 
-int tfd_cmd_conform(int argc, char **argv)
+/* The cases whose name contains filter. */
+static size_t matching(const char *filter)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < conf_ncases; i++)
+		n += !filter || strstr(conf_cases[i].name, filter) != NULL;
+	return n;
+}
+
+enum { O_BACKEND, O_FILTER, O_QUIET, O_ERRNOS, O_DEPARTURES };
+static const struct tfd_opt opts[] = {
+	[O_BACKEND] = { "backend", "NAME",
+	                "run on one backend only: kernel, engine or virtual" },
+	[O_FILTER] = { "filter", "SUBSTR",
+	               "only the cases whose name contains SUBSTR\n"
+	               "(names are GROUP.WHAT, e.g. settime.abstime_past)" },
+	[O_QUIET] = { "quiet", NULL, "print only failing rows and the summary" },
+	[O_ERRNOS] = { "errnos", NULL,
+	               "list, without running anything, each error a case\n"
+	               "expects: FUNCTION ERRNO CASE (alone)" },
+	[O_DEPARTURES] = { "departures", NULL,
+	                   "list the departure rows: CASE|PAGE SECTION (alone)" },
+	{ NULL, NULL, NULL },
+};
+
+static int tfd_cmd_conform(int argc, char **argv);
+
+const struct tfd_cmd tfd_conform_cmd = {
+	.name = "conform",
+	.operands = "",
+	.summary = "run the conformance suite on every backend",
+	.text = "Runs every case of the conformance suite on every backend\n"
+	        "(kernel, engine, virtual) and prints a table with a verdict per\n"
+	        "case: ok, departure (the manual section), DIFFERENT, FAIL.\n"
+	        "Exit status 1 on any failure or unexplained difference.",
+	.opts = opts,
+	.fn = tfd_cmd_conform,
+};
+
+static int tfd_cmd_conform(int argc, char **argv)
 {
 	const char *backend = NULL, *filter = NULL;
 	unsigned flags = 0;
-	int i;
+	struct tfd_args a;
+	int o, list = -1, others = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--errnos") && argc == 2) {
-			conf_list_errnos(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--departures") && argc == 2) {
-			conf_list_departures(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--quiet")) {
+	tfd_args_init(&a, &tfd_conform_cmd, argc, argv);
+	while ((o = tfd_opt_next(&a)) >= 0) {
+		switch (o) {
+		case O_ERRNOS:
+		case O_DEPARTURES:
+			if (list >= 0 && list != o)
+				return tfd_cmd_bad("%s", "--errnos and "
+				                   "--departures go alone");
+			list = o;
+			break;
+		case O_QUIET:
 			flags |= CONF_QUIET;
-		} else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
-			backend = argv[++i];
+			others = 1;
+			break;
+		case O_BACKEND:
+			backend = a.val;
 			if (!known_backend(backend))
 				return tfd_cmd_bad("unknown backend '%s'",
 				                   backend);
-		} else if (!strcmp(argv[i], "--filter") && i + 1 < argc) {
-			filter = argv[++i];
-		} else {
-			return tfd_cmd_bad("conform: bad argument '%s'",
-			                   argv[i]);
+			others = 1;
+			break;
+		case O_FILTER:
+			filter = a.val;
+			others = 1;
+			break;
 		}
 	}
+	if (o != TFD_OPT_END)
+		return tfd_opt_status(o);
+	if (a.argc > 0)
+		return tfd_cmd_bad("unexpected argument '%s'", a.argv[0]);
+	if (list >= 0 && others)
+		return tfd_cmd_bad("%s", "--errnos and --departures go alone");
+	if (list == O_ERRNOS) {
+		conf_list_errnos(stdout);
+		return 0;
+	}
+	if (list == O_DEPARTURES) {
+		conf_list_departures(stdout);
+		return 0;
+	}
+	if (matching(filter) == 0)
+		return tfd_cmd_bad("no case matches --filter '%s'", filter);
 	return conf_run(stdout, backend, filter, flags) ? 1 : 0;
 }

@@ -6,6 +6,8 @@
  *
  *   tfd exec [--backend engine|virtual|kernel] [--trace FILE] [--] PROG [ARG]...
  *
+ * Options end at PROG (PROG's own options follow it).
+ *
  * The library is $TFD_PRELOAD if set, else libtfd-preload.so next to this
  * program (the build tree), else the one in the library directory this
  * program was built for (TFD_LIBDIR).  Exit status: PROG's; 126 or 127 when
@@ -131,32 +133,57 @@ static int known_backend(const char *b)
 	       !strcmp(b, "kernel");
 }
 
-int tfd_cmd_exec(int argc, char **argv)
+enum { O_BACKEND, O_TRACE };
+static const struct tfd_opt opts[] = {
+	[O_BACKEND] = { "backend", "NAME",
+	                "engine, virtual or kernel (default: $TFD_BACKEND,\n"
+	                "else engine)" },
+	[O_TRACE] = { "trace", "FILE",
+	              "append one line per timer operation to FILE\n"
+	              "(read it with tfd trace FILE)" },
+	{ NULL, NULL, NULL },
+};
+
+static int tfd_cmd_exec(int argc, char **argv);
+
+const struct tfd_cmd tfd_exec_cmd = {
+	.name = "exec",
+	.operands = "[--] PROG [ARG]...",
+	.summary = "run a program with its timerfd(2) timers on tfd",
+	.text = "Runs PROG with libtfd-preload.so preloaded: its\n"
+	        "timerfd_create(2) timers are tfd timers of the backend chosen.\n"
+	        "On virtual, time moves when PROG waits (tfd-preload(7)).\n"
+	        "Options end at PROG.  Exit status: PROG's; 126 or 127 when it\n"
+	        "cannot be run; 1 when the library is not found; 2 bad usage.",
+	.opts = opts,
+	.fn = tfd_cmd_exec,
+	.options_first = 1,
+};
+
+static int tfd_cmd_exec(int argc, char **argv)
 {
 	const char *backend = NULL, *trace = NULL;
 	char path[PATH_MAX];
-	int i;
+	struct tfd_args a;
+	int o;
 
-	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		} else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
-			backend = argv[++i];
+	tfd_args_init(&a, &tfd_exec_cmd, argc, argv);
+	while ((o = tfd_opt_next(&a)) >= 0) {
+		if (o == O_BACKEND) {
+			backend = a.val;
 			if (!known_backend(backend))
 				return tfd_cmd_bad("unknown backend '%s'",
 				                   backend);
-		} else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
-			trace = argv[++i];
-		} else if (!strcmp(argv[i], "--backend") ||
-		           !strcmp(argv[i], "--trace")) {
-			return tfd_cmd_bad("%s needs a value", argv[i]);
-		} else {
-			return tfd_cmd_bad("exec: unknown option '%s'", argv[i]);
+		} else if (o == O_TRACE) {
+			trace = a.val;
+			if (!*trace)
+				return tfd_cmd_bad("%s", "--trace needs a file");
 		}
 	}
-	if (i == argc)
-		return tfd_cmd_bad("%s", "exec needs a program to run");
+	if (o != TFD_OPT_END)
+		return tfd_opt_status(o);
+	if (a.argc == 0)
+		return tfd_cmd_bad("%s", "missing PROG: nothing to run");
 	if (find_preload(path, sizeof(path)) < 0)
 		return 1;
 	errno = 0;
@@ -167,7 +194,7 @@ int tfd_cmd_exec(int argc, char **argv)
 		return 1;
 	}
 	fflush(NULL);
-	execvp(argv[i], argv + i);
-	fprintf(stderr, "tfd: exec: %s: %s\n", argv[i], strerror(errno));
+	execvp(a.argv[0], a.argv);
+	fprintf(stderr, "tfd: exec: %s: %s\n", a.argv[0], strerror(errno));
 	return errno == ENOENT ? 127 : 126;
 }

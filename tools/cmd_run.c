@@ -16,36 +16,6 @@
 
 #define NSEC ((int64_t)1000000000)
 
-/* arg with control characters escaped, so a message stays on one line;
- * cut at a size that keeps the message short. */
-static const char *printable(const char *arg, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	for (; *arg && n + 5 < size; arg++) {
-		unsigned char c = (unsigned char)*arg;
-
-		if (c < 0x20 || c == 0x7f)
-			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
-		else
-			buf[n++] = (char)c;
-	}
-	buf[n] = 0;
-	if (*arg)
-		snprintf(buf + n, size - n, "...");
-	return buf;
-}
-
-int tfd_cmd_bad(const char *fmt, const char *arg)
-{
-	char buf[128];
-
-	fprintf(stderr, "tfd: ");
-	fprintf(stderr, fmt, printable(arg, buf, sizeof(buf)));
-	fprintf(stderr, " (try 'tfd --help')\n");
-	return 2;
-}
-
 /* "SEC[.FRAC]" into ns; 0 or -1 for anything else (sign, exponent,
  * garbage, more than 9 decimals, more than about 292 years). */
 static int parse_time(const char *s, int64_t *ns)
@@ -122,51 +92,76 @@ static int fail(const char *what)
 	return 1;
 }
 
-int tfd_cmd_run(int argc, char **argv)
+enum { O_CLOCK, O_ABS, O_API };
+static const struct tfd_opt opts[] = {
+	[O_CLOCK] = { "clock", "CLOCK",
+	              "monotonic (default), realtime, boottime,\n"
+	              "realtime-alarm or boottime-alarm" },
+	[O_ABS] = { "abs", NULL, "arm with TFD_TIMER_ABSTIME at now + VALUE" },
+	[O_API] = { "api", "API",
+	            "linux: tfd_create/tfd_settime/tfd_gettime/tfd_read\n"
+	            "(default); revised: the 2007 timerfd() call and\n"
+	            "plain read()" },
+	{ NULL, NULL, NULL },
+};
+
+static int tfd_cmd_run(int argc, char **argv);
+
+const struct tfd_cmd tfd_run_cmd = {
+	.name = "run",
+	.operands = "VALUE [INTERVAL [COUNT]]",
+	.summary = "arm a timer and print one line per read",
+	.text = "Arms a timer file descriptor for VALUE seconds, repeating every\n"
+	        "INTERVAL seconds (0: one-shot), and reads it until COUNT\n"
+	        "expirations (default 1) have been counted, printing one line\n"
+	        "per read: elapsed seconds, the count read, the total, and the\n"
+	        "time remaining.  Times are decimal seconds with up to 9\n"
+	        "decimals, e.g. 0.5 or 2.25.",
+	.opts = opts,
+	.fn = tfd_cmd_run,
+};
+
+static int tfd_cmd_run(int argc, char **argv)
 {
 	clockid_t clock = CLOCK_MONOTONIC;
-	int absolute = 0, revised = 0, i, fd, nclock = -1;
+	int absolute = 0, revised = 0, fd, nclock = -1, o;
 	int64_t value, interval = 0, start;
 	uint64_t count = 1, total = 0, n;
 	struct itimerspec its, cur;
+	struct tfd_args a;
 	size_t c;
 
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
-		const char *o = argv[i];
-
-		if (!strcmp(o, "--")) {
-			i++;
-			break;
-		} else if (!strcmp(o, "--abs")) {
+	tfd_args_init(&a, &tfd_run_cmd, argc, argv);
+	while ((o = tfd_opt_next(&a)) >= 0) {
+		switch (o) {
+		case O_ABS:
 			absolute = 1;
-		} else if (!strcmp(o, "--clock") || !strcmp(o, "--api")) {
-			if (i + 1 == argc)
-				return tfd_cmd_bad("%s needs a value", o);
-			if (!strcmp(o, "--api")) {
-				if (!strcmp(argv[i + 1], "revised"))
-					revised = 1;
-				else if (strcmp(argv[i + 1], "linux"))
-					return tfd_cmd_bad("unknown API '%s'",
-					           argv[i + 1]);
-			} else {
-				for (c = 0; c < sizeof(clocks) / sizeof(*clocks);
-				     c++)
-					if (!strcmp(argv[i + 1], clocks[c].name))
-						nclock = (int)c;
-				if (nclock < 0)
-					return tfd_cmd_bad("unknown clock '%s'",
-					           argv[i + 1]);
-				clock = clocks[nclock].id;
-			}
-			i++;
-		} else {
-			return tfd_cmd_bad("unknown option '%s'", o);
+			break;
+		case O_API:
+			if (!strcmp(a.val, "revised"))
+				revised = 1;
+			else if (!strcmp(a.val, "linux"))
+				revised = 0;
+			else
+				return tfd_cmd_bad("unknown API '%s'", a.val);
+			break;
+		case O_CLOCK:
+			for (c = 0, nclock = -1;
+			     c < sizeof(clocks) / sizeof(*clocks); c++)
+				if (!strcmp(a.val, clocks[c].name))
+					nclock = (int)c;
+			if (nclock < 0)
+				return tfd_cmd_bad("unknown clock '%s'", a.val);
+			clock = clocks[nclock].id;
+			break;
 		}
 	}
-	argc -= i;
-	argv += i;
+	if (o != TFD_OPT_END)
+		return tfd_opt_status(o);
+	argc = a.argc;
+	argv = a.argv;
 	if (argc < 1)
-		return tfd_cmd_bad("%s", "run needs a VALUE");
+		return tfd_cmd_bad("%s", "missing VALUE");
 	if (argc > 3)
 		return tfd_cmd_bad("unexpected argument '%s'", argv[3]);
 	if (parse_time(argv[0], &value))

@@ -18,7 +18,7 @@
 # it belongs to that function alone.  So tfd_settime.3 lists tfd_settime's
 # errors, then, after ".PP / .BR tfd_gettime ()", tfd_gettime's;
 # tfd_virtual.3 lists errors shared by its four functions.  A page that is
-# only `.so man3/OTHER.3` (tfd_gettime.3) has no ERRORS of its own: its
+# only `.so man/OTHER.3` (tfd_gettime.3) has no ERRORS of its own: its
 # name must be a function in OTHER.3's NAME line.
 
 set -u

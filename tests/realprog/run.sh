@@ -7,9 +7,9 @@
 # each backend B (engine, kernel, virtual): same events, same order, same
 # counts.  Then `tfd exec` itself: its errors and exit status, --trace,
 # and that the preload follows the program into the programs it runs.
-# One line per test, then "realprog: N passed, N failed"; exit status 1 if
-# any failed.  A program that was not built (its package is missing) is
-# skipped with a message.
+# One line per test, then "realprog: N passed, N failed, N skipped"; exit
+# status 1 if any failed.  A program that was not built (its package is
+# missing) is skipped with a message.
 #
 #   TFD_TOOL=build/tfd sh tests/realprog/run.sh build/realprog
 set -u
@@ -20,6 +20,7 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/tfd-realprog.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 pass=0
 fail=0
+skipped=0
 # A sanitizer build: its runtime is linked into the programs, and the
 # preload comes first in the list.
 ASAN_OPTIONS="verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
@@ -33,6 +34,11 @@ ok() {
 bad() {
 	fail=$((fail + 1))
 	echo "FAIL $1"
+}
+
+skip() {
+	skipped=$((skipped + 1))
+	echo "skip $1"
 }
 
 # run NAME CMD...: CMD's stdout and stderr into $out/NAME, 60 s at most.
@@ -67,7 +73,7 @@ same() {
 compare() {
 	prog=$dir/$1 label=$1
 	if [ ! -x "$prog" ]; then
-		echo "skip $label: not built (see above)"
+		skip "$label: not built (see above)"
 		return
 	fi
 	for b in engine kernel virtual; do
@@ -114,7 +120,7 @@ conform() {
 	    --backend kernel
 	if ! grep -q '^[0-9]* cases: ' "$out/conform.$b"; then
 		if grep -q "unknown command 'conform'" "$out/conform.$b"; then
-			echo "skip conformance through the preload: no tfd conform"
+			skip "conformance through the preload: no tfd conform"
 		else
 			bad "conformance suite through the preload ($b): no summary"
 			sed 's/^/    /' "$out/conform.$b"
@@ -162,8 +168,8 @@ EOF
 
 case ${TFD_SAN:-} in
 *thread*)
-	echo "skip conformance through the preload (virtual): ThreadSanitizer"
-	echo "skip vthreads: ThreadSanitizer"
+	skip "conformance through the preload (virtual): ThreadSanitizer"
+	skip "vthreads: ThreadSanitizer"
 	;;
 *)
 	conform virtual
@@ -194,13 +200,32 @@ has "$out/ticker.out" "ticker under exec prints its result" \
     '^3 reads, 3 expirations$'
 has "$t" "trace: timerfd_create" \
     "^${hdr}timerfd_create\(CLOCK_MONOTONIC, TFD_CLOEXEC\) = [0-9]+$"
-has "$t" "trace: timerfd_settime" \
-    "^${hdr}timerfd_settime\([0-9]+, 0, \{0\.020000000, 0\.020000000\}, NULL\) = 0$"
+has "$t" "trace: timerfd_settime, and when it is next due" \
+    "^${hdr}timerfd_settime\([0-9]+, 0, \{0\.020000000, 0\.020000000\}, NULL\) \[next 0\.0[12][0-9]{7}\] = 0$"
 has "$t" "trace: read, with the count" \
     "^${hdr}read\([0-9]+, 8\) \[count [0-9]+\] = 8$" 3
 has "$t" "trace: timerfd_gettime" "^${hdr}timerfd_gettime\([0-9]+, \{"
 has "$t" "trace: dup" "^${hdr}dup\([0-9]+\) = [0-9]+$"
 has "$t" "trace: close of both numbers" "^${hdr}close\([0-9]+\) = 0$" 2
+
+# tfd trace reads it back: one timer, 3 reads of one expiration each,
+# never early.
+"$tool" trace "$t" >"$out/ticker.summary" 2>&1
+has "$out/ticker.summary" "tfd trace: the ticker's reads" \
+    '^  reads +3 with a count, 0 EAGAIN, 0 failed \(0 ECANCELED\); counts 1 x3$'
+has "$out/ticker.summary" "tfd trace: the ticker's reads were never early" \
+    '^  lateness +p50 [0-9.]+ us .* early 0  \(of 3 reads\)$'
+
+# Times that are not valid times are shown as they were given; the trace
+# of a program that makes every mistake still reads back.
+"$tool" exec --trace "$out/glibc.trace" -- "$dir/timerfd_glibc" >/dev/null 2>&1
+has "$out/glibc.trace" "trace: a negative time as it was given" \
+    "^${hdr}timerfd_settime\([0-9]+, 0, \{\{-1, 100000000\}, \{0, -1\}\}, NULL\) = -1 EINVAL$"
+has "$out/glibc.trace" "trace: tv_nsec out of range as it was given" \
+    "^${hdr}timerfd_settime\([0-9]+, 0, \{\{0, 1000000000\}, 0\.000000000\}, NULL\) = -1 EINVAL$"
+"$tool" trace "$out/glibc.trace" >"$out/glibc.summary" 2>&1
+has "$out/glibc.summary" "tfd trace reads the trace of every mistake" \
+    '^trace .*: [0-9]+ lines, 2 processes, [0-9]+ timers'
 
 # The preload follows the environment into the programs PROG runs; a
 # relative trace file is made absolute.
@@ -211,5 +236,5 @@ has "$out/rel.trace" "trace of two child programs, relative file" \
 has "$out/rel.trace" "virtual time moved for them" \
     '^[0-9.]+ [0-9]+ - virtual-advance\(\+0\.020000000\) = 0$' 2
 
-echo "realprog: $pass passed, $fail failed"
+echo "realprog: $pass passed, $fail failed, $skipped skipped"
 [ "$fail" = 0 ]

@@ -142,6 +142,12 @@ static void settime_errors(void)
 	bad.it_interval.tv_sec = -1;
 	SHOW("settime interval -1 s, value 0",
 	     timerfd_settime(fd, 0, &bad, NULL));
+	bad = its(0, 0); /* value {-1, 100000000}, interval {0, -1} */
+	bad.it_value.tv_sec = -1;
+	bad.it_value.tv_nsec = 100000000;
+	bad.it_interval.tv_nsec = -1;
+	SHOW("settime value -1 s + 0.1 s, interval -1 ns",
+	     timerfd_settime(fd, 0, &bad, NULL));
 	bad = its(SEC, 0);
 	SHOW("settime fd -1", timerfd_settime(-1, 0, &bad, NULL));
 	SHOW("settime fd not open", timerfd_settime(900, 0, &bad, NULL));

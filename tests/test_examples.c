@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* The examples (make examples): the README's program and the event loop
+ * run, and the README shows the program as it is in examples/readme.c. */
+#include "t.h"
+
+#include <sys/wait.h>
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	CHECKF(f != NULL, "%s: %s", path, strerror(errno));
+	CHECK(fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	CHECK(buf && fread(buf, 1, (size_t)n, f) == (size_t)n);
+	buf[n] = 0;
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* The README's ```c block under "## Use" is examples/readme.c without its
+ * first line (the SPDX comment), byte for byte. */
+TEST(examples_readme_shows_examples_readme_c)
+{
+	size_t rn, fn;
+	char *readme = slurp("README.md", &rn), *file = slurp("examples/readme.c",
+	                                                        &fn);
+	char *use = strstr(readme, "\n## Use\n"), *code, *end, *body;
+
+	CHECK(use != NULL);
+	code = strstr(use, "\n```c\n");
+	CHECK(code != NULL);
+	code += 6;
+	end = strstr(code, "\n```\n");
+	CHECK(end != NULL);
+	end[1] = 0;
+	CHECK(!strncmp(file, "/* SPDX-License-Identifier: MIT */\n", 35));
+	body = file + 35;
+	CHECKF(!strcmp(code, body),
+	       "README.md's example and examples/readme.c differ:\n%s\n---\n%s",
+	       code, body);
+	free(readme);
+	free(file);
+}
+
+/* It prints the running total after each read, up to 5 (a read may
+ * return more than one when the machine is slow). */
+TEST(examples_readme_runs)
+{
+	const char *ex = getenv("TFD_EXAMPLES");
+	char cmd[512], out[4096], err[4096], *line;
+	unsigned long total, last = 0;
+	int n = 0;
+
+	CHECK(ex != NULL);
+	snprintf(cmd, sizeof(cmd), "%s/readme", ex);
+	CHECK(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECKF(err[0] == 0, "stderr: %s", err);
+	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		char word[32];
+
+		CHECKF(sscanf(line, "%lu %31s", &total, word) == 2 &&
+		               !strcmp(word, "expirations"),
+		       "line '%s'", line);
+		CHECK(total > last);
+		last = total;
+		n++;
+	}
+	CHECK(n >= 1 && n <= 5 && last >= 5);
+}
+
+/* epoll cannot watch /dev/null or a regular file (EPERM): the loop takes
+ * such an input as one that has ended, and runs to its deadline. */
+TEST(examples_eventloop_with_an_input_epoll_cannot_watch)
+{
+	static const char *const inputs[] = { "/dev/null", "README.md" };
+	const char *ex = getenv("TFD_EXAMPLES");
+	char cmd[512], out[4096], err[4096];
+	size_t i;
+
+	CHECK(ex != NULL);
+	for (i = 0; i < sizeof(inputs) / sizeof(*inputs); i++) {
+		snprintf(cmd, sizeof(cmd), "%s/eventloop 1 < %s", ex, inputs[i]);
+		CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0,
+		       "%s: '%s'", cmd, err);
+		CHECKF(strstr(out, " deadline 1\n") && !strchr(strstr(out,
+		               " deadline 1\n") + 1, '\n')[1],
+		       "%s printed '%s'", cmd, out);
+	}
+}
