@@ -203,11 +203,11 @@ FALLBACK_TESTS ?= never_early periodic readiness rearm blocked_reader \
     closefrom dup2 as_many_timers no_wakeup_lost cancelling cancelled \
     fork exec idle no_descriptor duplicated one_nanosecond past_absolute
 check: all check-header $(TESTBIN) $(SEEDBIN) $(EXAMPLES)
-	TSAN_OPTIONS="die_after_fork=0 $(TSAN_OPTIONS)" \
+	TSAN_OPTIONS="die_after_fork=0 suppressions=$(CURDIR)/tests/tsan.supp $(TSAN_OPTIONS)" \
 	TFD_TOOL=$(TOOL) TFD_EXAMPLES=$(EX) TFD_MAKE_VERSION=$(VERSION) \
 	    $(SEED_ENV) $(TESTBIN) $(TESTS)
 	@echo "--- the same engine tests on the fallback (TFD_ENGINE_FILES=direct)"
-	TSAN_OPTIONS="die_after_fork=0 $(TSAN_OPTIONS)" TFD_ENGINE_FILES=direct \
+	TSAN_OPTIONS="die_after_fork=0 suppressions=$(CURDIR)/tests/tsan.supp $(TSAN_OPTIONS)" TFD_ENGINE_FILES=direct \
 	TFD_TOOL=$(TOOL) $(TESTBIN) -x conformance -x opcheck -x seed \
 	    $(FALLBACK_TESTS)
 

@@ -244,12 +244,12 @@ TEST(cancelled_threads_never_leave_the_engine_locked)
 
 /* The kernel backend's lock crosses fork() of a threaded parent
  * unlocked: each child creates a timer at once. */
-static volatile int stop_churn;
+static int stop_churn;
 
 static void *kernel_churn(void *arg)
 {
 	(void)arg;
-	while (!stop_churn) {
+	while (!__atomic_load_n(&stop_churn, __ATOMIC_RELAXED)) {
 		int fd;
 
 		if (tfd_kernel_backend.create(CLOCK_MONOTONIC, 0, &fd) == 0)
@@ -277,7 +277,7 @@ TEST_LIMIT(kernel_backend_survives_fork_of_a_threaded_parent, 60)
 		CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
 		hung += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
 	}
-	stop_churn = 1;
+	__atomic_store_n(&stop_churn, 1, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	CHECKF(hung == 0, "%d of 300 children hung or failed", hung);
 }
