@@ -220,7 +220,9 @@ TEST(settime_ecanceled_arms_anyway)
 	tfd_engine_clock_was_set();
 	CHECK(t_readable(fd, 0));
 	memset(&old, 0x55, sizeof(old));
-	v.it_value.tv_sec = time(NULL) + 1;
+	/* 0.5 s ahead: time(NULL) + 1 was as little as a few microseconds
+	 * ahead near the end of a second, due before the query below */
+	v = t_its(t_now(CLOCK_REALTIME) + 500 * MS, 0);
 	CHECK_ERR(tfd_settime(fd, flags, &v, &old), ECANCELED);
 	/* old_value is not written on failure, as on Linux. */
 	CHECK(old.it_value.tv_sec == 0x5555555555555555L);
