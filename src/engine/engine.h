@@ -68,16 +68,16 @@ struct tfd_timer {
 	unsigned char clockid; /* [I] CLOCK_REALTIME, _MONOTONIC, _BOOTTIME */
 	unsigned char base;    /* [L] queue holding the deadline */
 	unsigned char flags;   /* [L] T_* */
-	unsigned char fetched; /* [L] file holds the timer's file */
 };
 
 enum state { STOPPED, STARTING, RUNNING, STOPPING };
 
-/* A request to the service thread: take fd's file from thread tid into
- * the private table, for timer t (NULL once the timer went first). */
+/* A request to the service thread, on the creating thread's stack: take
+ * fd's file from thread tid into the private table.  result is the number
+ * there, or -errno; done says it is set. */
 struct tfd_fetch {
-	struct tfd_timer *t;
 	int fd, tid;
+	int result, done;
 };
 
 #define FETCH_MAX 64 /* requests queued before create waits */
@@ -104,7 +104,7 @@ struct tfd_engine {
 	int start_error;           /* [L] why the thread could not start */
 	int clock_set;             /* [L] the watcher saw CLOCK_REALTIME set */
 	int64_t idle_since;        /* [L] no timer left since (mono ns) */
-	struct tfd_fetch fetch[FETCH_MAX]; /* [L] */
+	struct tfd_fetch *fetch[FETCH_MAX]; /* [L] */
 	unsigned nfetch;           /* [L] */
 	struct tfd_timer *freed;   /* [L] files for the service to close */
 	unsigned long wakeups;     /* [L] times the thread woke (tests) */
@@ -144,6 +144,7 @@ void tfd_engine_after_fork(void);
 int tfd_files_private(void);          /* 1 if the mechanism works */
 int tfd_files_unshare(void);          /* in a new thread: empty table */
 int tfd_files_fetch(int tid, int fd); /* >= 0, or -errno */
+void tfd_files_close(int fd);         /* a number of the thread's table */
 
 /* clock.c */
 int64_t tfd_clock_now(int base);  /* the system's or the virtual clock */

@@ -80,6 +80,18 @@ int tfd_files_unshare(void)
 	return errno;
 }
 
+/*
+ * The service thread's own descriptors are closed, written and polled
+ * with the system calls themselves: they are numbers of its table, not
+ * the program's, and a libc wrapper that a tool interposes (a sanitizer's
+ * model of one table per process, a preload library) must not take them
+ * for the program's.
+ */
+void tfd_files_close(int fd)
+{
+	syscall(SYS_close, fd);
+}
+
 /* Copy descriptor fd of thread tid into this thread's table: the new
  * number, or -errno. */
 int tfd_files_fetch(int tid, int fd)
@@ -92,6 +104,6 @@ int tfd_files_fetch(int tid, int fd)
 		return -errno;
 	k = syscall(SYS_pidfd_getfd, (int)p, fd, 0);
 	e = errno;
-	close((int)p);
+	tfd_files_close((int)p);
 	return k < 0 ? -e : (int)k;
 }

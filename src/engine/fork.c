@@ -45,7 +45,6 @@ static void child(void)
 		if (!t)
 			continue;
 		t->file = (int)i;
-		t->fetched = 1;
 		t->u.q.pos = TFD_QUEUE_NONE;
 		t->waiters = 0;
 		t->flags = T_INHERITED | T_DIRECT;

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -27,8 +28,10 @@ int tfd_notify_post(int fd, uint64_t n)
 {
 	ssize_t r;
 
+	/* The system call itself: fd may be a number of the service thread's
+	 * own table (see files.c, tfd_files_close). */
 	do
-		r = write(fd, &n, sizeof(n));
+		r = syscall(SYS_write, fd, &n, sizeof(n));
 	while (r < 0 && errno == EINTR);
 	return r < 0 ? errno : 0;
 }

@@ -116,7 +116,7 @@ static void add(struct batch *b, struct tfd_timer *t)
 
 void tfd_engine_post_locked(struct tfd_timer *t)
 {
-	if (t->m.ticks && t->file >= 0 && t->fetched &&
+	if (t->m.ticks && t->file >= 0 &&
 	    tfd_notify_post(t->file, t->m.ticks) == 0) {
 		t->m.ticks = 0;
 		t->flags |= T_SIGNALED;
@@ -127,8 +127,10 @@ void tfd_engine_post_locked(struct tfd_timer *t)
 static int unread(const struct tfd_timer *t)
 {
 	struct pollfd p = { t->file, POLLIN, 0 };
+	struct timespec zero = { 0, 0 };
 
-	return (t->flags & T_SIGNALED) && poll(&p, 1, 0) == 1;
+	return (t->flags & T_SIGNALED) &&
+	       syscall(SYS_ppoll, &p, 1UL, &zero, NULL, 0UL) == 1;
 }
 
 /* Count and post what expired on base by now; 1 if it dropped the lock
@@ -144,10 +146,6 @@ static int expire(int base, int64_t now)
 		struct tfd_timer *t = (struct tfd_timer *)(void *)((char *)top->node -
 		                       offsetof(struct tfd_timer, u.q));
 
-		if (!t->fetched) {
-			dropped = 1; /* its file first: fetch_files() */
-			break;
-		}
 		if (t->flags & T_INFLIGHT) {
 			flush(&b); /* posted twice in one pass: write in order */
 			dropped = 1;
@@ -178,30 +176,16 @@ static int expire(int base, int64_t now)
 
 /* ---- requests ---- */
 
-/* Fetch the files of new timers into the private table. */
+/* Copy the files of new timers into the private table. */
 static void fetch_files(void)
 {
 	while (g.nfetch) {
-		struct tfd_fetch r = g.fetch[0];
-		int k;
+		struct tfd_fetch *r = g.fetch[0];
 
 		pthread_mutex_unlock(&g.lock);
-		k = tfd_files_fetch(r.tid, r.fd);
+		r->result = tfd_files_fetch(r->tid, r->fd);
 		pthread_mutex_lock(&g.lock);
-		if (!g.fetch[0].t) { /* closed meanwhile */
-			if (k >= 0)
-				close(k);
-		} else if (k >= 0) {
-			g.fetch[0].t->file = k;
-			g.fetch[0].t->fetched = 1;
-			tfd_engine_post_locked(g.fetch[0].t); /* a cancel */
-		} else {
-			/* No private copy (the creating thread ended, or
-			 * the private table is full): post to the user's
-			 * number; see tfd(7), THE ENGINE'S FILES. */
-			g.fetch[0].t->flags |= T_DIRECT;
-			g.fetch[0].t->fetched = 1;
-		}
+		r->done = 1;
 		g.nfetch--;
 		memmove(g.fetch, g.fetch + 1, g.nfetch * sizeof(*g.fetch));
 		pthread_cond_broadcast(&g.changed);
@@ -215,7 +199,7 @@ static void close_freed(void)
 		struct tfd_timer *t = g.freed;
 
 		g.freed = t->u.next_freed;
-		close(t->file);
+		tfd_files_close(t->file);
 		free(t);
 	}
 }

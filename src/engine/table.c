@@ -73,31 +73,22 @@ int tfd_engine_let_go(struct tfd_timer *t)
 	return 1;
 }
 
-/* ---- fetch requests (files.c does the fetching, service.c asks) ---- */
+/* ---- the timer's file for the service thread (files.c) ---- */
 
-static void fetch_request(struct tfd_timer *t, int fd)
+/* Have the service thread copy fd's file into its table, and wait until
+ * it has: the number is the program's until create returns, so what is
+ * copied is the timer's file.  The copy's number, or -errno. */
+static int fetch(int fd)
 {
-	while (g.nfetch == FETCH_MAX) {
-		tfd_engine_poke();
+	struct tfd_fetch r = { fd, gettid(), 0, 0 };
+
+	while (g.nfetch == FETCH_MAX)
 		pthread_cond_wait(&g.changed, &g.lock);
-	}
-	g.fetch[g.nfetch].t = t;
-	g.fetch[g.nfetch].fd = fd;
-	g.fetch[g.nfetch].tid = gettid();
-	g.nfetch++;
-	t->file = fd;
+	g.fetch[g.nfetch++] = &r;
 	tfd_engine_poke();
-}
-
-/* t's file is no longer to be fetched through the number it was asked
- * for; the service thread drops what it fetched for a cancelled one. */
-static void fetch_cancel(struct tfd_timer *t)
-{
-	unsigned i;
-
-	for (i = 0; i < g.nfetch; i++)
-		if (g.fetch[i].t == t)
-			g.fetch[i].t = NULL;
+	while (!r.done)
+		pthread_cond_wait(&g.changed, &g.lock);
+	return r.result;
 }
 
 /* Another number naming t, or -1. */
@@ -125,9 +116,7 @@ void tfd_engine_forget(struct tfd_timer *t)
 		if (mask & 1u << b)
 			g.nq[b]--;
 	g.nlive--;
-	if (!t->fetched)
-		fetch_cancel(t);
-	if (t->fetched && !(t->flags & T_DIRECT)) {
+	if (!(t->flags & T_DIRECT)) {
 		t->u.next_freed = g.freed;
 		g.freed = t;
 		if (g.nlive == 0)
@@ -144,29 +133,10 @@ static void drop_fd(int fd)
 {
 	struct tfd_timer *t = g.slot[fd];
 
-	if (t->nfds == 1 && t->waiters && !t->fetched) {
-		/* A thread waits on it and will keep it: its file must be
-		 * ours before the number goes (rare: a wait on a timer made
-		 * microseconds ago). */
-		t->waiters++;
-		while (!t->fetched) {
-			tfd_engine_poke();
-			pthread_cond_wait(&g.changed, &g.lock);
-		}
-		t->waiters--;
-	}
 	g.slot[fd] = NULL;
 	t->nfds--;
-	if (t->file == fd && (!t->fetched || (t->flags & T_DIRECT))) {
-		int other = t->nfds ? other_number(t) : -1;
-
-		if (!t->fetched)
-			fetch_cancel(t);
-		if (other >= 0 && !t->fetched)
-			fetch_request(t, other);
-		else if (other >= 0)
-			t->file = other;
-	}
+	if (t->file == fd && (t->flags & T_DIRECT) && t->nfds)
+		t->file = other_number(t); /* post through one still open */
 	if (t->nfds)
 		return;
 	g.ntimers--;
@@ -254,9 +224,12 @@ static int e_create(int clockid, int flags, int *out)
 	t->base = (unsigned char)tfd_clock_base(clockid, 0);
 	if (g.virtual || !g.private_files) {
 		t->flags = T_DIRECT;
-		t->fetched = 1;
-	} else {
-		fetch_request(t, fd);
+	} else if ((t->file = fetch(fd)) < 0) {
+		e = -t->file; /* no copy: the service thread's table is full */
+		tfd_engine_unlock(cs);
+		close(fd);
+		free(t);
+		return e;
 	}
 	g.slot[fd] = t;
 	g.ntimers++;
