@@ -76,5 +76,8 @@ const struct tfd_backend *tfd_current_backend(void);
  * woken up (tests of idleness). */
 void tfd_engine_clock_was_set(void);
 unsigned long tfd_engine_wakeups(void);
+/* How many fresh eventfds the engine keeps ready for tfd_create (0: none,
+ * so that each create makes its own, where fault injection reaches). */
+void tfd_engine_pool_size(unsigned n);
 
 #endif

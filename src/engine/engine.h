@@ -81,6 +81,8 @@ struct tfd_fetch {
 };
 
 #define FETCH_MAX 64 /* requests queued before create waits */
+#define POOL_MAX 32  /* fresh eventfds the service thread keeps ready */
+#define POOL_LOW 16  /* below this, create asks for more */
 
 struct tfd_engine {
 	pthread_mutex_t lock;
@@ -105,6 +107,9 @@ struct tfd_engine {
 	int clock_set;             /* [L] the watcher saw CLOCK_REALTIME set */
 	int64_t idle_since;        /* [L] no timer left since (mono ns) */
 	struct tfd_fetch *fetch[FETCH_MAX]; /* [L] */
+	int pool[POOL_MAX];        /* [L] numbers in the private table */
+	unsigned npool;            /* [L] */
+	unsigned pool_max;         /* [L] POOL_MAX but in tests */
 	unsigned nfetch;           /* [L] */
 	struct tfd_timer *freed;   /* [L] files for the service to close */
 	unsigned long wakeups;     /* [L] times the thread woke (tests) */
@@ -145,6 +150,8 @@ int tfd_files_private(void);          /* 1 if the mechanism works */
 int tfd_files_unshare(void);          /* in a new thread: empty table */
 int tfd_files_fetch(int tid, int fd); /* >= 0, or -errno */
 void tfd_files_close(int fd);         /* a number of the thread's table */
+int tfd_files_fresh(void);            /* a new eventfd there, or -1 */
+int tfd_files_take(int tid, int k, int flags, int *fd);
 
 /* clock.c */
 int64_t tfd_clock_now(int base);  /* the system's or the virtual clock */

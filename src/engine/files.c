@@ -11,6 +11,14 @@
  * closefrom, dup2 over them, reuse) cannot reach them, and the program's
  * table holds one descriptor per timer, its own.
  *
+ * A new timer normally needs no round trip to that thread: it keeps a few
+ * fresh eventfds ready in its table, and the creating thread takes one
+ * into the program's with pidfd_getfd(2) (tfd_files_take), at the lowest
+ * free number, as timerfd_create(2) would give.  Only when none is ready,
+ * or the program's table has a single free slot (the transient pidfd needs
+ * one), does create make the eventfd itself and wait while the service
+ * thread copies it.
+ *
  * Where that is missing (older kernels, a seccomp profile that refuses
  * pidfd_open, or TFD_ENGINE_FILES=direct in the environment), the service
  * thread posts to the user's own number instead, under the rule that a
@@ -24,7 +32,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #ifndef PIDFD_THREAD
@@ -90,6 +100,53 @@ int tfd_files_unshare(void)
 void tfd_files_close(int fd)
 {
 	syscall(SYS_close, fd);
+}
+
+/* A fresh blocking eventfd in the calling (service) thread's table. */
+int tfd_files_fresh(void)
+{
+	long k = syscall(SYS_eventfd2, 0U, EFD_CLOEXEC);
+
+	return k < 0 ? -1 : (int)k;
+}
+
+/* Take eventfd k of the service thread tid into the caller's table with
+ * TFD_NONBLOCK/TFD_CLOEXEC flags: 0 and *out, or errno (EMFILE when the
+ * pidfd left no room: the caller falls back to the round trip). */
+int tfd_files_take(int tid, int k, int flags, int *out)
+{
+	long p = syscall(SYS_pidfd_open, (pid_t)tid, PIDFD_THREAD);
+	long fd;
+	int e, cloexec = 1; /* what fd has now */
+
+	if (p < 0)
+		return errno;
+	fd = syscall(SYS_pidfd_getfd, (int)p, k, 0); /* close-on-exec */
+	e = errno;
+	close((int)p);
+	if (fd < 0)
+		return e;
+	if (fd > p) {
+		/* The pidfd had the lowest number, now free again: that is
+		 * the number Linux would have given.  F_DUPFD never replaces
+		 * a descriptor another thread opened meanwhile. */
+		int low = fcntl((int)fd, flags & TFD_CLOEXEC ? F_DUPFD_CLOEXEC
+		                                             : F_DUPFD, 0);
+
+		if (low >= 0 && low < fd) {
+			close((int)fd);
+			fd = low;
+			cloexec = !!(flags & TFD_CLOEXEC);
+		} else if (low >= 0) {
+			close(low);
+		}
+	}
+	if (cloexec && !(flags & TFD_CLOEXEC))
+		fcntl((int)fd, F_SETFD, 0);
+	if (flags & TFD_NONBLOCK)
+		fcntl((int)fd, F_SETFL, O_NONBLOCK);
+	*out = (int)fd;
+	return 0;
 }
 
 /* Copy descriptor fd of thread tid into this thread's table: the new

@@ -181,7 +181,21 @@ static void fetch_files(void)
 {
 	while (g.nfetch) {
 		struct tfd_fetch *r = g.fetch[0];
+		unsigned room = 0;
 
+		/* The copy and its pidfd need two numbers here below the
+		 * descriptor limit, which the ready eventfds may hold when it
+		 * is near (the reason create came this way): give up the
+		 * two lowest. */
+		while (g.npool && room++ < 2) {
+			unsigned i, low = 0;
+
+			for (i = 1; i < g.npool; i++)
+				if (g.pool[i] < g.pool[low])
+					low = i;
+			tfd_files_close(g.pool[low]);
+			g.pool[low] = g.pool[--g.npool];
+		}
 		pthread_mutex_unlock(&g.lock);
 		r->result = tfd_files_fetch(r->tid, r->fd);
 		pthread_mutex_lock(&g.lock);
@@ -192,16 +206,48 @@ static void fetch_files(void)
 	}
 }
 
-/* Close the files of timers that are gone. */
+/* Keep fresh eventfds ready for tfd_create (files.c); made unlocked, so
+ * that creates go on meanwhile. */
+static void refill(void)
+{
+	int k[POOL_MAX];
+	unsigned n, want = g.pool_max > g.npool ? g.pool_max - g.npool : 0;
+
+	if (!g.private_files || !want)
+		return;
+	pthread_mutex_unlock(&g.lock);
+	for (n = 0; n < want && (k[n] = tfd_files_fresh()) >= 0; n++)
+		;
+	pthread_mutex_lock(&g.lock);
+	while (n && g.npool < g.pool_max)
+		g.pool[g.npool++] = k[--n];
+	while (n)
+		tfd_files_close(k[--n]);
+}
+
+static void drain_pool(void)
+{
+	while (g.npool)
+		tfd_files_close(g.pool[--g.npool]);
+}
+
+/* Close the files of timers that are gone, unlocked. */
 static void close_freed(void)
 {
-	while (g.freed) {
-		struct tfd_timer *t = g.freed;
+	struct tfd_timer *t = g.freed;
 
-		g.freed = t->u.next_freed;
+	if (!t)
+		return;
+	g.freed = NULL;
+	pthread_mutex_unlock(&g.lock);
+	while (t) {
+		struct tfd_timer *next = t->u.next_freed;
+
 		tfd_files_close(t->file);
 		free(t);
+		t = next;
 	}
+	pthread_mutex_lock(&g.lock);
 }
 
 /* ---- the thread ---- */
@@ -259,7 +305,9 @@ static void *service(void *arg)
 	e = tfd_clock_watch_start();
 	pthread_mutex_lock(&g.lock);
 	g.start_error = e;
-	if (e) { /* the creating thread fails; we are gone */
+	refill();
+	if (e) {
+		drain_pool(); /* the creating thread fails; we are gone */
 		g.state = STOPPED;
 		pthread_cond_broadcast(&g.changed);
 		pthread_mutex_unlock(&g.lock);
@@ -270,6 +318,8 @@ static void *service(void *arg)
 	for (;;) {
 		fetch_files();
 		close_freed();
+		if (g.npool < POOL_LOW && g.npool < g.pool_max && g.nlive)
+			refill();
 		if (g.clock_set) {
 			g.clock_set = 0;
 			tfd_clock_was_set();
@@ -279,7 +329,7 @@ static void *service(void *arg)
 		for (b = 0; b < NBASE; b++)
 			if (tfd_queue_top(&g.q[b]))
 				again |= expire(b, tfd_clock_now(b));
-		if (again || g.nfetch || g.freed || g.clock_set)
+		if (again || g.nfetch || g.clock_set)
 			continue;
 		if (g.nlive == 0) {
 			if (!g.idle_since)
@@ -292,6 +342,7 @@ static void *service(void *arg)
 		sleep_until_due();
 	}
 	g.state = STOPPING; /* no timer is made until we are gone */
+	drain_pool();
 	pthread_mutex_unlock(&g.lock);
 	tfd_clock_watch_stop();
 	pthread_mutex_lock(&g.lock);
@@ -356,6 +407,17 @@ void tfd_engine_stop_now(void)
 		pthread_cond_wait(&g.changed, &g.lock);
 }
 
+/* Test hook: how many fresh eventfds to keep ready (0: none, so that every
+ * create makes its own eventfd, the path fault injection reaches). */
+void tfd_engine_pool_size(unsigned n)
+{
+	int cs;
+
+	tfd_engine_lock(&cs);
+	g.pool_max = n < POOL_MAX ? n : POOL_MAX; /* 0: none is taken */
+	tfd_engine_unlock(cs);
+}
+
 /* A child has no service thread: fork.c. */
 void tfd_engine_after_fork(void)
 {
@@ -363,6 +425,7 @@ void tfd_engine_after_fork(void)
 	g.stop = g.sleeping = 0;
 	g.idle_since = 0;
 	g.nfetch = 0;
+	g.npool = 0; /* numbers of the parent's thread */
 	g.clock_set = 0;
 	g.inflight_wait = 0;
 }

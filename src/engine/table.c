@@ -18,6 +18,7 @@
 struct tfd_engine g = {
 	.lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP, /* held briefly */
 	.changed = PTHREAD_COND_INITIALIZER,
+	.pool_max = POOL_MAX,
 };
 
 /* g.lock, with cancellation off while it is held: a pthread_cancel() can
@@ -177,11 +178,11 @@ static int grow_table(int fd)
 	return 0;
 }
 
-/* Everything a timer needs is taken here, where Linux can fail too: the
- * table entry, room on its queues, the service thread. */
-static int reserve(int fd, unsigned mask)
+/* Everything a timer needs is taken at create, where Linux can fail too:
+ * room on its queues, the service thread (then the table entry). */
+static int reserve(unsigned mask)
 {
-	int b, e = grow_table(fd);
+	int b, e = 0;
 
 	for (b = 0; b < NBASE && !e; b++)
 		if (mask & 1u << b)
@@ -191,11 +192,54 @@ static int reserve(int fd, unsigned mask)
 	return e;
 }
 
+/* A ready eventfd of the service thread's, or -1; asks for more. */
+static int pool_take(void)
+{
+	if (!g.npool || !g.pool_max)
+		return -1;
+	if (g.npool == POOL_LOW)
+		tfd_engine_poke(); /* once, as it falls below */
+	return g.pool[--g.npool];
+}
+
+/* The user's descriptor for a new timer, and the number posts go to:
+ * the same on the virtual clocks and the fallback; else a copy in the
+ * service thread's table (files.c). */
+static int open_timer(int flags, int *fd, int *file)
+{
+	int e, k;
+
+	if (g.virtual || !g.private_files) {
+		e = tfd_notify_open(flags, fd);
+		*file = *fd;
+		return e;
+	}
+	k = pool_take();
+	if (k >= 0) {
+		e = tfd_files_take(g.tid, k, flags, fd);
+		if (e == 0) {
+			*file = k;
+			return 0;
+		}
+		g.pool[g.npool++] = k; /* untouched: still fresh */
+	}
+	e = tfd_notify_open(flags, fd);
+	if (e)
+		return e;
+	k = fetch(*fd);
+	if (k < 0) {
+		close(*fd);
+		return -k;
+	}
+	*file = k;
+	return 0;
+}
+
 static int e_create(int clockid, int flags, int *out)
 {
 	struct tfd_timer *t;
 	unsigned mask = tfd_clock_queues(clockid);
-	int e, fd, cs, b;
+	int e, fd = -1, cs, b;
 
 	if (clockid == CLOCK_REALTIME_ALARM || clockid == CLOCK_BOOTTIME_ALARM)
 		return EPERM; /* the engine cannot wake a suspended system */
@@ -203,34 +247,31 @@ static int e_create(int clockid, int flags, int *out)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return ENOMEM;
-	e = tfd_notify_open(flags, &fd);
-	if (e) {
-		free(t);
-		return e;
-	}
+	t->u.q.pos = TFD_QUEUE_NONE;
+	t->nfds = 1;
+	t->clockid = (unsigned char)clockid;
+	t->base = (unsigned char)tfd_clock_base(clockid, 0);
 	tfd_engine_lock(&cs);
-	e = reserve(fd, mask);
-	if (e) {
+	e = reserve(mask);
+	if (!e)
+		e = open_timer(flags, &fd, &t->file);
+	if (!e && (g.virtual || !g.private_files))
+		t->flags = T_DIRECT;
+	if (!e && (e = grow_table(fd)) != 0) {
 		close(fd);
+		if (!(t->flags & T_DIRECT)) { /* its copy: the service's */
+			t->u.next_freed = g.freed;
+			g.freed = t;
+			tfd_engine_poke();
+			t = NULL;
+		}
+	}
+	if (e) {
 		tfd_engine_unlock(cs);
 		free(t);
 		return e;
 	}
 	forget_stale(fd);
-	t->u.q.pos = TFD_QUEUE_NONE;
-	t->nfds = 1;
-	t->file = fd;
-	t->clockid = (unsigned char)clockid;
-	t->base = (unsigned char)tfd_clock_base(clockid, 0);
-	if (g.virtual || !g.private_files) {
-		t->flags = T_DIRECT;
-	} else if ((t->file = fetch(fd)) < 0) {
-		e = -t->file; /* no copy: the service thread's table is full */
-		tfd_engine_unlock(cs);
-		close(fd);
-		free(t);
-		return e;
-	}
 	g.slot[fd] = t;
 	g.ntimers++;
 	g.nlive++;
