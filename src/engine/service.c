@@ -176,6 +176,12 @@ static int expire(int base, int64_t now)
 
 /* ---- requests ---- */
 
+static void drain_pool(void)
+{
+	while (g.npool)
+		tfd_files_close(g.pool[--g.npool]);
+}
+
 /* Copy the files of new timers into the private table. */
 static void fetch_files(void)
 {
@@ -199,6 +205,12 @@ static void fetch_files(void)
 		pthread_mutex_unlock(&g.lock);
 		r->result = tfd_files_fetch(r->tid, r->fd);
 		pthread_mutex_lock(&g.lock);
+		if (r->result == -EMFILE && g.npool) {
+			drain_pool(); /* all of them, then once more */
+			pthread_mutex_unlock(&g.lock);
+			r->result = tfd_files_fetch(r->tid, r->fd);
+			pthread_mutex_lock(&g.lock);
+		}
 		r->done = 1;
 		g.nfetch--;
 		memmove(g.fetch, g.fetch + 1, g.nfetch * sizeof(*g.fetch));
@@ -225,11 +237,6 @@ static void refill(void)
 		tfd_files_close(k[--n]);
 }
 
-static void drain_pool(void)
-{
-	while (g.npool)
-		tfd_files_close(g.pool[--g.npool]);
-}
 
 /* Close the files of timers that are gone, unlocked. */
 static void close_freed(void)
