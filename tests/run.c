@@ -59,6 +59,13 @@ void t_register(struct t_case *c)
 	ncases++;
 }
 
+int t_valgrind(void)
+{
+	const char *p = getenv("LD_PRELOAD");
+
+	return p && strstr(p, "vgpreload") != NULL;
+}
+
 void t_skip(const char *fmt, ...)
 {
 	va_list ap;

@@ -85,6 +85,9 @@ void t_skip(const char *fmt, ...)
 #define T_TSAN 1
 #endif
 #endif
+/* Under valgrind (its preload is in LD_PRELOAD): it keeps descriptors of
+ * its own near the limit, and runs everything many times slower. */
+int t_valgrind(void);
 #ifndef T_TSAN
 #define T_TSAN 0
 #endif

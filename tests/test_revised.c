@@ -204,8 +204,8 @@ TEST(revised_departure_query_reports_zero_not_one_ns)
 TEST(revised_queries_lose_no_expiration)
 {
 	struct itimerspec out;
+	int64_t e0 = t_now(CLOCK_MONOTONIC) + 5 * MS, end; /* at the most */
 	int fd = made(t_its(5 * MS, 5 * MS), 0), i;
-	int64_t e0 = t_now(CLOCK_MONOTONIC) + 5 * MS, end;
 	uint64_t n, total = 0;
 
 	for (i = 0; i < 20; i++) {

@@ -81,6 +81,11 @@ int tfd_files_private(void)
 	return known;
 }
 
+int tfd_engine_private_files(void)
+{
+	return tfd_files_private();
+}
+
 /* Called first thing in a new thread: give it an empty table of its own.
  * 0 or errno. */
 int tfd_files_unshare(void)
