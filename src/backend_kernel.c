@@ -153,6 +153,7 @@ static int k_activate(void)
 
 const struct tfd_backend tfd_kernel_backend = {
 	.name = "kernel",
+	.native = 1,
 	.create = k_create,
 	.check = k_check,
 	.settime = k_settime,
