@@ -4,7 +4,7 @@
  * (issue 12): a vfork child closing descriptors before exec, close_range
  * with CLOSE_RANGE_UNSHARE and with bad flags, readv with no bytes or a
  * NULL buffer, select with nfds above FD_SETSIZE, EPOLLET on a periodic
- * timer nobody reads.  One line per fact, no time and no number in it, so
+ * timer nobody reads, a close in another thread during a poll.  One line per fact, no time and no number in it, so
  * that a run on Linux's timerfd and runs through libtfd-preload.so compare
  * line by line (tests/realprog/run.sh).
  *
@@ -12,6 +12,8 @@
  *   dropin efault   pointers the kernel cannot use (kernel backend only:
  *                   the engine keeps timers in user space, tfd(7))
  *   dropin select, dropin epollet   one part alone
+ *   dropin closewait  another thread closes a timer during a poll of it
+ *                   (on real time: engine and kernel)
  *   dropin env      rewrites its environment block (setproctitle), then
  *                   makes a timer: the trace must still reach TFD_TRACE
  */
@@ -19,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,6 +273,39 @@ static void efault(void)
 	close(fd);
 }
 
+static void *close_later(void *p)
+{
+	pause_ms(20);
+	close(*(int *)p);
+	return NULL;
+}
+
+/* Another thread closes the timer's only descriptor while this one polls
+ * it: the poll holds the file, and returns when the timer expires. */
+static void close_during_poll(void)
+{
+	struct pollfd p;
+	pthread_t th;
+	int fd = timer(TFD_NONBLOCK), r;
+
+	arm(fd, 150 * MS, 0);
+	p.fd = fd;
+	p.events = POLLIN;
+	p.revents = 0;
+	int64_t t0 = now_ns(), took;
+
+	pthread_create(&th, NULL, close_later, &fd);
+	r = poll(&p, 1, 2000);
+	took = now_ns() - t0;
+	pthread_join(th, NULL);
+	printf("close during poll: poll %d, revents %s%s%s\n", r,
+	       p.revents & POLLIN ? "POLLIN " : "",
+	       p.revents & POLLNVAL ? "POLLNVAL " : "",
+	       p.revents & ~(POLLIN | POLLNVAL) ? "other" : "");
+	printf("close during poll: ended by the expiry: %s\n",
+	       took >= 140 * MS && took < 1000 * MS ? "yes" : "no");
+}
+
 extern char **environ;
 
 /* As setproctitle does: the environment block is overwritten. */
@@ -298,6 +334,10 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "select")) {
 		select_big();
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "closewait")) {
+		close_during_poll();
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "epollet")) {

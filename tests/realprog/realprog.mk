@@ -17,7 +17,9 @@ RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/ticker $(RP)/overhead $(RP)/vth
 
 $(RP):
 	mkdir -p $@
-$(RP)/timerfd_glibc $(RP)/dropin $(RP)/ticker: $(RP)/%: tests/realprog/%.c | $(RP)
+$(RP)/dropin: tests/realprog/dropin.c | $(RP)
+	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
+$(RP)/timerfd_glibc $(RP)/ticker: $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS)
 $(RP)/vthreads: tests/realprog/vthreads.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread

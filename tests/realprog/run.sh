@@ -148,6 +148,8 @@ compare dropin
 # backend is a passthrough, and says EFAULT as Linux does.
 if [ -x "$dir/dropin" ]; then
 	same "$dir/dropin" dropin.efault kernel efault
+	same "$dir/dropin" dropin.closewait engine closewait
+	same "$dir/dropin" dropin.closewait kernel closewait
 fi
 compare wl_timers
 compare sd_timers
