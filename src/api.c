@@ -47,10 +47,12 @@ static const struct tfd_backend *find_backend(const char *name)
 	return NULL;
 }
 
-/* TFD_BACKEND names the backend; unset or unknown means the engine. */
+/* TFD_BACKEND names the backend; unset or unknown means the engine.  A
+ * secure-execution process (set-user-ID...) ignores it: a user must not
+ * freeze a privileged program's timers (TFD_BACKEND=virtual). */
 static void from_env(void)
 {
-	const struct tfd_backend *b = find_backend(getenv("TFD_BACKEND"));
+	const struct tfd_backend *b = find_backend(secure_getenv("TFD_BACKEND"));
 
 	if (!b || b->activate())
 		b = &tfd_engine_backend;

@@ -17,6 +17,10 @@
 
 struct tfd_backend {
 	const char *name;
+	/* Its descriptors are the kernel's own timerfds: read, write, poll,
+	 * epoll and close on them behave as Linux's already (the preload
+	 * library passes them straight through). */
+	int native;
 	/* clockid is one Linux accepts; flags within TFD_NONBLOCK|CLOEXEC. */
 	int (*create)(int clockid, int flags, int *fd);
 	/* 0 if fd is a timer of this backend, else EBADF or EINVAL. */

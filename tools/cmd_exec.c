@@ -59,6 +59,9 @@ static int find_preload(char *path, size_t n)
 	char dir[PATH_MAX];
 
 	if (env && *env) {
+		/* Absolute: PROG, or a program it runs, may change directory. */
+		if (realpath(env, dir) && (size_t)snprintf(path, n, "%s", dir) < n)
+			return 0;
 		snprintf(path, n, "%s", env);
 		if (readable(path))
 			return 0;

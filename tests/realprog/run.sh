@@ -53,9 +53,10 @@ run() {
 # 50 ms changes the order on both).
 same() {
 	prog=$1 label=$2 b=$3 try=1
+	shift 3
 	while :; do
-		if run "$label.linux" "$prog" &&
-		    run "$label.$b" "$tool" exec --backend "$b" -- "$prog" &&
+		if run "$label.linux" "$prog" "$@" &&
+		    run "$label.$b" "$tool" exec --backend "$b" -- "$prog" "$@" &&
 		    cmp -s "$out/$label.linux" "$out/$label.$b"; then
 			[ $try = 1 ] && ok "$label: $b same as Linux" ||
 			    ok "$label: $b same as Linux (second try)"
@@ -141,6 +142,15 @@ conform() {
 }
 
 compare timerfd_glibc
+# Issue 12: vfork, close_range, readv, select above FD_SETSIZE, EPOLLET.
+compare dropin
+# Pointers the kernel cannot use, where a system call is made: the kernel
+# backend is a passthrough, and says EFAULT as Linux does.
+if [ -x "$dir/dropin" ]; then
+	same "$dir/dropin" dropin.efault kernel efault
+	same "$dir/dropin" dropin.closewait engine closewait
+	same "$dir/dropin" dropin.closewait kernel closewait
+fi
 compare wl_timers
 compare sd_timers
 
@@ -235,6 +245,40 @@ has "$out/rel.trace" "trace of two child programs, relative file" \
     "^${hdr}timerfd_create\(" 2
 has "$out/rel.trace" "virtual time moved for them" \
     '^[0-9.]+ [0-9]+ - virtual-advance\(\+0\.020000000\) = 0$' 2
+
+# The trace file is named when the program starts: a program that
+# rewrites its environment block (setproctitle) keeps its trace, and no
+# file named after its title appears.
+mkdir "$out/envcwd"
+(cd "$out/envcwd" && "$tool" exec --trace "$out/env.trace" -- \
+    "$dir/dropin" env >/dev/null 2>&1)
+has "$out/env.trace" "trace after the environment was rewritten" \
+    "^${hdr}timerfd_settime\(" 1
+if [ -z "$(ls -A "$out/envcwd")" ]; then
+	ok "no file named after the rewritten environment"
+else
+	bad "files made in the program's directory: $(ls -A "$out/envcwd")"
+fi
+
+# A trace file is not followed through a symbolic link (a privileged
+# program would append to the file the link names).
+: >"$out/target"
+ln -s "$out/target" "$out/link"
+TFD_TRACE=$out/link "$tool" exec -- "$dir/ticker" 1 >/dev/null 2>&1
+if [ -s "$out/target" ]; then
+	bad "trace written through a symbolic link"
+else
+	ok "trace not written through a symbolic link"
+fi
+
+# tfd exec makes a relative TFD_PRELOAD absolute: a child that changes
+# directory still loads it.
+lib=$(dirname "$tool")
+(cd "$lib" && TFD_PRELOAD=./libtfd-preload.so "$tool" exec --backend virtual \
+    --trace "$out/relpre.trace" -- \
+    sh -c "cd / && '$dir/ticker' 1" >"$out/relpre.out" 2>&1)
+has "$out/relpre.trace" "relative TFD_PRELOAD made absolute" \
+    "^${hdr}timerfd_create\(" 1
 
 echo "realprog: $pass passed, $fail failed, $skipped skipped"
 [ "$fail" = 0 ]

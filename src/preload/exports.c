@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * exports.c - libtfd-preload.so's exported functions: glibc's names, with
+ * glibc's prototypes.  Each decides, with one look at the table of
+ * numbers, whether the call concerns a timer of ours (or virtual time),
+ * and hands it on: to fdops.c, waits.c, vtime.c, or straight to the next
+ * definition.  See tfd-preload(7).
+ */
+#include "preload/preload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+/* glibc's fortified entry points (declared only under _FORTIFY_SOURCE). */
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen);
+int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+                const sigset_t *mask, size_t fdslen);
+
+__thread int tfd_inside __attribute__((tls_model("initial-exec")));
+const struct tfd_backend *tfd_be = &tfd_engine_backend;
+int tfd_emulated = 1;
+int tfd_virt;
+
+static pthread_once_t init = PTHREAD_ONCE_INIT;
+static void init_once(void);
+
+/* ---- timerfd_create, timerfd_settime, timerfd_gettime ---- */
+
+EXPORT int timerfd_create(int clockid, int flags)
+{
+	if (tfd_inside)
+		return R(timerfd_create)(clockid, flags);
+	pthread_once(&init, init_once); /* another constructor may come first */
+	return tfd_timer_create(clockid, flags);
+}
+
+EXPORT int timerfd_settime(int fd, int flags, const struct itimerspec *nv,
+                           struct itimerspec *old)
+{
+	if (tfd_inside || !tfd_marked(fd))
+		return R(timerfd_settime)(fd, flags, nv, old);
+	return tfd_timer_settime(fd, flags, nv, old);
+}
+
+EXPORT int timerfd_gettime(int fd, struct itimerspec *cur)
+{
+	if (tfd_inside || !tfd_marked(fd))
+		return R(timerfd_gettime)(fd, cur);
+	return tfd_timer_gettime(fd, cur);
+}
+
+/* ---- read, readv, write, writev ---- */
+
+EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	if (!tfd_marked(fd) || tfd_inside)
+		return R(read)(fd, buf, n);
+	return tfd_timer_read(fd, buf, n);
+}
+
+EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+	if (n > buflen)
+		abort(); /* glibc's __chk_fail: a buffer overflow */
+	return read(fd, buf, n);
+}
+
+EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
+{
+	if (!tfd_marked(fd) || tfd_inside)
+		return R(readv)(fd, iov, cnt);
+	return tfd_timer_readv(fd, iov, cnt);
+}
+
+EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	if (!tfd_marked(fd) || tfd_inside || !tfd_emulated ||
+	    !tfd_still_timer(fd))
+		return R(write)(fd, buf, n);
+	return tfd_timer_write(fd, n);
+}
+
+EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	if (!tfd_marked(fd) || tfd_inside || !tfd_emulated ||
+	    !tfd_still_timer(fd))
+		return R(writev)(fd, iov, cnt);
+	return tfd_timer_write(fd, 0);
+}
+
+/* ---- close, close_range, closefrom: a vfork child closes its own ---- */
+
+EXPORT int close(int fd)
+{
+	if (!tfd_marked(fd) || tfd_inside || tfd_foreign()) {
+		if (unlikely(tfd_nedge) && !tfd_inside && !tfd_foreign())
+			tfd_epoll_closed(fd); /* an epoll of timers */
+		return R(close)(fd);
+	}
+	return tfd_timer_close(fd);
+}
+
+EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+	if (!LOADED(close_range)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (tfd_inside || !tfd_nmarked || tfd_foreign())
+		return R(close_range)(first, last, flags);
+	return tfd_range_close(first, last, flags);
+}
+
+EXPORT void closefrom(int lowfd)
+{
+	if (!tfd_inside && tfd_nmarked && !tfd_foreign())
+		tfd_from_close(lowfd);
+	if (LOADED(closefrom))
+		tfd_next.closefrom(lowfd);
+}
+
+/* ---- dup, dup2, dup3, fcntl, ioctl ---- */
+
+EXPORT int dup(int fd)
+{
+	if (!tfd_marked(fd) || tfd_inside || tfd_foreign())
+		return R(dup)(fd);
+	return tfd_dup_result(fd, R(dup)(fd), "dup(%d)", 0);
+}
+
+EXPORT int dup2(int oldfd, int newfd)
+{
+	if ((!tfd_marked(oldfd) && !tfd_marked(newfd)) || tfd_inside ||
+	    tfd_foreign())
+		return R(dup2)(oldfd, newfd);
+	return tfd_timer_dup3(oldfd, newfd, 0, 0);
+}
+
+EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	if ((!tfd_marked(oldfd) && !tfd_marked(newfd)) || tfd_inside ||
+	    (flags & ~O_CLOEXEC) || oldfd == newfd || tfd_foreign())
+		return R(dup3)(oldfd, newfd, flags);
+	return tfd_timer_dup3(oldfd, newfd, flags, 1);
+}
+
+/* fcntl's third argument is read as a pointer, as glibc itself does: it
+ * carries an int as well. */
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!tfd_marked(fd) || tfd_inside || tfd_foreign())
+		return R(fcntl)(fd, cmd, arg);
+	return tfd_timer_fcntl(fd, cmd, arg, 0);
+}
+
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!tfd_marked(fd) || tfd_inside || tfd_foreign())
+		return R(fcntl64)(fd, cmd, arg);
+	return tfd_timer_fcntl(fd, cmd, arg, 1);
+}
+
+EXPORT int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!tfd_marked(fd) || tfd_inside)
+		return R(ioctl)(fd, req, arg);
+	return tfd_timer_ioctl(fd, req, arg);
+}
+
+/* ---- readiness and waits ---- */
+
+EXPORT int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
+{
+	if (!tfd_marked(fd) || tfd_inside || !tfd_emulated)
+		return R(epoll_ctl)(ep, op, fd, ev);
+	return tfd_timer_epoll_ctl(ep, op, fd, ev);
+}
+
+EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	if (tfd_inside || !tfd_hook_waits())
+		return R(poll)(fds, n, timeout);
+	return tfd_wait_poll(fds, n, timeout);
+}
+
+EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+                 const sigset_t *mask)
+{
+	if (tfd_inside || !tfd_hook_waits())
+		return R(ppoll)(fds, n, ts, mask);
+	return tfd_wait_ppoll(fds, n, ts, mask);
+}
+
+EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout,
+                      size_t fdslen)
+{
+	if (fdslen / sizeof(*fds) < n)
+		abort();
+	return poll(fds, n, timeout);
+}
+
+EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n,
+                       const struct timespec *ts, const sigset_t *mask,
+                       size_t fdslen)
+{
+	if (fdslen / sizeof(*fds) < n)
+		abort();
+	return ppoll(fds, n, ts, mask);
+}
+
+EXPORT int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
+                  struct timeval *tv)
+{
+	if (tfd_inside || !tfd_hook_waits() || nfds < 0)
+		return R(select)(nfds, rd, wr, ex, tv);
+	return tfd_wait_select(nfds, rd, wr, ex, tv);
+}
+
+EXPORT int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
+                   const struct timespec *ts, const sigset_t *mask)
+{
+	if (tfd_inside || !tfd_hook_waits() || nfds < 0)
+		return R(pselect)(nfds, rd, wr, ex, ts, mask);
+	return tfd_wait_pselect(nfds, rd, wr, ex, ts, mask);
+}
+
+EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int timeout)
+{
+	if (!tfd_virt || tfd_inside)
+		return R(epoll_wait)(ep, ev, max, timeout);
+	return tfd_wait_epoll(ep, ev, max, tfd_ms_ns(timeout), NULL);
+}
+
+EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int timeout,
+                       const sigset_t *mask)
+{
+	if (!tfd_virt || tfd_inside)
+		return R(epoll_pwait)(ep, ev, max, timeout, mask);
+	return tfd_wait_epoll(ep, ev, max, tfd_ms_ns(timeout), mask);
+}
+
+EXPORT int epoll_pwait2(int ep, struct epoll_event *ev, int max,
+                        const struct timespec *ts, const sigset_t *mask)
+{
+	if (!LOADED(epoll_pwait2)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!tfd_virt || tfd_inside)
+		return R(epoll_pwait2)(ep, ev, max, ts, mask);
+	return tfd_wait_epoll(ep, ev, max, tfd_tsp_ns(ts), mask);
+}
+
+/* ---- sleeps and clocks (virtual time only) ---- */
+
+EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	if (!tfd_virt || tfd_inside || !req || !tfd_ts_valid(req))
+		return R(nanosleep)(req, rem);
+	tfd_virtual_sleep(tfd_ts_to_ns(req));
+	return 0;
+}
+
+EXPORT int clock_nanosleep(clockid_t c, int flags, const struct timespec *req,
+                           struct timespec *rem)
+{
+	clockid_t base = tfd_virtual_base(c);
+
+	if (!tfd_virt || tfd_inside || base < 0 || !req || !tfd_ts_valid(req))
+		return R(clock_nanosleep)(c, flags, req, rem);
+	tfd_virtual_sleep((flags & TIMER_ABSTIME)
+	                          ? tfd_ts_to_ns(req) - tfd_vnow(base)
+	                          : tfd_ts_to_ns(req));
+	return 0;
+}
+
+EXPORT unsigned sleep(unsigned s)
+{
+	if (!tfd_virt || tfd_inside)
+		return R(sleep)(s);
+	tfd_virtual_sleep((int64_t)s * TFD_NSEC);
+	return 0;
+}
+
+EXPORT int usleep(useconds_t us)
+{
+	if (!tfd_virt || tfd_inside)
+		return R(usleep)(us);
+	tfd_virtual_sleep((int64_t)us * 1000);
+	return 0;
+}
+
+EXPORT int clock_gettime(clockid_t c, struct timespec *ts)
+{
+	clockid_t base;
+
+	if (!tfd_virt || tfd_inside || (base = tfd_virtual_base(c)) < 0)
+		return R(clock_gettime)(c, ts);
+	*ts = tfd_ns_to_ts(tfd_vnow(base));
+	return 0;
+}
+
+EXPORT int gettimeofday(struct timeval *tv, void *tz)
+{
+	if (!tfd_virt || tfd_inside)
+		return R(gettimeofday)(tv, tz);
+	*tv = tfd_ns_to_tv(tfd_vnow(CLOCK_REALTIME));
+	return 0;
+}
+
+EXPORT time_t time(time_t *t)
+{
+	time_t now;
+
+	if (!tfd_virt || tfd_inside)
+		return R(time)(t);
+	now = (time_t)(tfd_vnow(CLOCK_REALTIME) / TFD_NSEC);
+	if (t)
+		*t = now;
+	return now;
+}
+
+/* ---- threads the library starts run inside it ---- */
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *start_inside(void *p)
+{
+	struct start s = *(struct start *)p;
+
+	free(p);
+	tfd_inside = 1;
+	return s.fn(s.arg);
+}
+
+EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+                          void *(*fn)(void *), void *arg)
+{
+	struct start *s;
+	int e;
+
+	if (!tfd_inside) {
+		__atomic_store_n(&tfd_threads_started, 1, __ATOMIC_RELAXED);
+		return R(pthread_create)(th, attr, fn, arg);
+	}
+	s = malloc(sizeof(*s));
+	if (!s)
+		return EAGAIN;
+	s->fn = fn;
+	s->arg = arg;
+	e = R(pthread_create)(th, attr, start_inside, s);
+	if (e)
+		free(s);
+	return e;
+}
+
+/* ---- start ---- */
+
+/* The backend is chosen now (TFD_BACKEND), so that the virtual clocks
+ * start with the program.  What the preload does on it follows from its
+ * operations: a native backend's timers are kernel timerfds already. */
+static void init_once(void)
+{
+	int was;
+
+	tfd_next_load();
+	tfd_numbers_init();
+	tfd_trace_init();
+	was = tfd_enter();
+	tfd_be = tfd_current_backend();
+	tfd_leave(was);
+	tfd_emulated = !tfd_be->native;
+	tfd_virt = tfd_be->virtual_move != NULL;
+}
+
+__attribute__((constructor)) static void preload_init(void)
+{
+	pthread_once(&init, init_once);
+}

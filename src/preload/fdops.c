@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fdops.c - what a call on a number that names a timer does: create,
+ * settime, gettime, read, readv, write, close, close_range, closefrom,
+ * dup, dup2, dup3, fcntl(F_DUPFD*), ioctl.
+ *
+ * On a backend whose timers are the kernel's own timerfds (.native), the
+ * calls go straight to libc: a passthrough at native cost.  Its numbers are
+ * marked only for the trace.
+ */
+#include "preload/preload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#ifndef TFD_IOC_SET_TICKS
+#define TFD_IOC_SET_TICKS _IOW('T', 0, uint64_t)
+#endif
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1U << 1)
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+/* ---- timerfd_create, timerfd_settime, timerfd_gettime ---- */
+
+int tfd_timer_create(int clockid, int flags)
+{
+	char f[96];
+	int was, fd, e;
+
+	if (!tfd_emulated) {
+		fd = R(timerfd_create)(clockid, flags);
+		if (fd >= 0 && fd < MARK_MAX && tfd_trace_path)
+			tfd_set_mark(fd); /* for the trace of its calls */
+	} else {
+		was = tfd_enter();
+		fd = tfd_create(clockid, flags);
+		tfd_leave(was);
+		if (fd >= 0)
+			fd = tfd_adopt(fd);
+	}
+	e = errno;
+	tfd_trace(fd, fd, e, "timerfd_create(%s, %s)", tfd_clock_name(clockid),
+	          tfd_flag_names(f, sizeof(f), flags, 0));
+	errno = e;
+	return fd;
+}
+
+int tfd_timer_settime(int fd, int flags, const struct itimerspec *nv,
+                      struct itimerspec *old)
+{
+	char f[96], v[96], o[96], x[64] = "";
+	int was, r, e;
+
+	if (!tfd_emulated) {
+		r = R(timerfd_settime)(fd, flags, nv, old);
+	} else {
+		was = tfd_enter();
+		r = tfd_settime(fd, flags, nv, old);
+		tfd_leave(was);
+		if (r == 0)
+			tfd_epoll_consumed(fd); /* the count is 0 again */
+	}
+	e = errno;
+	tfd_trace(fd, r, e, "timerfd_settime(%d, %s, %s, %s)%s", fd,
+	          tfd_flag_names(f, sizeof(f), flags, 1),
+	          tfd_its_text(v, sizeof(v), nv),
+	          r == 0 ? tfd_its_text(o, sizeof(o), old) : old ? "old" : "NULL",
+	          r == 0 ? tfd_next_text(x, sizeof(x), fd) : "");
+	errno = e;
+	return r;
+}
+
+int tfd_timer_gettime(int fd, struct itimerspec *cur)
+{
+	char v[96];
+	int was, r, e;
+
+	if (!tfd_emulated) {
+		r = R(timerfd_gettime)(fd, cur);
+	} else {
+		was = tfd_enter();
+		r = tfd_gettime(fd, cur);
+		tfd_leave(was);
+	}
+	e = errno;
+	tfd_trace(fd, r, e, "timerfd_gettime(%d, %s)", fd,
+	          r == 0 ? tfd_its_text(v, sizeof(v), cur) : cur ? "cur" : "NULL");
+	errno = e;
+	return r;
+}
+
+/* ---- read, readv, write ---- */
+
+/* read(2) of a timer: tfd_read's exact count. */
+ssize_t tfd_timer_read(int fd, void *buf, size_t n)
+{
+	uint64_t count = 0;
+	ssize_t r;
+	int was, e;
+
+	if (!tfd_emulated) {
+		r = R(read)(fd, buf, n);
+		e = errno;
+		if (r == (ssize_t)sizeof(count))
+			memcpy(&count, buf, sizeof(count));
+		goto out;
+	}
+	if (tfd_virt && n >= sizeof(count)) /* else it fails at once */
+		tfd_virtual_read_wait(fd);
+	was = tfd_enter();
+	/* A NULL buffer: Linux waits (or fails EAGAIN) first, then takes the
+	 * count and fails EFAULT copying it out. */
+	r = tfd_read(fd, buf || n < sizeof(count) ? buf : &count, n);
+	tfd_leave(was);
+	e = errno;
+	if (!buf && r >= 0) {
+		r = -1;
+		e = EFAULT;
+	}
+	if (r < 0 && e == EINVAL && !tfd_still_timer(fd))
+		return R(read)(fd, buf, n);
+	if (r >= 0 || e == EFAULT || e == ECANCELED)
+		tfd_epoll_consumed(fd);
+	if (r == (ssize_t)sizeof(count) && buf)
+		memcpy(&count, buf, sizeof(count));
+out:
+	tfd_trace(fd, (long)r, e, "read(%d, %zu) [count %llu]", fd, n,
+	          (unsigned long long)count);
+	errno = e;
+	return r;
+}
+
+/* readv(2) of a timer, as Linux: no bytes asked for is 0; fewer than 8
+ * EINVAL; the count spread over the buffers, EFAULT (the count taken) if
+ * one of them is NULL. */
+ssize_t tfd_timer_readv(int fd, const struct iovec *iov, int cnt)
+{
+	uint64_t count;
+	size_t total = 0, done = 0;
+	ssize_t r;
+	int i;
+
+	if (!tfd_emulated)
+		return R(readv)(fd, iov, cnt);
+	if (cnt < 0 || cnt > IOV_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (cnt > 0 && !iov) {
+		errno = EFAULT;
+		return -1;
+	}
+	for (i = 0; i < cnt; i++) {
+		if (iov[i].iov_len > (size_t)SSIZE_MAX - total) {
+			errno = EINVAL;
+			return -1;
+		}
+		total += iov[i].iov_len;
+	}
+	if (total == 0)
+		return 0;
+	r = tfd_timer_read(fd, &count,
+	                   total < sizeof(count) ? total : sizeof(count));
+	for (i = 0; r > 0 && i < cnt && done < sizeof(count); i++) {
+		size_t k = iov[i].iov_len < sizeof(count) - done
+		                   ? iov[i].iov_len
+		                   : sizeof(count) - done;
+
+		if (k && !iov[i].iov_base) {
+			errno = EFAULT;
+			return -1;
+		}
+		memcpy(iov[i].iov_base, (char *)&count + done, k);
+		done += k;
+	}
+	return r;
+}
+
+/* write(2) and writev(2) of a timer fail with EINVAL, as on Linux. */
+ssize_t tfd_timer_write(int fd, size_t n)
+{
+	tfd_trace(fd, -1, EINVAL, "write(%d, %zu)", fd, n);
+	errno = EINVAL;
+	return -1;
+}
+
+/* ---- close, close_range, closefrom ---- */
+
+int tfd_timer_close(int fd)
+{
+	int was, r, e;
+
+	tfd_clear_mark(fd);
+	tfd_epoll_closed(fd);
+	if (!tfd_emulated) {
+		r = R(close)(fd);
+	} else {
+		was = tfd_enter();
+		r = tfd_close(fd);
+		tfd_leave(was);
+	}
+	e = errno;
+	tfd_trace(fd, r, e, "close(%d)", fd);
+	errno = e;
+	return r;
+}
+
+/* The timers numbered from lo to hi: closed (before a range is closed),
+ * or released (after the caller closed them in a table of its own). */
+static void each_marked(unsigned lo, unsigned hi, int close_them)
+{
+	unsigned fd, h = (unsigned)__atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED);
+
+	for (fd = lo; fd < h && fd <= hi; fd++) {
+		if (!tfd_marked((int)fd))
+			continue;
+		if (close_them)
+			tfd_timer_close((int)fd);
+		else
+			tfd_release_number((int)fd);
+	}
+}
+
+#define RANGE_FLAGS (CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)
+
+/* close_range(2) by the program itself (not in a vfork child). */
+int tfd_range_close(unsigned first, unsigned last, int flags)
+{
+	int r;
+
+	/* What fails closes nothing; CLOEXEC closes nothing now. */
+	if (((unsigned)flags & ~RANGE_FLAGS) || first > last ||
+	    (flags & (int)CLOSE_RANGE_CLOEXEC))
+		return R(close_range)(first, last, flags);
+	if (!(flags & (int)CLOSE_RANGE_UNSHARE)) {
+		each_marked(first, last, 1);
+		return R(close_range)(first, last, flags);
+	}
+	/* UNSHARE: the caller's table becomes a copy of its own, and the
+	 * range is closed there; its numbers no longer name our timers. */
+	r = R(close_range)(first, last, flags);
+	if (r == 0)
+		each_marked(first, last, 0);
+	return r;
+}
+
+void tfd_from_close(int lowfd)
+{
+	if (lowfd >= 0)
+		each_marked((unsigned)lowfd, UINT_MAX, 1);
+}
+
+/* ---- dup, dup2, dup3, fcntl(F_DUPFD*), ioctl ---- */
+
+/* A dup of a marked oldfd returned newfd (or failed); call is the text
+ * of the call, "%d" for oldfd, for the trace. */
+int tfd_dup_result(int oldfd, int newfd, const char *call, int arg)
+{
+	int e;
+
+	if (!tfd_emulated) {
+		if (newfd >= 0 && newfd < MARK_MAX && tfd_trace_path)
+			tfd_set_mark(newfd);
+	} else if (newfd >= 0 && tfd_share(oldfd, newfd) < 0) {
+		newfd = -1;
+	}
+	e = errno;
+	tfd_trace(oldfd, newfd, e, call, oldfd, arg);
+	errno = e;
+	return newfd;
+}
+
+/* dup2/dup3 where a timer is involved: the number newfd stops naming its
+ * timer, if it did, and names oldfd's, if that is one. */
+int tfd_timer_dup3(int oldfd, int newfd, int flags, int three)
+{
+	int r, e;
+
+	/* Only once dup2 is sure to replace newfd (oldfd is open). */
+	if (oldfd != newfd && tfd_marked(newfd) && R(fcntl)(oldfd, F_GETFD) >= 0)
+		tfd_release_number(newfd);
+	r = three ? R(dup3)(oldfd, newfd, flags) : R(dup2)(oldfd, newfd);
+	if (r >= 0 && oldfd != newfd && tfd_marked(oldfd)) {
+		if (!tfd_emulated)
+			tfd_set_mark(r);
+		else if (tfd_share(oldfd, r) < 0)
+			r = -1;
+	}
+	e = errno;
+	tfd_trace(oldfd, r, e, "%s(%d, %d)", three ? "dup3" : "dup2", oldfd,
+	          newfd);
+	errno = e;
+	return r;
+}
+
+/* fcntl's third argument is read as a pointer, as glibc itself does: it
+ * carries an int as well. */
+int tfd_timer_fcntl(int fd, int cmd, void *arg, int is64)
+{
+	int r = is64 ? R(fcntl64)(fd, cmd, arg) : R(fcntl)(fd, cmd, arg);
+
+	if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC)
+		return r;
+	return tfd_dup_result(fd, r,
+	                      cmd == F_DUPFD ? "fcntl(%d, F_DUPFD, %d)"
+	                                     : "fcntl(%d, F_DUPFD_CLOEXEC, %d)",
+	                      (int)(intptr_t)arg);
+}
+
+/* TFD_IOC_SET_TICKS reaches the engine's eventfd, which fails ENOTTY, as
+ * Linux does without CONFIG_CHECKPOINT_RESTORE; the kernel backend's
+ * timerfd does what Linux does.  Traced, otherwise untouched. */
+int tfd_timer_ioctl(int fd, unsigned long req, void *arg)
+{
+	int r = R(ioctl)(fd, req, arg), e = errno;
+
+	tfd_trace(fd, r, e, "ioctl(%d, %s)", fd,
+	          req == TFD_IOC_SET_TICKS ? "TFD_IOC_SET_TICKS" : "other");
+	errno = e;
+	return r;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * next.c - the next definitions (libc's) of every function we export,
+ * resolved once with dlsym(RTLD_NEXT).
+ */
+#include "preload/preload.h"
+
+#include <dlfcn.h>
+
+struct tfd_next tfd_next;
+
+#define LOAD(f) (tfd_next.f = (__typeof__(tfd_next.f))dlsym(RTLD_NEXT, #f))
+
+static void load_io(void)
+{
+	LOAD(timerfd_create);
+	LOAD(timerfd_settime);
+	LOAD(timerfd_gettime);
+	LOAD(read);
+	LOAD(readv);
+	LOAD(write);
+	LOAD(writev);
+	LOAD(close);
+	LOAD(close_range);
+	LOAD(closefrom);
+	LOAD(dup);
+	LOAD(dup2);
+	LOAD(dup3);
+	LOAD(fcntl);
+	LOAD(fcntl64);
+	LOAD(ioctl);
+	LOAD(epoll_ctl);
+}
+
+static void load_waits(void)
+{
+	LOAD(poll);
+	LOAD(ppoll);
+	LOAD(select);
+	LOAD(pselect);
+	LOAD(epoll_wait);
+	LOAD(epoll_pwait);
+	LOAD(epoll_pwait2);
+	LOAD(nanosleep);
+	LOAD(clock_nanosleep);
+	LOAD(sleep);
+	LOAD(usleep);
+	LOAD(clock_gettime);
+	LOAD(gettimeofday);
+	LOAD(time);
+	LOAD(pthread_create);
+}
+
+static void load_all(void)
+{
+	load_io();
+	load_waits();
+}
+
+void tfd_next_load(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, load_all);
+}

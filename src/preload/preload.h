@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * preload.h - the parts of libtfd-preload.so and what they share.
+ *
+ *   exports.c  the exported wrappers: a few lines each, deciding whether a
+ *              call concerns a timer and handing it on
+ *   next.c     the table of next definitions (dlsym RTLD_NEXT)
+ *   numbers.c  the table of numbers that name our timers; which process
+ *              owns it (a vfork child does not)
+ *   fdops.c    read, write, close, dup, fcntl, ioctl on a timer
+ *   epoll.c    epoll registrations of timers (writability, EPOLLET)
+ *   waits.c    poll, select, epoll waits on timers
+ *   vtime.c    the virtual-time scheduler: sleeps, clocks, moving time
+ *   trace.c    TFD_TRACE
+ *
+ * The library is reached only through the public API and the operations
+ * of the backend in use (backend.h).  Its own calls land in these wrappers
+ * too: a thread-local flag, set while a call of the library runs and for
+ * good in the threads it starts, sends them straight through.
+ */
+#ifndef TFD_PRELOAD_H
+#define TFD_PRELOAD_H
+
+#undef _FORTIFY_SOURCE /* we define read() and poll() ourselves */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "tfd.h"
+
+#include "backend.h"
+#include "core/time.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ---- next.c ---- */
+
+struct tfd_next {
+	int (*timerfd_create)(int, int);
+	int (*timerfd_settime)(int, int, const struct itimerspec *,
+	                       struct itimerspec *);
+	int (*timerfd_gettime)(int, struct itimerspec *);
+	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	int (*close)(int);
+	int (*close_range)(unsigned, unsigned, int);
+	void (*closefrom)(int);
+	int (*dup)(int);
+	int (*dup2)(int, int);
+	int (*dup3)(int, int, int);
+	int (*fcntl)(int, int, ...);
+	int (*fcntl64)(int, int, ...);
+	int (*ioctl)(int, unsigned long, ...);
+	int (*epoll_ctl)(int, int, int, struct epoll_event *);
+	int (*poll)(struct pollfd *, nfds_t, int);
+	int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *,
+	             const sigset_t *);
+	int (*select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+	int (*pselect)(int, fd_set *, fd_set *, fd_set *,
+	               const struct timespec *, const sigset_t *);
+	int (*epoll_wait)(int, struct epoll_event *, int, int);
+	int (*epoll_pwait)(int, struct epoll_event *, int, int,
+	                   const sigset_t *);
+	int (*epoll_pwait2)(int, struct epoll_event *, int,
+	                    const struct timespec *, const sigset_t *);
+	int (*nanosleep)(const struct timespec *, struct timespec *);
+	int (*clock_nanosleep)(clockid_t, int, const struct timespec *,
+	                       struct timespec *);
+	unsigned (*sleep)(unsigned);
+	int (*usleep)(useconds_t);
+	int (*clock_gettime)(clockid_t, struct timespec *);
+	int (*gettimeofday)(struct timeval *, void *);
+	time_t (*time)(time_t *);
+	int (*pthread_create)(pthread_t *, const pthread_attr_t *,
+	                      void *(*)(void *), void *);
+};
+
+extern struct tfd_next tfd_next;
+void tfd_next_load(void);
+
+/* Every wrapper names its next definition through R(): resolved by the
+ * constructor, or here if another library's constructor calls first. */
+#define R(f) (*(unlikely(!tfd_next.f) ? (tfd_next_load(), tfd_next.f) \
+                                     : tfd_next.f))
+/* A function libc may lack (closefrom, close_range, epoll_pwait2). */
+#define LOADED(f) (tfd_next_load(), tfd_next.f != NULL)
+
+/* ---- the state every part reads ---- */
+
+/* Set while the library runs on this thread (and for good in its own
+ * threads): its calls go straight through. */
+extern __thread int tfd_inside __attribute__((tls_model("initial-exec")));
+
+static inline int tfd_enter(void)
+{
+	int was = tfd_inside;
+
+	tfd_inside = 1;
+	return was;
+}
+
+static inline void tfd_leave(int was)
+{
+	tfd_inside = was;
+}
+
+/* What the backend chosen at load is, from its operations: */
+extern const struct tfd_backend *tfd_be; /* the backend */
+extern int tfd_emulated; /* its timers are not kernel timerfds (.native 0):
+                          * write, writability, EPOLLET, waits to hold */
+extern int tfd_virt;     /* it has virtual clocks (virtual_move) */
+
+/* ---- numbers.c ---- */
+
+#define MARK_MAX (1 << 20) /* numbers from here up are never timers */
+extern unsigned char tfd_mark[MARK_MAX];
+extern int tfd_nmarked;  /* marked numbers (the waits' fast path) */
+extern int tfd_hiwater;  /* no mark at or above */
+
+static inline int tfd_marked(int fd)
+{
+	return (unsigned)fd < MARK_MAX &&
+	       __atomic_load_n(&tfd_mark[fd], __ATOMIC_RELAXED);
+}
+
+void tfd_set_mark(int fd);
+void tfd_clear_mark(int fd);
+int tfd_adopt(int fd);          /* a number tfd_create() returned */
+int tfd_still_timer(int fd);    /* forget a number closed behind our back */
+int tfd_share(int oldfd, int newfd);
+void tfd_release_number(int fd);
+/* 1 in a vfork() child: the table is the parent's memory, not ours. */
+int tfd_foreign(void);
+void tfd_numbers_init(void);
+
+/* Waits must look at the descriptors (virtual time, or readiness to
+ * correct); else they go straight through. */
+static inline int tfd_hook_waits(void)
+{
+	return tfd_virt ||
+	       (tfd_emulated && __atomic_load_n(&tfd_nmarked, __ATOMIC_RELAXED));
+}
+
+/* ---- fdops.c ---- */
+
+ssize_t tfd_timer_read(int fd, void *buf, size_t n);
+ssize_t tfd_timer_readv(int fd, const struct iovec *iov, int cnt);
+ssize_t tfd_timer_write(int fd, size_t n);
+int tfd_timer_close(int fd);
+int tfd_inside_close(int fd);
+int tfd_range_close(unsigned first, unsigned last, int flags);
+void tfd_from_close(int lowfd);
+int tfd_dup_result(int oldfd, int newfd, const char *call, int arg);
+int tfd_timer_dup3(int oldfd, int newfd, int flags, int three);
+int tfd_timer_fcntl(int fd, int cmd, void *arg, int is64);
+int tfd_timer_ioctl(int fd, unsigned long req, void *arg);
+int tfd_timer_settime(int fd, int flags, const struct itimerspec *nv,
+                      struct itimerspec *old);
+int tfd_timer_gettime(int fd, struct itimerspec *cur);
+int tfd_timer_create(int clockid, int flags);
+
+/* ---- epoll.c ---- */
+
+int tfd_timer_epoll_ctl(int ep, int op, int fd, struct epoll_event *ev);
+void tfd_epoll_consumed(int fd); /* fd's count was read or reset */
+void tfd_epoll_closed(int fd);   /* fd (a timer or an epoll) was closed */
+extern int tfd_nedge;            /* EPOLLET registrations of timers */
+
+/* ---- waits.c ---- */
+
+int tfd_wait_poll(struct pollfd *fds, nfds_t n, int timeout);
+int tfd_wait_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+                   const sigset_t *mask);
+int tfd_wait_select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
+                    struct timeval *tv);
+int tfd_wait_pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
+                     const struct timespec *ts, const sigset_t *mask);
+int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
+                   const sigset_t *mask);
+int64_t tfd_ms_ns(int ms);
+int64_t tfd_tsp_ns(const struct timespec *ts);
+
+/* ---- vtime.c ---- */
+
+#define VWAIT_BLOCK INT32_MIN
+int64_t tfd_vnow(clockid_t c);
+int tfd_vwait(int64_t timeout_ns, int (*look)(void *), void *ctx);
+void tfd_virtual_read_wait(int fd);
+void tfd_virtual_sleep(int64_t ns);
+clockid_t tfd_virtual_base(clockid_t c);
+extern int tfd_threads_started;
+
+/* ---- trace.c ---- */
+
+extern const char *tfd_trace_path; /* NULL: no trace */
+/* TFD_TRACE, copied at load; ignored in a secure-execution process. */
+void tfd_trace_init(void);
+void tfd_trace(int fd, long ret, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+const char *tfd_clock_name(int c);
+const char *tfd_flag_names(char *buf, size_t n, int flags, int settime);
+const char *tfd_its_text(char *buf, size_t n, const struct itimerspec *s);
+const char *tfd_next_text(char *buf, size_t n, int fd);
+
+#endif

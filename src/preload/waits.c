@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * waits.c - poll, ppoll, select, pselect and the epoll waits, where a
+ * timer of a backend that emulates them (not kernel timerfds) is waited
+ * on, or time is virtual.
+ *
+ * A timer is never writable: write events asked for on timers are taken
+ * out for the time of the wait and put back after.  A wait holds each
+ * timer it waits on (the backend's hold): closing the timer's last
+ * descriptor in another thread meanwhile does not stop the timer, as Linux
+ * keeps the file of a descriptor being waited on.  On virtual time the
+ * wait moves time (vtime.c).
+ */
+#include "preload/preload.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POLL_WRITE (POLLOUT | POLLWRNORM | POLLWRBAND)
+
+int64_t tfd_ms_ns(int ms)
+{
+	return ms < 0 ? -1 : (int64_t)ms * 1000000;
+}
+
+int64_t tfd_tsp_ns(const struct timespec *ts)
+{
+	return ts ? tfd_ts_to_ns(ts) : -1;
+}
+
+/* ---- holding the timers of a wait ---- */
+
+struct holds {
+	void **h;
+	size_t n, cap;
+	void *small[8];
+};
+
+static void holds_init(struct holds *s)
+{
+	s->h = s->small;
+	s->n = 0;
+	s->cap = sizeof(s->small) / sizeof(*s->small);
+}
+
+static void hold_one(struct holds *s, int fd)
+{
+	void *h;
+
+	if (!tfd_be->hold || !tfd_emulated)
+		return;
+	if (s->n == s->cap) {
+		void **p = malloc(2 * s->cap * sizeof(*p));
+
+		if (!p)
+			return; /* out of memory: not held */
+		memcpy(p, s->h, s->n * sizeof(*p));
+		if (s->h != s->small)
+			free(s->h);
+		s->h = p;
+		s->cap *= 2;
+	}
+	h = tfd_be->hold(fd);
+	if (h)
+		s->h[s->n++] = h;
+}
+
+static void holds_end(struct holds *s)
+{
+	size_t i;
+	int was = tfd_enter();
+
+	for (i = 0; i < s->n; i++)
+		tfd_be->unhold(s->h[i]);
+	tfd_leave(was);
+	if (s->h != s->small)
+		free(s->h);
+}
+
+/* ---- poll, ppoll ---- */
+
+/* The write events asked for on timers, taken out of a pollfd array for
+ * the time of a wait and put back after. */
+struct unwrite {
+	struct pollfd *fds;
+	nfds_t n;
+	short *saved; /* NULL if nothing was taken out */
+	short small[16];
+};
+
+static void unwrite_take(struct unwrite *u, struct holds *s,
+                         struct pollfd *fds, nfds_t n)
+{
+	nfds_t i;
+	int was = tfd_enter();
+
+	u->fds = fds;
+	u->n = n;
+	u->saved = NULL;
+	for (i = 0; tfd_emulated && i < n; i++) {
+		if (!tfd_marked(fds[i].fd))
+			continue;
+		hold_one(s, fds[i].fd);
+		if (!(fds[i].events & POLL_WRITE))
+			continue;
+		if (!u->saved && n <= 16)
+			u->saved = memset(u->small, 0, sizeof(u->small));
+		else if (!u->saved)
+			u->saved = calloc(n, sizeof(*u->saved));
+		if (!u->saved)
+			continue; /* out of memory: left as it is */
+		u->saved[i] = fds[i].events & POLL_WRITE;
+		fds[i].events &= (short)~POLL_WRITE;
+	}
+	tfd_leave(was);
+}
+
+static void unwrite_give(struct unwrite *u)
+{
+	nfds_t i;
+
+	if (!u->saved)
+		return;
+	for (i = 0; i < u->n; i++)
+		u->fds[i].events |= u->saved[i];
+	if (u->saved != u->small)
+		free(u->saved);
+}
+
+struct pwait {
+	struct pollfd *fds;
+	nfds_t n;
+	const sigset_t *mask;
+	int ppoll;
+};
+
+static int pwait_look(void *ctx)
+{
+	struct pwait *w = ctx;
+	struct timespec zero = { 0, 0 };
+
+	if (w->ppoll)
+		return R(ppoll)(w->fds, w->n, &zero, w->mask);
+	return R(poll)(w->fds, w->n, 0);
+}
+
+/* ns: the wait's limit on the caller's clock; poll_ms: poll's own. */
+static int pwait_run(struct pwait *w, int64_t ns, int poll_ms,
+                     const struct timespec *ts)
+{
+	struct unwrite u;
+	struct holds s;
+	int r, e;
+
+	holds_init(&s);
+	unwrite_take(&u, &s, w->fds, w->n);
+	r = tfd_virt ? tfd_vwait(ns, pwait_look, w) : VWAIT_BLOCK;
+	if (r == VWAIT_BLOCK)
+		r = w->ppoll ? R(ppoll)(w->fds, w->n, tfd_virt ? NULL : ts,
+		                        w->mask)
+		             : R(poll)(w->fds, w->n, tfd_virt ? -1 : poll_ms);
+	e = errno;
+	unwrite_give(&u);
+	holds_end(&s);
+	errno = e;
+	return r;
+}
+
+int tfd_wait_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	struct pwait w = { fds, n, NULL, 0 };
+
+	return pwait_run(&w, tfd_ms_ns(timeout), timeout, NULL);
+}
+
+int tfd_wait_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+                   const sigset_t *mask)
+{
+	struct pwait w = { fds, n, mask, 1 };
+
+	return pwait_run(&w, tfd_tsp_ns(ts), 0, ts);
+}
+
+/* ---- select, pselect ---- */
+
+/* Sets of any size: glibc lets a program pass nfds above FD_SETSIZE with
+ * sets it allocated larger. */
+#define WORD_BITS (8 * sizeof(unsigned long))
+
+static size_t set_bytes(int nfds)
+{
+	return ((size_t)nfds + WORD_BITS - 1) / WORD_BITS *
+	       sizeof(unsigned long);
+}
+
+static int set_has(const fd_set *s, int fd)
+{
+	const unsigned long *w = (const unsigned long *)(const void *)s;
+
+	return (w[(size_t)fd / WORD_BITS] >> ((size_t)fd % WORD_BITS)) & 1;
+}
+
+static void set_clear(fd_set *s, int fd)
+{
+	unsigned long *w = (unsigned long *)(void *)s;
+
+	w[(size_t)fd / WORD_BITS] &= ~(1UL << ((size_t)fd % WORD_BITS));
+}
+
+struct swait {
+	int nfds;
+	fd_set *set[3];
+	unsigned char *saved[3]; /* set_bytes(nfds) each */
+	const sigset_t *mask;
+};
+
+/* Holds the timers of the sets; takes timers out of the write set. */
+static void sets_take(int nfds, fd_set **set, struct holds *s)
+{
+	int fd, h = __atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED), i, was;
+
+	if (!tfd_emulated)
+		return;
+	was = tfd_enter();
+	for (fd = 0; fd < nfds && fd < h; fd++) {
+		if (!tfd_marked(fd))
+			continue;
+		for (i = 0; i < 3; i++)
+			if (set[i] && set_has(set[i], fd))
+				break;
+		if (i < 3)
+			hold_one(s, fd);
+		if (set[1] && set_has(set[1], fd))
+			set_clear(set[1], fd);
+	}
+	tfd_leave(was);
+}
+
+static int swait_look(void *ctx)
+{
+	struct swait *w = ctx;
+	struct timespec zero = { 0, 0 };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (w->set[i])
+			memcpy(w->set[i], w->saved[i], set_bytes(w->nfds));
+	return R(pselect)(w->nfds, w->set[0], w->set[1], w->set[2], &zero,
+	                  w->mask);
+}
+
+/* Virtual time: 0 or a result when time moved; VWAIT_BLOCK with the sets
+ * as given when the caller must wait for real; -1 ENOMEM. */
+static int swait_virtual(struct swait *w, int64_t ns)
+{
+	size_t len = set_bytes(w->nfds);
+	unsigned char *buf = malloc(3 * len + 1);
+	int i, r;
+
+	if (!buf) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (i = 0; i < 3; i++) {
+		w->saved[i] = buf + (size_t)i * len;
+		if (w->set[i])
+			memcpy(w->saved[i], w->set[i], len);
+	}
+	r = tfd_vwait(ns, swait_look, w);
+	if (r == VWAIT_BLOCK)
+		for (i = 0; i < 3; i++)
+			if (w->set[i])
+				memcpy(w->set[i], w->saved[i], len);
+	free(buf);
+	return r;
+}
+
+static int select_run(int nfds, fd_set **set, const struct timespec *ts,
+                      const sigset_t *mask, struct timeval *tv)
+{
+	struct swait w = { nfds, { set[0], set[1], set[2] }, { 0 }, mask };
+	struct holds s;
+	int64_t ns, start = 0;
+	int r, e;
+
+	holds_init(&s);
+	sets_take(nfds, set, &s);
+	if (!tfd_virt) {
+		r = tv ? R(select)(nfds, set[0], set[1], set[2], tv)
+		       : R(pselect)(nfds, set[0], set[1], set[2], ts, mask);
+		goto out;
+	}
+	ns = tv ? tfd_tv_to_ns(tv) : tfd_tsp_ns(ts);
+	start = tfd_vnow(CLOCK_MONOTONIC);
+	r = swait_virtual(&w, ns);
+	if (r == VWAIT_BLOCK) {
+		r = R(pselect)(nfds, set[0], set[1], set[2], NULL, mask);
+	} else if (tv && r >= 0) { /* Linux leaves the time not slept */
+		int64_t left = ns - (tfd_vnow(CLOCK_MONOTONIC) - start);
+
+		*tv = tfd_ns_to_tv(left < 0 ? 0 : left);
+	}
+out:
+	e = errno;
+	holds_end(&s);
+	errno = e;
+	return r;
+}
+
+int tfd_wait_select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
+                    struct timeval *tv)
+{
+	fd_set *set[3] = { rd, wr, ex };
+
+	if (tv && (tv->tv_sec < 0 || tv->tv_usec < 0)) /* EINVAL: Linux's */
+		return R(select)(nfds, rd, wr, ex, tv);
+	if (!tv)
+		return select_run(nfds, set, NULL, NULL, NULL);
+	return select_run(nfds, set, NULL, NULL, tv);
+}
+
+int tfd_wait_pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
+                     const struct timespec *ts, const sigset_t *mask)
+{
+	fd_set *set[3] = { rd, wr, ex };
+
+	if (ts && !tfd_ts_valid(ts)) /* EINVAL: Linux's */
+		return R(pselect)(nfds, rd, wr, ex, ts, mask);
+	return select_run(nfds, set, ts, mask, NULL);
+}
+
+/* ---- epoll_wait, epoll_pwait, epoll_pwait2 (virtual time) ---- */
+
+struct ewait {
+	int ep;
+	struct epoll_event *ev;
+	int max;
+	const sigset_t *mask;
+};
+
+static int ewait_look(void *ctx)
+{
+	struct ewait *w = ctx;
+
+	return R(epoll_pwait)(w->ep, w->ev, w->max, 0, w->mask);
+}
+
+int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
+                   const sigset_t *mask)
+{
+	struct ewait w = { ep, ev, max, mask };
+	int r = tfd_vwait(ns, ewait_look, &w);
+
+	if (r == VWAIT_BLOCK)
+		r = R(epoll_pwait)(ep, ev, max, -1, mask);
+	return r;
+}
