@@ -393,39 +393,25 @@ static int v_activate(void)
 	return tfd_engine_virtual_use(1);
 }
 
+/* What the engine is on either clock. */
+#define ENGINE_OPS                                                          \
+	.create = e_create, .check = e_check,                               \
+	.settime = tfd_engine_settime, .gettime = tfd_engine_gettime,       \
+	.read = tfd_engine_read, .close = e_close, .dup = e_dup,            \
+	.release = e_release, .hold = e_hold, .unhold = e_unhold,           \
+	.count = e_count, .next_due = tfd_engine_next_due
+
 const struct tfd_backend tfd_engine_backend = {
 	.name = "engine",
-	.create = e_create,
-	.check = e_check,
-	.settime = tfd_engine_settime,
-	.gettime = tfd_engine_gettime,
-	.read = tfd_engine_read,
-	.close = e_close,
-	.dup = e_dup,
-	.release = e_release,
-	.hold = e_hold,
-	.unhold = e_unhold,
-	.count = e_count,
+	ENGINE_OPS,
 	.activate = e_activate,
-	.next_due = tfd_engine_next_due,
 };
 
 /* The same engine, on clocks that move only when told. */
 const struct tfd_backend tfd_virtual_backend = {
 	.name = "virtual",
-	.create = e_create,
-	.check = e_check,
-	.settime = tfd_engine_settime,
-	.gettime = tfd_engine_gettime,
-	.read = tfd_engine_read,
-	.close = e_close,
-	.dup = e_dup,
-	.release = e_release,
-	.hold = e_hold,
-	.unhold = e_unhold,
-	.count = e_count,
+	ENGINE_OPS,
 	.activate = v_activate,
 	.virtual_move = tfd_engine_virtual_move,
 	.virtual_now = tfd_engine_virtual_now,
-	.next_due = tfd_engine_next_due,
 };
