@@ -47,11 +47,13 @@ uint64_t tfd_engine_drain(struct tfd_timer *t, int fd)
 static uint64_t collect(struct tfd_timer *t, int fd, uint64_t already,
                         int *zero)
 {
-	int64_t now;
+	int64_t now, next, hold;
 	uint64_t n, pending;
 
 	tfd_engine_wait_inflight(t); /* may drop the lock: now is after */
 	now = tfd_clock_now(t->base);
+	next = t->m.next;
+	hold = t->hold;
 	tfd_model_advance(&t->m, now);
 	pending = t->flags & T_CLOSED ? 0 : tfd_engine_drain(t, fd);
 	pending = tfd_count_add(pending, already);
@@ -60,9 +62,11 @@ static uint64_t collect(struct tfd_timer *t, int fd, uint64_t already,
 	n = tfd_model_read(&t->m, now, pending, t->base == BASE_REAL &&
 	                   !(t->flags & T_CANCELLED));
 	*zero = n == 0 && pending;
-	tfd_engine_requeue(t);
-	if (t->m.next)
-		tfd_engine_kick(t->base, t->m.next);
+	if (t->m.next != next || t->hold != hold) { /* else queued as it is */
+		tfd_engine_requeue(t);
+		if (t->m.next)
+			tfd_engine_kick(t->base, t->m.next);
+	}
 	return n;
 }
 
