@@ -416,6 +416,29 @@ TEST(tool_run_other_clocks_and_revised_api)
 	CHECK(lines(err) == 1 && strstr(err, "tfd_create"));
 }
 
+/* tfd run on the virtual backend moves its own time (issue 13: it hung):
+ * an hour and three minutes of timer in no time, each line exact. */
+TEST(tool_run_on_virtual_time_moves_time)
+{
+	char out[4096], err[4096];
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(tool("exec --backend virtual -- \"$TFD_TOOL\" run 3600 60 3",
+	           out, sizeof(out), err, sizeof(err)) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECKF(strstr(out, "\n3600.000000        1        1    60.000000\n") &&
+	       strstr(out, "\n3660.000000        1        2    60.000000\n") &&
+	       strstr(out, "\n3720.000000        1        3    60.000000\n"),
+	       "'%s' '%s'", out, err);
+	CHECK(t1.tv_sec - t0.tv_sec < 10);
+	CHECK(tool("exec --backend virtual -- \"$TFD_TOOL\" run --api revised "
+	           "--clock realtime --abs 2", out, sizeof(out), err,
+	           sizeof(err)) == 0);
+	CHECKF(strstr(out, "\n  2.000000        1        1     0.000000\n"),
+	       "'%s' '%s'", out, err);
+}
+
 TEST(tool_absolute_value_near_the_end_of_time_saturates)
 {
 	char out[4096], err[4096];

@@ -281,7 +281,8 @@ EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 {
 	if (!tfd_virt || tfd_inside || !req || !tfd_ts_valid(req))
 		return R(nanosleep)(req, rem);
-	tfd_virtual_sleep(tfd_ts_to_ns(req));
+	if (tfd_virtual_sleep(tfd_ts_to_ns(req)) == VWAIT_BLOCK)
+		return R(nanosleep)(req, rem);
 	return 0;
 }
 
@@ -292,9 +293,10 @@ EXPORT int clock_nanosleep(clockid_t c, int flags, const struct timespec *req,
 
 	if (!tfd_virt || tfd_inside || base < 0 || !req || !tfd_ts_valid(req))
 		return R(clock_nanosleep)(c, flags, req, rem);
-	tfd_virtual_sleep((flags & TIMER_ABSTIME)
-	                          ? tfd_ts_to_ns(req) - tfd_vnow(base)
-	                          : tfd_ts_to_ns(req));
+	if (tfd_virtual_sleep((flags & TIMER_ABSTIME)
+	                              ? tfd_ts_to_ns(req) - tfd_vnow(base)
+	                              : tfd_ts_to_ns(req)) == VWAIT_BLOCK)
+		return R(clock_nanosleep)(c, flags & ~TIMER_ABSTIME, req, rem);
 	return 0;
 }
 
@@ -302,7 +304,8 @@ EXPORT unsigned sleep(unsigned s)
 {
 	if (!tfd_virt || tfd_inside)
 		return R(sleep)(s);
-	tfd_virtual_sleep((int64_t)s * TFD_NSEC);
+	if (tfd_virtual_sleep((int64_t)s * TFD_NSEC) == VWAIT_BLOCK)
+		return R(sleep)(s);
 	return 0;
 }
 
@@ -318,16 +321,22 @@ EXPORT int clock_gettime(clockid_t c, struct timespec *ts)
 {
 	clockid_t base;
 
-	if (!tfd_virt || tfd_inside || (base = tfd_virtual_base(c)) < 0)
-		return R(clock_gettime)(c, ts);
+	/* glibc declares ts and tv nonnull, and the kernel answers EFAULT:
+	 * the compiler must not take our test of them out. */
+	__asm__("" : "+r"(ts));
+	if (!tfd_virt || tfd_inside || (base = tfd_virtual_base(c)) < 0 || !ts)
+		return R(clock_gettime)(c, ts); /* NULL: libc's EFAULT */
 	*ts = tfd_ns_to_ts(tfd_vnow(base));
 	return 0;
 }
 
 EXPORT int gettimeofday(struct timeval *tv, void *tz)
 {
-	if (!tfd_virt || tfd_inside)
+	__asm__("" : "+r"(tv)); /* declared nonnull; libc allows NULL */
+	if (!tfd_virt || tfd_inside || !tv) /* NULL tv: only the zone */
 		return R(gettimeofday)(tv, tz);
+	if (tz && R(gettimeofday)(NULL, tz) < 0) /* the zone, as libc has it */
+		return -1;
 	*tv = tfd_ns_to_tv(tfd_vnow(CLOCK_REALTIME));
 	return 0;
 }

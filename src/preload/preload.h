@@ -196,10 +196,14 @@ int64_t tfd_tsp_ns(const struct timespec *ts);
 /* ---- vtime.c ---- */
 
 #define VWAIT_BLOCK INT32_MIN
+/* Deadlines further than this (100 years) are no deadline: a wait that
+ * has only such deadlines waits for real, time does not jump to the end
+ * of time. */
+#define TFD_HORIZON ((int64_t)100 * 36525 * 864 * 1000000000)
 int64_t tfd_vnow(clockid_t c);
 int tfd_vwait(int64_t timeout_ns, int (*look)(void *), void *ctx);
 void tfd_virtual_read_wait(int fd);
-void tfd_virtual_sleep(int64_t ns);
+int tfd_virtual_sleep(int64_t ns); /* 0, or VWAIT_BLOCK: sleep for real */
 clockid_t tfd_virtual_base(clockid_t c);
 extern int tfd_threads_started;
 

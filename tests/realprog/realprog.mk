@@ -13,6 +13,7 @@ RP_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 RP_WL := $(shell pkg-config --exists wayland-server 2>/dev/null && echo yes)
 RP_SD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo yes)
 RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/ticker $(RP)/overhead $(RP)/vthreads \
+          $(RP)/vclock \
           $(if $(RP_WL),$(RP)/wl_timers) $(if $(RP_SD),$(RP)/sd_timers)
 
 $(RP):
@@ -21,7 +22,7 @@ $(RP)/dropin: tests/realprog/dropin.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
 $(RP)/timerfd_glibc $(RP)/ticker: $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS)
-$(RP)/vthreads: tests/realprog/vthreads.c | $(RP)
+$(RP)/vthreads $(RP)/vclock: $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
 $(RP)/overhead: tests/realprog/overhead.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS) -ldl
