@@ -81,8 +81,9 @@ struct tfd_fetch {
 };
 
 #define FETCH_MAX 64 /* requests queued before create waits */
-#define POOL_MAX 32  /* fresh eventfds the service thread keeps ready */
-#define POOL_LOW 16  /* below this, create asks for more */
+#define POOL_MAX 32  /* fresh eventfds the service thread keeps ready,
+                      * half of them non-blocking */
+#define POOL_LOW 8   /* below this of a kind, create asks for more */
 
 struct tfd_engine {
 	pthread_mutex_t lock;
@@ -108,6 +109,7 @@ struct tfd_engine {
 	int64_t idle_since;        /* [L] no timer left since (mono ns) */
 	struct tfd_fetch *fetch[FETCH_MAX]; /* [L] */
 	int pool[POOL_MAX];        /* [L] numbers in the private table */
+	unsigned char pool_nb[POOL_MAX]; /* [L] that one is O_NONBLOCK */
 	unsigned npool;            /* [L] */
 	unsigned pool_max;         /* [L] POOL_MAX but in tests */
 	unsigned nfetch;           /* [L] */
@@ -138,6 +140,8 @@ uint64_t tfd_engine_drain(struct tfd_timer *t, int fd);
 int tfd_engine_next_due(int64_t *in_ns);
 
 /* service.c */
+unsigned tfd_engine_pool_count(int nonblock);
+void tfd_engine_pool_drop(unsigned i); /* forget entry i, lock held */
 int tfd_engine_start(void);       /* lock held; may drop it */
 void tfd_engine_stop_if_idle(void); /* lock held */
 void tfd_engine_stop_now(void);   /* lock held; may drop it */
@@ -150,7 +154,7 @@ int tfd_files_private(void);          /* 1 if the mechanism works */
 int tfd_files_unshare(void);          /* in a new thread: empty table */
 int tfd_files_fetch(int tid, int fd); /* >= 0, or -errno */
 void tfd_files_close(int fd);         /* a number of the thread's table */
-int tfd_files_fresh(void);            /* a new eventfd there, or -1 */
+int tfd_files_fresh(int nonblock);    /* a new eventfd there, or -1 */
 int tfd_files_take(int tid, int k, int flags, int *fd);
 
 /* clock.c */

@@ -107,17 +107,22 @@ void tfd_files_close(int fd)
 	syscall(SYS_close, fd);
 }
 
-/* A fresh blocking eventfd in the calling (service) thread's table. */
-int tfd_files_fresh(void)
+/* A fresh eventfd in the calling (service) thread's table.  Made with its
+ * O_NONBLOCK: a file that appears at a number of the program's has its
+ * flags from the first instant, as a timerfd_create(2)'s has (a thread
+ * reading a number it raced for must not block on it). */
+int tfd_files_fresh(int nonblock)
 {
-	long k = syscall(SYS_eventfd2, 0U, EFD_CLOEXEC);
+	long k = syscall(SYS_eventfd2, 0U,
+	                 EFD_CLOEXEC | (nonblock ? EFD_NONBLOCK : 0));
 
 	return k < 0 ? -1 : (int)k;
 }
 
-/* Take eventfd k of the service thread tid into the caller's table with
- * TFD_NONBLOCK/TFD_CLOEXEC flags: 0 and *out, or errno (EMFILE when the
- * pidfd left no room: the caller falls back to the round trip). */
+/* Take eventfd k of the service thread tid (made with the O_NONBLOCK that
+ * flags ask) into the caller's table with the TFD_CLOEXEC flags ask: 0 and
+ * *out, or errno (EMFILE when the pidfd left no room: the caller falls
+ * back to the round trip). */
 int tfd_files_take(int tid, int k, int flags, int *out)
 {
 	long p = syscall(SYS_pidfd_open, (pid_t)tid, PIDFD_THREAD);
@@ -148,8 +153,6 @@ int tfd_files_take(int tid, int k, int flags, int *out)
 	}
 	if (cloexec && !(flags & TFD_CLOEXEC))
 		fcntl((int)fd, F_SETFD, 0);
-	if (flags & TFD_NONBLOCK)
-		fcntl((int)fd, F_SETFL, O_NONBLOCK);
 	*out = (int)fd;
 	return 0;
 }

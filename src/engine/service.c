@@ -176,6 +176,22 @@ static int expire(int base, int64_t now)
 
 /* ---- requests ---- */
 
+unsigned tfd_engine_pool_count(int nonblock)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < g.npool; i++)
+		n += g.pool_nb[i] == nonblock;
+	return n;
+}
+
+void tfd_engine_pool_drop(unsigned i)
+{
+	g.npool--;
+	g.pool[i] = g.pool[g.npool];
+	g.pool_nb[i] = g.pool_nb[g.npool];
+}
+
 static void drain_pool(void)
 {
 	while (g.npool)
@@ -200,7 +216,7 @@ static void fetch_files(void)
 				if (g.pool[i] < g.pool[low])
 					low = i;
 			tfd_files_close(g.pool[low]);
-			g.pool[low] = g.pool[--g.npool];
+			tfd_engine_pool_drop(low);
 		}
 		pthread_mutex_unlock(&g.lock);
 		r->result = tfd_files_fetch(r->tid, r->fd);
@@ -218,21 +234,36 @@ static void fetch_files(void)
 	}
 }
 
-/* Keep fresh eventfds ready for tfd_create (files.c); made unlocked, so
- * that creates go on meanwhile. */
+/* Keep fresh eventfds ready for tfd_create (files.c), half of each kind;
+ * made unlocked, so that creates go on meanwhile. */
 static void refill(void)
 {
 	int k[POOL_MAX];
-	unsigned n, want = g.pool_max > g.npool ? g.pool_max - g.npool : 0;
+	unsigned char nb[POOL_MAX];
+	unsigned n = 0, want[2], kind, i;
 
-	if (!g.private_files || !want)
+	if (!g.private_files)
+		return;
+	for (kind = 0; kind < 2; kind++) {
+		unsigned have = tfd_engine_pool_count((int)kind);
+
+		want[kind] = g.pool_max / 2 > have ? g.pool_max / 2 - have : 0;
+	}
+	if (!want[0] && !want[1])
 		return;
 	pthread_mutex_unlock(&g.lock);
-	for (n = 0; n < want && (k[n] = tfd_files_fresh()) >= 0; n++)
-		;
+	for (kind = 0; kind < 2; kind++)
+		for (i = 0; i < want[kind]; i++) {
+			if ((k[n] = tfd_files_fresh((int)kind)) < 0)
+				break;
+			nb[n++] = (unsigned char)kind;
+		}
 	pthread_mutex_lock(&g.lock);
-	while (n && g.npool < g.pool_max)
-		g.pool[g.npool++] = k[--n];
+	while (n && g.npool < POOL_MAX) {
+		n--;
+		g.pool[g.npool] = k[n];
+		g.pool_nb[g.npool++] = nb[n];
+	}
 	while (n)
 		tfd_files_close(k[--n]);
 }
@@ -325,7 +356,9 @@ static void *service(void *arg)
 	for (;;) {
 		fetch_files();
 		close_freed();
-		if (g.npool < POOL_LOW && g.npool < g.pool_max && g.nlive)
+		if (g.nlive && g.pool_max &&
+		    (tfd_engine_pool_count(0) < POOL_LOW ||
+		     tfd_engine_pool_count(1) < POOL_LOW))
 			refill();
 		if (g.clock_set) {
 			g.clock_set = 0;

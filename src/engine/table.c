@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 struct tfd_engine g = {
@@ -192,14 +193,25 @@ static int reserve(unsigned mask)
 	return e;
 }
 
-/* A ready eventfd of the service thread's, or -1; asks for more. */
-static int pool_take(void)
+/* A ready eventfd of the service thread's of the kind flags ask, or -1;
+ * asks for more as that kind runs low. */
+static int pool_take(int flags)
 {
-	if (!g.npool || !g.pool_max)
+	int nb = !!(flags & TFD_NONBLOCK), k;
+	unsigned i;
+
+	if (!g.pool_max)
 		return -1;
-	if (g.npool == POOL_LOW)
-		tfd_engine_poke(); /* once, as it falls below */
-	return g.pool[--g.npool];
+	for (i = g.npool; i-- > 0;) {
+		if (g.pool_nb[i] != nb)
+			continue;
+		k = g.pool[i];
+		tfd_engine_pool_drop(i);
+		if (tfd_engine_pool_count(nb) == POOL_LOW)
+			tfd_engine_poke(); /* once, as it falls below */
+		return k;
+	}
+	return -1;
 }
 
 /* The user's descriptor for a new timer, and the number posts go to:
@@ -214,14 +226,15 @@ static int open_timer(int flags, int *fd, int *file)
 		*file = *fd;
 		return e;
 	}
-	k = pool_take();
+	k = pool_take(flags);
 	if (k >= 0) {
 		e = tfd_files_take(g.tid, k, flags, fd);
 		if (e == 0) {
 			*file = k;
 			return 0;
 		}
-		g.pool[g.npool++] = k; /* untouched: still fresh */
+		g.pool_nb[g.npool] = !!(flags & TFD_NONBLOCK); /* still fresh */
+		g.pool[g.npool++] = k;
 	}
 	e = tfd_notify_open(flags, fd);
 	if (e)
