@@ -4,7 +4,8 @@
  * that its timerfd_create(2) timers are tfd timers.  See tfd(1) and
  * tfd-preload(7).
  *
- *   tfd exec [--backend engine|virtual|kernel] [--trace FILE] [--] PROG [ARG]...
+ *   tfd exec [--backend engine|virtual|kernel] [--trace FILE] [--raw-syscalls]
+ *            [--] PROG [ARG]...
  *
  * Options end at PROG (PROG's own options follow it).
  *
@@ -136,7 +137,7 @@ static int known_backend(const char *b)
 	       !strcmp(b, "kernel");
 }
 
-enum { O_BACKEND, O_TRACE };
+enum { O_BACKEND, O_TRACE, O_RAW };
 static const struct tfd_opt opts[] = {
 	[O_BACKEND] = { "backend", "NAME",
 	                "engine, virtual or kernel (default: $TFD_BACKEND,\n"
@@ -144,6 +145,9 @@ static const struct tfd_opt opts[] = {
 	[O_TRACE] = { "trace", "FILE",
 	              "append one line per timer operation to FILE\n"
 	              "(read it with tfd trace FILE)" },
+	[O_RAW] = { "raw-syscalls", NULL,
+	            "take over raw timerfd system calls too (a seccomp\n"
+	            "filter; sets no_new_privs: tfd-preload(7))" },
 	{ NULL, NULL, NULL },
 };
 
@@ -166,6 +170,7 @@ const struct tfd_cmd tfd_exec_cmd = {
 static int tfd_cmd_exec(int argc, char **argv)
 {
 	const char *backend = NULL, *trace = NULL;
+	int raw = 0;
 	char path[PATH_MAX];
 	struct tfd_args a;
 	int o;
@@ -181,6 +186,8 @@ static int tfd_cmd_exec(int argc, char **argv)
 			trace = a.val;
 			if (!*trace)
 				return tfd_cmd_bad("%s", "--trace needs a file");
+		} else if (o == O_RAW) {
+			raw = 1;
 		}
 	}
 	if (o != TFD_OPT_END)
@@ -191,7 +198,8 @@ static int tfd_cmd_exec(int argc, char **argv)
 		return 1;
 	errno = 0;
 	if (set_preload(path) < 0 || (trace && set_trace(trace) < 0) ||
-	    (backend && setenv("TFD_BACKEND", backend, 1) < 0)) {
+	    (backend && setenv("TFD_BACKEND", backend, 1) < 0) ||
+	    (raw && setenv("TFD_RAW_SYSCALLS", "1", 1) < 0)) {
 		if (errno) /* else the message is out already */
 			fprintf(stderr, "tfd: exec: %s\n", strerror(errno));
 		return 1;

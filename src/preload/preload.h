@@ -12,6 +12,8 @@
  *   waits.c    poll, select, epoll waits on timers
  *   vtime.c    the virtual-time scheduler: sleeps, clocks, moving time
  *   trace.c    TFD_TRACE
+ *   rawsys.c   raw timerfd system calls (TFD_RAW_SYSCALLS): a seccomp
+ *              filter, a SIGSYS handler, the program's SIGSYS handler
  *
  * The library is reached only through the public API and the operations
  * of the backend in use (backend.h).  Its own calls land in these wrappers
@@ -24,6 +26,12 @@
 #undef _FORTIFY_SOURCE /* we define read() and poll() ourselves */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+/* ---- rawsys.c ---- */
+
+/* TFD_RAW_SYSCALLS=1: raw timerfd_* system calls trap to the exported
+ * functions; our own calls of them go through a stub of ours. */
+void tfd_rawsys_init(void);
+
 #endif
 #include "tfd.h"
 
@@ -218,5 +226,11 @@ const char *tfd_clock_name(int c);
 const char *tfd_flag_names(char *buf, size_t n, int flags, int settime);
 const char *tfd_its_text(char *buf, size_t n, const struct itimerspec *s);
 const char *tfd_next_text(char *buf, size_t n, int fd);
+
+/* ---- rawsys.c ---- */
+
+/* TFD_RAW_SYSCALLS=1: raw timerfd_* system calls trap to the exported
+ * functions; our own calls of them go through a stub of ours. */
+void tfd_rawsys_init(void);
 
 #endif

@@ -56,7 +56,8 @@ same() {
 	shift 3
 	while :; do
 		if run "$label.linux" "$prog" "$@" &&
-		    run "$label.$b" "$tool" exec --backend "$b" -- "$prog" "$@" &&
+		    run "$label.$b" "$tool" exec ${xopt:-} --backend "$b" -- \
+		    "$prog" "$@" &&
 		    cmp -s "$out/$label.linux" "$out/$label.$b"; then
 			[ $try = 1 ] && ok "$label: $b same as Linux" ||
 			    ok "$label: $b same as Linux (second try)"
@@ -150,6 +151,34 @@ if [ -x "$dir/dropin" ]; then
 	same "$dir/dropin" dropin.efault kernel efault
 	same "$dir/dropin" dropin.closewait engine closewait
 	same "$dir/dropin" dropin.closewait kernel closewait
+fi
+# Issue 12 item 1: raw timerfd system calls (syscall(SYS_timerfd_settime)
+# on a timer of glibc's timerfd_create, and the rest) under --raw-syscalls;
+# an unrelated call and the program's own SIGSYS handler and filter.
+if [ -x "$dir/rawsys" ]; then
+	xopt=--raw-syscalls
+	for b in engine kernel virtual; do
+		same "$dir/rawsys" rawsys "$b"
+		same "$dir/rawsys" rawsys.other "$b" other
+	done
+	# A program run from it has the filter too (it cannot be removed):
+	# with the preload, and without it (its C library is elsewhere, its
+	# raw calls reach the kernel as they would).
+	same sh rawsys.child engine -c "'$dir/rawsys'"
+	same env rawsys.nopreload engine -u LD_PRELOAD "$dir/rawsys"
+	xopt=
+	run seccomp.on "$tool" exec --raw-syscalls -- \
+	    grep '^Seccomp:' /proc/self/status
+	has "$out/seccomp.on" "--raw-syscalls installs a filter" '^Seccomp:[[:space:]]+2$'
+	grep '^Seccomp:' /proc/self/status >"$out/seccomp.native"
+	run seccomp.off "$tool" exec -- grep '^Seccomp:' /proc/self/status
+	if cmp -s "$out/seccomp.native" "$out/seccomp.off"; then
+		ok "no filter without --raw-syscalls"
+	else
+		bad "a filter without --raw-syscalls: $(cat "$out/seccomp.off")"
+	fi
+else
+	skip "rawsys: not built"
 fi
 compare wl_timers
 compare sd_timers
