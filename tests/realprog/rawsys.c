@@ -204,6 +204,27 @@ static int facts(void)
 	SHOW("close", close(fd2));
 	SHOW("raw gettime after close", raw_gettime(fd2, &cur));
 	SHOW("close", close(fd));
+
+	/* raw clock_gettime is glibc's clock (on virtual: virtual time) */
+	usleep(300000);
+	for (int i = 0; i < 2; i++) {
+		clockid_t c = i ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+		struct timespec a, b;
+		long long d;
+
+		clock_gettime(c, &a);
+		syscall(SYS_clock_gettime, c, &b);
+		d = (b.tv_sec - a.tv_sec) * 1000000000LL + b.tv_nsec - a.tv_nsec;
+		printf("raw clock_gettime(%s) within 50 ms of glibc's: %s\n",
+		       i ? "REALTIME" : "MONOTONIC",
+		       d >= 0 && d < 50 * MS ? "yes" : "no");
+	}
+	SHOW("raw clock_gettime PROT_NONE",
+	     syscall(SYS_clock_gettime, CLOCK_MONOTONIC, none));
+	SHOW("raw clock_gettime NULL",
+	     syscall(SYS_clock_gettime, CLOCK_MONOTONIC, NULL));
+	SHOW("raw clock_gettime bad clock",
+	     syscall(SYS_clock_gettime, 12345, &cur.it_value));
 	return 0;
 }
 
