@@ -402,12 +402,12 @@ static void init_once(void)
 	tfd_next_load();
 	tfd_numbers_init();
 	tfd_trace_init();
-	tfd_rawsys_init();
 	was = tfd_enter();
 	tfd_be = tfd_current_backend();
 	tfd_leave(was);
 	tfd_emulated = !tfd_be->native;
 	tfd_virt = tfd_be->virtual_move != NULL;
+	tfd_rawsys_init(); /* needs tfd_virt */
 }
 
 __attribute__((constructor)) static void preload_init(void)

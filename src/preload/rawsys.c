@@ -3,7 +3,9 @@
  * rawsys.c - raw timerfd system calls (TFD_RAW_SYSCALLS=1, set by
  * `tfd exec --raw-syscalls`): syscall(__NR_timerfd_create / _settime /
  * _gettime, ...) made by the program act on tfd timers as glibc's
- * timerfd_create(), timerfd_settime(), timerfd_gettime() do.
+ * timerfd_create(), timerfd_settime(), timerfd_gettime() do; on the
+ * virtual backend syscall(__NR_clock_gettime, ...) reads virtual time as
+ * glibc's clock_gettime() does there.
  *
  * A seccomp filter makes those three system calls trap (SIGSYS) when they
  * are made from the text of the C library (its syscall() and its own
@@ -185,6 +187,7 @@ static long emulate(long nr, unsigned long a, unsigned long b,
                     unsigned long c, unsigned long d)
 {
 	struct itimerspec nv, old, cur;
+	struct timespec ts;
 	int r;
 
 	switch (nr) {
@@ -208,6 +211,13 @@ static long emulate(long nr, unsigned long a, unsigned long b,
 		if (copy_out((void *)b, &cur, sizeof(cur)) < 0)
 			return -EFAULT;
 		return 0;
+	case SYS_clock_gettime: /* on virtual only: its clocks */
+		r = clock_gettime((clockid_t)a, &ts);
+		if (r < 0)
+			return -errno;
+		if (copy_out((void *)b, &ts, sizeof(ts)) < 0)
+			return -EFAULT;
+		return 0;
 	}
 	return -ENOSYS;
 }
@@ -218,7 +228,8 @@ static int ours(const siginfo_t *si)
 	       si->si_arch == AUDIT_ARCH_X86_64 &&
 	       (si->si_syscall == SYS_timerfd_create ||
 	        si->si_syscall == SYS_timerfd_settime ||
-	        si->si_syscall == SYS_timerfd_gettime);
+	        si->si_syscall == SYS_timerfd_gettime ||
+	        (si->si_syscall == SYS_clock_gettime && tfd_virt));
 }
 
 /* A SIGSYS that is not ours, as the program asked: its handler, its mask;
@@ -345,15 +356,21 @@ static int install_filter(struct range *t)
 	struct sock_filter f[24];
 	struct sock_fprog prog;
 	uint64_t last = t->hi - 1, split;
-	int n = 0;
+	int n = 0, k;
 
 	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, DATA(arch));
 	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
 	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, DATA(nr));
-	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_timerfd_create, 3, 0);
-	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_timerfd_settime, 2, 0);
-	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_timerfd_gettime, 1, 0);
+	/* The numbers that trap; on virtual also clock_gettime (a raw one:
+	 * the vDSO's own fallback is not in the C library's text). */
+	k = tfd_virt ? 4 : 3;
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_timerfd_create, k--, 0);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_timerfd_settime, k--, 0);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_timerfd_gettime, k--, 0);
+	if (tfd_virt)
+		f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clock_gettime,
+		              k--, 0);
 	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	if ((t->lo >> 32) == (last >> 32)) {
 		n += trap_if_in(f + n, t->lo, last);
