@@ -134,6 +134,11 @@ $(SHARED): $(PIC_OBJ) src/libtfd.map
 # src/preload.c, which exports glibc's timerfd_* (tfd-preload(7)).
 PRELOAD_SRC := $(wildcard src/preload.c src/preload/*.c)
 PRELOAD_OBJ := $(PRELOAD_SRC:src/%.c=$(B)/pic/%.o)
+# The SIGSYS handler and the sigaction/signal the preload exports run
+# before a sanitizer's runtime is ready (it installs its own handlers
+# through them at load) and inside signal handlers: never instrumented.
+$(B)/pic/preload/rawsys.o: private ALL_CFLAGS := \
+    $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS))
 $(PRELOAD): $(PIC_OBJ) $(PRELOAD_OBJ)
 	$(CC) -shared -Wl,-z,defs -o $@ $(PIC_OBJ) $(PRELOAD_OBJ) \
 	    $(ALL_LDFLAGS) -ldl
