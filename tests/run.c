@@ -19,14 +19,7 @@
 
 #include "tfd.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define T_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define T_ASAN 1
-#endif
-#endif
-#ifdef T_ASAN
+#if T_ASAN
 #include <sanitizer/lsan_interface.h>
 #endif
 
@@ -218,7 +211,7 @@ static void run_child(struct t_case *c)
 		}
 	}
 	fflush(NULL);
-#ifdef T_ASAN
+#if T_ASAN
 	__lsan_do_leak_check(); /* _exit skips it; a leak fails the test */
 #endif
 	_exit(leaked ? 1 : 0);

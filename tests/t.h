@@ -91,6 +91,18 @@ int t_valgrind(void);
 #ifndef T_TSAN
 #define T_TSAN 0
 #endif
+/* Built with AddressSanitizer, a forked child's service thread starts at
+ * its first call of the library, not in fork() (src/engine/fork.c). */
+#if defined(__SANITIZE_ADDRESS__)
+#define T_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define T_ASAN 1
+#endif
+#endif
+#ifndef T_ASAN
+#define T_ASAN 0
+#endif
 
 /* Helpers shared by the tests (run.c). */
 int64_t t_now(clockid_t c);                 /* ns on clock c */

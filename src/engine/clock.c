@@ -53,19 +53,17 @@ unsigned tfd_clock_queues(int clockid)
 }
 
 /* CLOCK_REALTIME was set: cancel the timers that asked for it (SPEC 2),
- * once however many numbers name one.  Each set counts a tick, as Linux's
+ * those this process delivers: every process of a family learns of the
+ * set, each timer is cancelled once.  Each set counts a tick, as Linux's
  * does (a plain read(2) shows them). */
 void tfd_clock_was_set(void)
 {
-	static unsigned pass;
 	size_t i;
 
-	pass++;
-	for (i = 0; i < g.nslot; i++) {
-		struct tfd_timer *t = g.slot[i];
+	for (i = 0; i < g.nholds; i++) {
+		struct tfd_timer *t = g.holds[i]->t;
 
-		if (t && t->mark != pass && (t->flags & T_CANCEL_ON_SET)) {
-			t->mark = pass;
+		if (t->deliverer == g.self && (t->flags & T_CANCEL_ON_SET)) {
 			t->flags |= T_CANCELLED;
 			t->m.ticks = tfd_count_add(t->m.ticks, 1);
 			tfd_engine_post_locked(t); /* none in flight here */
@@ -76,7 +74,19 @@ void tfd_clock_was_set(void)
 /* ---- the watcher ---- */
 
 static pthread_t watcher;
-static int watching; /* [service thread] */
+static int watching;    /* [S] */
+static int watch_ready; /* [L] the watcher has started */
+
+/* The watcher is running our code: its start (which a sanitizer's runtime
+ * may make allocate) is over before the engine says it runs, so that a
+ * fork() right after a create never copies that runtime's locks held. */
+static void ready(void)
+{
+	tfd_family_lock();
+	watch_ready = 1;
+	tfd_family_changed();
+	tfd_family_unlock();
+}
 
 static void close_fd(void *fd)
 {
@@ -99,6 +109,7 @@ static void *watch(void *arg)
 	(void)arg;
 	tfd_files_unshare();
 	fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC);
+	ready();
 	if (fd < 0 || watch_arm(fd) < 0)
 		return NULL; /* no detector: tfd(7), CLOCKS */
 	pthread_cleanup_push(close_fd, &fd);
@@ -108,10 +119,10 @@ static void *watch(void *arg)
 			int cs;
 
 			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
-			pthread_mutex_lock(&g.lock);
+			tfd_family_lock();
 			g.clock_set = 1;
 			tfd_engine_poke();
-			pthread_mutex_unlock(&g.lock);
+			tfd_family_unlock();
 			watch_arm(fd);
 			pthread_setcancelstate(cs, NULL);
 		}
@@ -122,9 +133,15 @@ static void *watch(void *arg)
 
 int tfd_clock_watch_start(void)
 {
-	int e = pthread_create(&watcher, NULL, watch, NULL);
+	int e;
 
+	watch_ready = 0;
+	e = pthread_create(&watcher, NULL, watch, NULL);
 	watching = e == 0;
+	tfd_family_lock();
+	while (watching && !watch_ready)
+		tfd_family_wait();
+	tfd_family_unlock();
 	return e;
 }
 
@@ -150,7 +167,7 @@ void tfd_engine_clock_was_set(void)
 		g.clock_set = 1;
 		tfd_engine_poke();
 		while (g.clock_set && g.state == RUNNING)
-			pthread_cond_wait(&g.changed, &g.lock);
+			tfd_family_wait();
 	}
 	tfd_engine_unlock(cs);
 }

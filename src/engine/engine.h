@@ -3,10 +3,15 @@
  * engine.h - the engine's parts and the state they share.
  *
  * Files, one job each:
- *   table.c    numbers and lifetimes: which descriptor names which timer,
- *              create, dup, release, close, zombies; the backend tables
+ *   family.c   the memory a process shares with the children it forks:
+ *              the lock, a record per process, the timer records; a
+ *              process that dies, and the timers it delivered
+ *   table.c    numbers and lifetimes: which descriptor names which timer
+ *              here, create, dup, release, close, holds; the backend tables
  *   ops.c      settime, gettime, read on a timer
- *   service.c  the service thread: sleeping, waking (a futex), requests,
+ *   deadline.c where a timer's deadline waits: in the queues of the process
+ *              that delivers it, or in its inbox when another changed it
+ *   service.c  the service thread: sleeping, waking (futexes), requests,
  *              counting what expired and posting it in batches
  *   files.c    how the engine holds a timer's file without a number in the
  *              program's table (a private descriptor table), or the
@@ -14,16 +19,30 @@
  *   clock.c    clock sources, and the watcher that learns from the kernel
  *              that CLOCK_REALTIME was set
  *   virtual.c  the virtual clocks and their delivery
- *   fork.c     what a child inherits
+ *   fork.c     what a child inherits: the same timers
  *   notify.c   the eventfd a timer signals through
  *
- * Locking.  One mutex, g.lock, guards every field marked [L].  Fields
- * marked [S] belong to the service thread alone; [W] to the watcher; [I]
- * are set once before the threads that read them start.  Lock order:
- * api.c's select_lock -> g.lock; the preload library's locks -> g.lock.
- * Nothing is called with g.lock held that takes another lock of ours, and
- * no cancellation point is reached with it held (lock() disables
- * cancellation; tfd_read re-enables it only while it blocks, unlocked).
+ * Sharing.  A timer's state (its model, its flags) lives in memory that a
+ * process shares with the children it forks (struct tfd_family), so that
+ * parent and child act on one timer, as Linux's share one file.  Each
+ * timer is delivered (counted and posted to its eventfd) by one process
+ * that holds its file: the one that made it, until that one lets go of it
+ * or dies; then another process that holds it takes over.  What concerns
+ * one process only (which numbers name which timer, the service thread,
+ * the deadline queues of the timers it delivers) is in its own memory,
+ * struct tfd_engine g.
+ *
+ * Locking.  One mutex, the family's lock (process-shared and robust: a
+ * process that dies holding it does not hang the others), guards every
+ * field marked [L], in the family's memory and in g.  [S] fields belong
+ * to this process's service thread alone; [D] fields of a timer to the
+ * process that delivers it (under the lock); [I] are set once before
+ * anything else reads them.  Lock order: api.c's select_lock -> the
+ * family's lock; the preload library's locks -> the family's lock.
+ * Nothing is called with the lock held that takes another lock of ours,
+ * and no cancellation point is reached with it held (tfd_engine_lock()
+ * disables cancellation; tfd_read re-enables it only while it blocks,
+ * unlocked).  Debug builds assert ownership (TFD_ASSERT_LOCKED).
  */
 #ifndef TFD_ENGINE_H
 #define TFD_ENGINE_H
@@ -35,39 +54,110 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The clock a deadline is kept on.  A relative CLOCK_REALTIME timer
  * measures elapsed time (as Linux's hrtimers do), so it lives on BASE_MONO;
  * only absolute CLOCK_REALTIME timers follow the wall clock. */
 enum { BASE_MONO, BASE_REAL, BASE_BOOT, NBASE };
 
+/* Flags of a timer, in the family's memory. */
 enum {
-	T_CANCEL_ON_SET = 1 << 0, /* absolute CLOCK_REALTIME, CANCEL_ON_SET */
-	T_CANCELLED = 1 << 1,     /* clock set since: next read ECANCELED */
-	T_SIGNALED = 1 << 2,      /* posted since the last drain */
-	T_INHERITED = 1 << 3,     /* came through fork(); the parent runs it */
-	T_CLOSED = 1 << 4,        /* no descriptor left; kept for waiters */
-	T_INFLIGHT = 1 << 5,      /* a post is being written, unlocked */
-	T_DIRECT = 1 << 6,        /* posted to the user's number (fallback) */
+	T_USED = 1 << 0,          /* the record is a timer */
+	T_CANCEL_ON_SET = 1 << 1, /* absolute CLOCK_REALTIME, CANCEL_ON_SET */
+	T_CANCELLED = 1 << 2,     /* clock set since: next read ECANCELED */
+	T_SIGNALED = 1 << 3,      /* posted since the last drain */
+	T_INFLIGHT = 1 << 4,      /* a post is being written, unlocked */
+	T_INBOX = 1 << 5,         /* in its deliverer's inbox */
 };
 
-/* 64 bytes: memory per timer is measured (tfd bench, workload 8). */
+#define PROC_MAX 64 /* processes of a family that hold timers at once */
+#define NO_PROC (-1)
+
+/* A timer, in the family's memory: 72 bytes (tfd bench, workload 8). */
 struct tfd_timer {
+	struct tfd_qnode q;     /* [D] place in its deliverer's queue */
+	struct tfd_model m;     /* [L] */
+	int64_t hold;           /* [L] no post before this (coalescing) */
+	uint64_t holders;       /* [L] bit per process record holding it */
+	int32_t backoff;        /* [L] hold-back period, <= HOLD_MAX */
+	int32_t file;           /* [L] the deliverer's number for the file */
+	uint32_t next;          /* [L] next in an inbox or the free list, +1 */
+	uint32_t efd_id;        /* [I] the eventfd's id (its fdinfo), 0 if
+	                         * unknown: a forked child checks that a
+	                         * number it inherited is still this file */
+	uint16_t gen;           /* [L] changes when the record is freed */
+	signed char deliverer;  /* [L] the record of the process that posts
+	                         * to it, or NO_PROC: waiting to be adopted */
+	unsigned char clockid;  /* [I] CLOCK_REALTIME, _MONOTONIC, _BOOTTIME */
+	unsigned char base;     /* [L] the queue its deadline belongs on */
+	unsigned char qbase;    /* [D] the queue it is on, if queued */
+	unsigned char flags;    /* [L] T_* */
+};
+
+enum pstate { P_FREE, P_PENDING, P_LIVE };
+
+/* A process of the family, in the family's memory. */
+struct tfd_proc {
+	pthread_mutex_t alive;  /* held by its service thread while it runs:
+	                         * the kernel marks it when the thread dies */
+	unsigned wake;          /* futex: its service thread sleeps on it */
+	int state;              /* [L] enum pstate */
+	pid_t pid;              /* [L] */
+	int parent;             /* [L] the record that forked it (pending) */
+	int threaded;           /* [L] a service thread holds alive */
+	int sleeping;           /* [L] its service thread sleeps on wake */
+	int adopt;              /* [L] timers it holds may wait for adoption */
+	int resync;             /* [L] requeue everything it delivers */
+	uint32_t inbox;         /* [L] timers another process changed, +1 */
+	int64_t pending_since;  /* [L] mono ns, for P_PENDING */
+	int64_t sleep_until[NBASE]; /* [L] deadlines its thread sleeps for */
+};
+
+struct tfd_family {
+	pthread_mutex_t lock;   /* robust, process-shared */
+	unsigned changed;       /* futex: bumped when a wait may end */
+	unsigned nwaiting;      /* [L] threads waiting on changed */
+	struct tfd_proc proc[PROC_MAX];
+	int64_t vnow[NBASE];    /* [L] the virtual clocks */
+	uint32_t free;          /* [L] first free timer record, +1 */
+	uint32_t used;          /* [L] records ever handed out */
+	uint32_t max;           /* [I] records the mapping has room for */
+	unsigned long reaped;   /* [L] processes found dead (tests) */
+	struct tfd_timer timer[];
+};
+
+extern struct tfd_family *tfd_fam; /* [I] NULL until the first timer */
+
+/* One process's hold on a timer, in its own memory: the numbers naming
+ * it here, the threads waiting on it here, and its copy of the file. */
+struct tfd_hold {
+	struct tfd_timer *t;
 	union {
-		struct tfd_qnode q;           /* [L] while queued or open */
-		struct tfd_timer *next_freed; /* [S] on the service's list */
+		unsigned idx;             /* [L] in g.holds */
+		struct tfd_hold *next;    /* [S] on the list g.freed */
 	} u;
-	struct tfd_model m;    /* [L] */
-	int64_t hold;          /* [L] no post before this (coalescing) */
-	int32_t backoff;       /* [L] hold-back period, <= HOLD_MAX */
-	int file;              /* [L] what posts go to: a number in the
-	                        * private table, or (T_DIRECT) the user's */
-	unsigned nfds;         /* [L] user descriptors naming it (dup) */
-	unsigned waiters;      /* [L] tfd_read()s blocked, holds */
-	unsigned mark;         /* [L] visited by a walk of the table */
-	unsigned char clockid; /* [I] CLOCK_REALTIME, _MONOTONIC, _BOOTTIME */
-	unsigned char base;    /* [L] queue holding the deadline */
-	unsigned char flags;   /* [L] T_* */
+	int file;        /* [L] this process's number for the timer's file:
+	                  * in the private table, or (direct) the user's;
+	                  * -1 when there is none to post to */
+	unsigned nfds;   /* [L] user descriptors naming it here */
+	unsigned waiters; /* [L] tfd_read()s blocked, holds (preload) */
+	uint16_t gen;    /* [L] t->gen when taken */
+	unsigned char direct; /* [I] file is a user number (fallback) */
+	unsigned char closed; /* [L] no descriptor left; kept for waiters */
+};
+
+/* A tfd_read() blocked in read(2) on number fd, in this process.  Another
+ * thread may close fd and make a new timer there before that read(2)
+ * starts: the read then waits on the new timer's file, which must keep
+ * running for it as the first does (ops.c; on the reader's stack). */
+struct tfd_transit {
+	struct tfd_transit *next;    /* [L] */
+	struct tfd_hold *also[4];    /* [L] timers named fd since; each
+	                              * counts this read as a waiter */
+	unsigned nalso;              /* [L] */
+	int fd;                      /* [L] */
+	int closed;                  /* [L] fd was let go of since */
 };
 
 enum state { STOPPED, STARTING, RUNNING, STOPPING };
@@ -78,6 +168,7 @@ enum state { STOPPED, STARTING, RUNNING, STOPPING };
 struct tfd_fetch {
 	int fd, tid;
 	int result, done;
+	uint32_t id; /* the copy's eventfd id */
 };
 
 #define FETCH_MAX 64 /* requests queued before create waits */
@@ -85,59 +176,101 @@ struct tfd_fetch {
                       * half of them non-blocking */
 #define POOL_LOW 8   /* below this of a kind, create asks for more */
 
+/* This process's part. */
 struct tfd_engine {
-	pthread_mutex_t lock;
-	pthread_cond_t changed;  /* [L] broadcast: state, fetch, inflight */
-	struct tfd_timer **slot; /* [L] by user descriptor */
+	struct tfd_hold **slot;  /* [L] by user descriptor */
 	size_t nslot;            /* [L] */
-	size_t ntimers;          /* [L] open timers (not zombies) */
-	size_t nlive;            /* [L] timers not yet freed */
-	size_t nq[NBASE];        /* [L] timers that may sit on each queue */
-	struct tfd_queue q[NBASE]; /* [L] */
-	enum state state;          /* [L] */
-	pthread_t thread;          /* [L] the service thread */
-	int tid;                   /* [L] its thread id */
-	int private_files;         /* [I] files.c's mechanism is in use */
-	/* Wake-ups: the service thread sleeps on the futex word wake while
-	 * it equals what it read under the lock; a change wakes it. */
-	unsigned wake;             /* [L] written, [S] read as a futex */
-	int sleeping;              /* [L] */
-	int64_t sleep_until[NBASE]; /* [L] deadline it sleeps for */
-	int stop;                  /* [L] */
-	int start_error;           /* [L] why the thread could not start */
-	int clock_set;             /* [L] the watcher saw CLOCK_REALTIME set */
-	int64_t idle_since;        /* [L] no timer left since (mono ns) */
+	struct tfd_hold **holds; /* [L] every hold of this process */
+	size_t nholds, capholds; /* [L] */
+	size_t ntimers;          /* [L] holds with a descriptor (open) */
+	size_t nq[NBASE];        /* [L] holds that may sit on each queue */
+	struct tfd_queue q[NBASE]; /* [L] deadlines of what we deliver */
+	int self;                /* [L] our record in the family, or -1 */
+	enum state state;        /* [L] */
+	pthread_t thread;        /* [L] the service thread */
+	int tid;                 /* [L] its thread id */
+	int private_files;       /* [I] files.c's mechanism is in use */
+	int stop;                /* [L] */
+	int start_error;         /* [L] why the thread could not start */
+	int clock_set;           /* [L] the watcher saw CLOCK_REALTIME set */
+	int copy_files;          /* [L] a new thread copies inherited files */
+	int start_pending;       /* [L] a forked child's thread to start */
+	int64_t idle_since;      /* [L] no timer left since (mono ns) */
 	struct tfd_fetch *fetch[FETCH_MAX]; /* [L] */
-	int pool[POOL_MAX];        /* [L] numbers in the private table */
+	unsigned nfetch;         /* [L] */
+	int pool[POOL_MAX];      /* [L] numbers in the private table */
+	uint32_t pool_id[POOL_MAX]; /* [L] their eventfd ids */
 	unsigned char pool_nb[POOL_MAX]; /* [L] that one is O_NONBLOCK */
-	unsigned npool;            /* [L] */
-	unsigned pool_max;         /* [L] POOL_MAX but in tests */
-	unsigned nfetch;           /* [L] */
-	struct tfd_timer *freed;   /* [L] files for the service to close */
-	unsigned long wakeups;     /* [L] times the thread woke (tests) */
-	int inflight_wait;         /* [L] someone waits for T_INFLIGHT */
-	int virtual;               /* [L] the clocks are vnow, moved by calls */
-	int64_t vnow[NBASE];       /* [L] */
+	unsigned npool;          /* [L] */
+	unsigned pool_max;       /* [L] POOL_MAX but in tests */
+	struct tfd_hold *freed;  /* [L] holds whose file the service closes */
+	struct tfd_transit *transit; /* [L] tfd_read()s blocked in read(2) */
+	unsigned long wakeups;   /* [L] times the thread woke (tests) */
+	int virtual;             /* [L] the clocks are vnow, moved by calls */
+	int64_t *vnow;           /* [L] the virtual clocks (the family's) */
 };
 
 extern struct tfd_engine g;
 
-/* table.c */
+#ifdef TFD_DEBUG_LOCKS
+void tfd_engine_assert_locked(void);
+#define TFD_ASSERT_LOCKED() tfd_engine_assert_locked()
+#else
+#define TFD_ASSERT_LOCKED() ((void)0)
+#endif
+
+/* family.c */
+int tfd_family_open(void);          /* 0, or ENOMEM */
 void tfd_engine_lock(int *cancel_state);
 void tfd_engine_unlock(int cancel_state);
-int tfd_engine_find(int fd, struct tfd_timer **t);
-void tfd_engine_forget(struct tfd_timer *t); /* free, or hand to service */
-void tfd_engine_wait_inflight(struct tfd_timer *t); /* may drop the lock */
-int tfd_engine_let_go(struct tfd_timer *t);
+void tfd_family_lock(void);         /* the lock, recovering a dead owner's */
+void tfd_family_unlock(void);
+void tfd_family_wait(void);         /* drop the lock until `changed` */
+void tfd_family_changed(void);      /* end the waits of tfd_family_wait */
+struct tfd_timer *tfd_family_new_timer(void); /* NULL: no room */
+void tfd_family_free_timer(struct tfd_timer *t);
+int tfd_family_new_proc(int parent, int state); /* record, or -1 */
+void tfd_family_free_proc(int i);
+int tfd_family_alive_dead(int i);   /* its service thread died */
+unsigned *tfd_family_watch(int i, unsigned *val); /* a word to sleep on
+                                     * until record i's thread dies */
+void tfd_family_reap_dead(int thoroughly); /* forget the dead: those
+                                     * whose thread died; thoroughly, by pid */
+void tfd_family_orphan(struct tfd_timer *t); /* no deliverer: adopt it */
+void tfd_family_poke(int i);        /* wake record i's service thread */
+void tfd_family_repair(void);
+uint64_t tfd_proc_bit(int i);
+
+/* table.c */
+int tfd_engine_find(int fd, struct tfd_hold **h);
+void tfd_engine_let_hold_go(struct tfd_hold *h); /* the last reference */
+int tfd_engine_wait_inflight(struct tfd_hold *h); /* may drop the lock;
+                                      * 1 if h was closed meanwhile */
+int tfd_engine_grow_holds(void);
+void tfd_engine_number_holds(void); /* files := their lowest numbers */
+void tfd_engine_hold_add(struct tfd_hold *h);
 
 /* ops.c */
+void tfd_engine_number_gone(int fd);  /* fd no longer names a timer */
+void tfd_engine_number_named(int fd, struct tfd_hold *h); /* now it does */
 int tfd_engine_settime(int fd, int flags, const struct itimerspec *nv,
                        struct itimerspec *old);
 int tfd_engine_gettime(int fd, struct itimerspec *cur);
 int tfd_engine_read(int fd, uint64_t *count);
-void tfd_engine_requeue(struct tfd_timer *t);
 uint64_t tfd_engine_drain(struct tfd_timer *t, int fd);
 int tfd_engine_next_due(int64_t *in_ns);
+
+/* deadline.c */
+void tfd_engine_requeue(struct tfd_timer *t); /* its deadline changed */
+void tfd_engine_unqueue(struct tfd_timer *t); /* ours: off our queues */
+void tfd_engine_kick(struct tfd_timer *t);    /* wake its deliverer if
+                                               * it sleeps past it */
+void tfd_engine_inbox_unlink(struct tfd_timer *t);
+void tfd_engine_sync(void);   /* inbox, adoption, resync: lock held */
+int tfd_engine_sync_pending(void);
+int tfd_engine_reserve(unsigned mask); /* room on our queues, 0 or ENOMEM */
+void tfd_engine_unreserve(unsigned mask);
+void tfd_engine_queues_forget(void); /* in a child: empty, nodes untouched */
 
 /* service.c */
 unsigned tfd_engine_pool_count(int nonblock);
@@ -145,17 +278,19 @@ void tfd_engine_pool_drop(unsigned i); /* forget entry i, lock held */
 int tfd_engine_start(void);       /* lock held; may drop it */
 void tfd_engine_stop_if_idle(void); /* lock held */
 void tfd_engine_stop_now(void);   /* lock held; may drop it */
-void tfd_engine_kick(int base, int64_t key);
-void tfd_engine_poke(void);       /* wake the service thread */
+void tfd_engine_poke(void);       /* wake our service thread */
 void tfd_engine_after_fork(void);
 
 /* files.c */
 int tfd_files_private(void);          /* 1 if the mechanism works */
 int tfd_files_unshare(void);          /* in a new thread: empty table */
+int tfd_files_copy(int (*kept)(int after)); /* in a new thread: a
+                                       * table of its own with only those */
 int tfd_files_fetch(int tid, int fd); /* >= 0, or -errno */
 void tfd_files_close(int fd);         /* a number of the thread's table */
 int tfd_files_fresh(int nonblock);    /* a new eventfd there, or -1 */
 int tfd_files_take(int tid, int k, int flags, int *fd);
+uint32_t tfd_files_id(int k);         /* eventfd k's id here, or 0 */
 
 /* clock.c */
 int64_t tfd_clock_now(int base);  /* the system's or the virtual clock */
@@ -167,7 +302,7 @@ void tfd_clock_watch_stop(void);
 void tfd_clock_was_set(void);     /* lock held; posts (service, virtual) */
 
 /* Post t's counted ticks now, from a thread that can reach t->file (the
- * service thread, or any with T_DIRECT); lock held. */
+ * service thread, or any on the fallback); lock held. */
 void tfd_engine_post_locked(struct tfd_timer *t);
 
 /* virtual.c */
@@ -179,5 +314,13 @@ int tfd_engine_virtual_now(int clockid, int64_t *ns);
 
 /* fork.c */
 void tfd_engine_fork_init(void);
+void tfd_engine_start_pending(void); /* lock held: see g.start_pending */
+
+/* The timer whose queue node is n. */
+static inline struct tfd_timer *tfd_timer_of(struct tfd_qnode *n)
+{
+	return (struct tfd_timer *)(void *)((char *)n -
+	                                    offsetof(struct tfd_timer, q));
+}
 
 #endif

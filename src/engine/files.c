@@ -30,6 +30,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -95,6 +97,28 @@ int tfd_files_unshare(void)
 	return errno;
 }
 
+/* Called first thing in a new thread of a forked child: give it a table of
+ * its own that holds only the numbers kept(after) lists (the inherited
+ * timers' files, in ascending order, from -1 to -1), taken from the
+ * program's table before the program runs on.  No allocation: other
+ * libraries may hold their allocators' locks until fork() returns.  0 or
+ * errno. */
+int tfd_files_copy(int (*kept)(int after))
+{
+	unsigned from = 0;
+	int k;
+
+	if (unshare(CLONE_FILES) != 0)
+		return errno;
+	for (k = kept(-1); k >= 0; k = kept(k)) {
+		if ((unsigned)k > from)
+			syscall(SYS_close_range, from, (unsigned)k - 1, 0U);
+		from = (unsigned)k + 1;
+	}
+	syscall(SYS_close_range, from, ~0U, 0U);
+	return 0;
+}
+
 /*
  * The service thread's own descriptors are closed, written and polled
  * with the system calls themselves: they are numbers of its table, not
@@ -155,6 +179,31 @@ int tfd_files_take(int tid, int k, int flags, int *out)
 		fcntl((int)fd, F_SETFD, 0);
 	*out = (int)fd;
 	return 0;
+}
+
+/* The id the kernel gives eventfd k of the calling thread's table (its
+ * fdinfo's "eventfd-id", Linux 6.1), or 0.  Read in the service thread,
+ * whose own table takes the descriptor of /proc meanwhile; no
+ * allocation. */
+uint32_t tfd_files_id(int k)
+{
+	char path[64], buf[512], *p;
+	long fd, n;
+	unsigned long id = 0;
+
+	snprintf(path, sizeof(path), "/proc/thread-self/fdinfo/%d", k);
+	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = syscall(SYS_read, (int)fd, buf, sizeof(buf) - 1);
+	tfd_files_close((int)fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strstr(buf, "eventfd-id:");
+	if (p)
+		id = strtoul(p + 11, NULL, 10);
+	return (uint32_t)id;
 }
 
 /* Copy descriptor fd of thread tid into this thread's table: the new

@@ -1,53 +1,247 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fork.c - what a child inherits.  The child has no service thread.  Its
- * inherited timers stay with the parent, whose engine keeps posting to the
- * files both now share: the child may read and poll them and close them,
- * not change them (tfd(7), FORK).  Its own new timers start its own thread.
+ * fork.c - what a child inherits: the same timers (SPEC 2, fork).
+ *
+ * The timers are in the family's memory (family.c), which the child shares
+ * with the parent; what the child needs of its own is a record in the
+ * family, its holds (its copy of the parent's, for the numbers it
+ * inherited), and a service thread holding copies of the inherited files
+ * in a table of its own, so that it can take over their delivery if the
+ * parent lets go of them or dies (daemon(): the parent exits at once).
+ *
+ * The fork handlers make that happen atomically with fork(): the prepare
+ * handler takes the lock and makes the child's record, marking it as a
+ * holder of every timer the parent has a number for, so that nothing the
+ * parent does after fork() returns can free a timer the child holds.  The
+ * parent's handler undoes that if fork() failed (glibc leaves fork's
+ * errno for the parent's handlers; ours set it to 0 before) and lets go
+ * of the lock.  The child's handler waits for the lock, claims its record
+ * and starts its service thread, without waiting for it: the thread
+ * copies the inherited files when it runs, keeping only those that are
+ * still the timers' eventfds (the program may have closed or reused a
+ * number by then).  Inside fork() nothing here allocates or frees: other
+ * libraries may hold their allocators' locks until it returns.  A child
+ * whose record was undone
+ * after all (another library's handler changed errno) registers anew,
+ * keeping the timers that still exist; one that finds no record free
+ * (PROC_MAX processes of the family hold timers) shares nothing: its
+ * inherited numbers are plain eventfds (tfd(7), FORK).
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+/*
+ * A thread started inside fork() must not need a lock that another
+ * library keeps until fork() returns.  The thread's own code needs none,
+ * but AddressSanitizer's start of a thread allocates, and its allocator is
+ * locked around fork(): built with it, the thread starts at the first
+ * call instead (tfd(7), FORK).
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define START_IN_FORK 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define START_IN_FORK 0
+#endif
+#endif
+#ifndef START_IN_FORK
+#define START_IN_FORK 1
+#endif
+
+static int locked;       /* prepare took the lock */
+static int pending = -1; /* the record made for the child */
+static int forker = -1;  /* ours, when we forked */
+static int saved_errno;
+
+/* Mark (or unmark) record c as a holder of every timer we have a number
+ * for. */
+static void mark_holders(int c, int on)
+{
+	size_t i;
+
+	for (i = 0; i < g.nholds; i++) {
+		struct tfd_hold *h = g.holds[i];
+
+		if (!h->nfds)
+			continue;
+		if (on)
+			h->t->holders |= tfd_proc_bit(c);
+		else
+			h->t->holders &= ~tfd_proc_bit(c);
+	}
+}
 
 static void prepare(void)
 {
-	pthread_mutex_lock(&g.lock);
+	saved_errno = errno;
+	if (!__atomic_load_n(&tfd_fam, __ATOMIC_ACQUIRE))
+		return;
+	tfd_family_lock();
+	locked = 1;
+	forker = g.self;
+	pending = -1;
+	if (g.self >= 0 && g.ntimers) {
+		pending = tfd_family_new_proc(g.self, P_PENDING);
+		if (pending >= 0)
+			mark_holders(pending, 1);
+	}
+	errno = 0; /* the parent's handler tells failure by it */
 }
 
 static void parent(void)
 {
-	pthread_mutex_unlock(&g.lock);
+	int failed = errno != 0;
+
+	if (locked) {
+		if (failed && pending >= 0) {
+			mark_holders(pending, 0);
+			tfd_family_free_proc(pending);
+		}
+		pending = -1;
+		locked = 0;
+		tfd_family_unlock();
+	}
+	if (!failed)
+		errno = saved_errno;
+}
+
+/* A hold dropped inside fork() waits on g.freed (with no file to close)
+ * for the service thread or the next create to free it. */
+static void discard(struct tfd_hold *h)
+{
+	h->file = -1;
+	h->u.next = g.freed;
+	g.freed = h;
+}
+
+/* Forget h here only: the family never counted this process as its holder
+ * (or no longer does). */
+static void forget_here(struct tfd_hold *h)
+{
+	size_t i;
+
+	for (i = 0; i < g.nslot; i++)
+		if (g.slot[i] == h)
+			g.slot[i] = NULL;
+	if (h->nfds)
+		g.ntimers--;
+	g.holds[h->u.idx] = g.holds[--g.nholds];
+	g.holds[h->u.idx]->u.idx = h->u.idx;
+	tfd_engine_unreserve(tfd_clock_queues(h->t->clockid));
+	discard(h);
+}
+
+/* Let go of every timer, as if each number had been released: they stay
+ * open as plain eventfds. */
+static void let_all_go(void)
+{
+	size_t i;
+
+	for (i = 0; i < g.nslot; i++)
+		g.slot[i] = NULL;
+	g.ntimers = 0;
+	while (g.nholds) {
+		struct tfd_hold *h = g.holds[g.nholds - 1];
+
+		h->nfds = 0;
+		h->file = -1;
+		tfd_engine_let_hold_go(h);
+	}
+}
+
+/* Our record after all: the one made for us, or a new one holding what
+ * still exists.  0, or -1 if there is none to be had. */
+static int claim(int c)
+{
+	struct tfd_family *f = tfd_fam;
+	size_t i;
+
+	if (c >= 0 && f->proc[c].state == P_PENDING &&
+	    f->proc[c].parent == forker) {
+		f->proc[c].state = P_LIVE;
+		f->proc[c].pid = getpid();
+		g.self = c;
+		return 0;
+	}
+	c = tfd_family_new_proc(NO_PROC, P_LIVE);
+	if (c < 0)
+		return -1;
+	g.self = c;
+	for (i = g.nholds; i-- > 0;) {
+		struct tfd_hold *h = g.holds[i];
+
+		if (h->nfds && (h->t->flags & T_USED) && h->t->gen == h->gen &&
+		    h->t->holders)
+			h->t->holders |= tfd_proc_bit(c);
+		else
+			forget_here(h); /* gone meanwhile */
+	}
+	return 0;
 }
 
 static void child(void)
 {
-	pthread_mutexattr_t a;
+	struct tfd_hold *h;
 	size_t i;
-	int b;
+	int c = pending;
 
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
-	pthread_mutex_init(&g.lock, &a);
-	pthread_mutexattr_destroy(&a);
-	pthread_cond_init(&g.changed, NULL);
+	if (!locked) {
+		errno = saved_errno;
+		return;
+	}
+	locked = 0;
+	pending = -1;
+	/* What was the parent's alone: its thread, its private numbers. */
 	tfd_engine_after_fork();
-	for (b = 0; b < NBASE; b++)
-		g.q[b].len = 0;
-	/* The parent's private files and its list of files to close mean
-	 * nothing here; timers kept only for a parent's waiter are lost. */
-	g.freed = NULL;
-	g.nlive = g.ntimers;
-	for (i = 0; i < g.nslot; i++) {
-		struct tfd_timer *t = g.slot[i];
+	tfd_engine_queues_forget();
+	for (h = g.freed; h; h = h->u.next)
+		h->file = -1; /* numbers of the parent's thread's table */
+	g.transit = NULL; /* the parent's readers, on their stacks */
+	g.self = -1;
+	tfd_family_lock(); /* once the parent's handler let go of it */
+	for (i = g.nholds; i-- > 0;) {
+		h = g.holds[i];
+		h->waiters = 0; /* the parent's threads */
+		h->file = -1;   /* the parent's numbers */
+		if (!h->nfds)
+			forget_here(h); /* kept for a parent's waiter */
+	}
+	if (!g.nholds) {
+		if (c >= 0) /* made for numbers since forgotten: unused */
+			tfd_family_free_proc(c);
+	} else if (claim(c) != 0) {
+		while (g.nholds) /* PROC_MAX: we share nothing */
+			forget_here(g.holds[g.nholds - 1]);
+	} else if (g.virtual) {
+		tfd_engine_number_holds(); /* posts go to our numbers */
+	} else {
+		g.copy_files = 1;
+		g.start_pending = 1;
+		if (START_IN_FORK)
+			tfd_engine_start_pending();
+	}
+	tfd_family_unlock();
+	errno = saved_errno;
+}
 
-		if (!t)
-			continue;
-		t->file = (int)i;
-		t->u.q.pos = TFD_QUEUE_NONE;
-		t->waiters = 0;
-		t->flags = T_INHERITED | T_DIRECT;
+/* The service thread of a child that holds inherited timers: started in
+ * the fork handler (it does not wait for it), or where that is not safe,
+ * by the first call of the library after fork().  Lock held. */
+void tfd_engine_start_pending(void)
+{
+	g.start_pending = 0;
+	if (tfd_engine_start() == 0)
+		return;
+	let_all_go(); /* nothing to take over with */
+	g.copy_files = 0;
+	if (g.self >= 0 && !g.nholds) {
+		tfd_family_free_proc(g.self);
+		g.self = -1;
 	}
 }
 

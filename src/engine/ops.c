@@ -13,17 +13,6 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-/* Put the timer's deadline on its queue, or take it off if disarmed.  A
- * timer held back (see service.c) is not looked at before t->hold. */
-void tfd_engine_requeue(struct tfd_timer *t)
-{
-	if (t->m.next)
-		tfd_queue_set(&g.q[t->base], &t->u.q,
-		              t->m.next > t->hold ? t->m.next : t->hold);
-	else
-		tfd_queue_remove(&g.q[t->base], &t->u.q);
-}
-
 /* Empty the file of what was posted, through the caller's descriptor fd;
  * the count taken.  Ends any hold-back. */
 uint64_t tfd_engine_drain(struct tfd_timer *t, int fd)
@@ -41,44 +30,54 @@ uint64_t tfd_engine_drain(struct tfd_timer *t, int fd)
 /* Everything that expired up to now, as a read returns it (SPEC 2): from
  * the model, from the file, and `already` taken by the caller's read(2).
  * *zero says a count was pending and the clock's going back made the read
- * empty.  The deadline is queued again, and the thread woken if it is
+ * empty.  The deadline is queued again, and its deliverer woken if it is
  * earlier than the one it sleeps for (a hold-back just ended).  A closed
- * timer's number may be reused: its file is not drained through it. */
-static uint64_t collect(struct tfd_timer *t, int fd, uint64_t already,
-                        int *zero)
+ * hold's number may be reused: its file is not drained through it.
+ * With h found by its number (not waiting: the caller holds no waiter
+ * count on it), EBADF if another thread closed it while the lock was
+ * dropped; a waiting caller reads on, as Linux's file lives until its
+ * read returns. */
+static int collect(struct tfd_hold *h, int fd, uint64_t already,
+                   int waiting, uint64_t *count, int *zero)
 {
+	struct tfd_timer *t = h->t;
 	int64_t now, next, hold;
-	uint64_t n, pending;
+	uint64_t pending;
 
-	tfd_engine_wait_inflight(t); /* may drop the lock: now is after */
-	now = tfd_clock_now(t->base);
+	if (tfd_engine_wait_inflight(h) && !waiting) {
+		if (!h->waiters)
+			tfd_engine_let_hold_go(h);
+		return EBADF;
+	}
+	now = tfd_clock_now(t->base); /* after any wait */
 	next = t->m.next;
 	hold = t->hold;
 	tfd_model_advance(&t->m, now);
-	pending = t->flags & T_CLOSED ? 0 : tfd_engine_drain(t, fd);
+	pending = h->closed ? 0 : tfd_engine_drain(t, fd);
 	pending = tfd_count_add(pending, already);
 	/* Linux forwards the timer on a read that counts, not on one that
 	 * reports a cancellation. */
-	n = tfd_model_read(&t->m, now, pending, t->base == BASE_REAL &&
-	                   !(t->flags & T_CANCELLED));
-	*zero = n == 0 && pending;
+	*count = tfd_model_read(&t->m, now, pending, t->base == BASE_REAL &&
+	                        !(t->flags & T_CANCELLED));
+	*zero = *count == 0 && pending;
 	if (t->m.next != next || t->hold != hold) { /* else queued as it is */
 		tfd_engine_requeue(t);
-		if (t->m.next)
-			tfd_engine_kick(t->base, t->m.next);
+		tfd_engine_kick(t);
 	}
-	return n;
+	return 0;
 }
 
-/* The result of a read: 0 with *n (maybe 0: no bytes), ECANCELED, or
- * EAGAIN for nothing yet. */
-static int take(struct tfd_timer *t, int fd, uint64_t already, uint64_t *n)
+/* The result of a read: 0 with *n (maybe 0: no bytes), ECANCELED, EAGAIN
+ * for nothing yet, or EBADF (closed meanwhile). */
+static int take(struct tfd_hold *h, int fd, uint64_t already, int waiting,
+                uint64_t *n)
 {
-	int zero;
+	int zero, e = collect(h, fd, already, waiting, n, &zero);
 
-	*n = collect(t, fd, already, &zero);
-	if (t->flags & T_CANCELLED) {
-		t->flags &= ~T_CANCELLED;
+	if (e)
+		return e;
+	if (h->t->flags & T_CANCELLED) {
+		h->t->flags &= (unsigned char)~T_CANCELLED;
 		return ECANCELED;
 	}
 	return *n || zero ? 0 : EAGAIN;
@@ -87,44 +86,43 @@ static int take(struct tfd_timer *t, int fd, uint64_t already, uint64_t *n)
 int tfd_engine_settime(int fd, int flags, const struct itimerspec *nv,
                        struct itimerspec *old)
 {
+	struct tfd_hold *h;
 	struct tfd_timer *t;
 	int64_t value = tfd_ts_to_ns(&nv->it_value);
 	int absolute = flags & TFD_TIMER_ABSTIME;
 	int e, base, cs;
 
 	tfd_engine_lock(&cs);
-	e = tfd_engine_find(fd, &t);
-	if (!e && (t->flags & T_INHERITED))
-		e = EINVAL;
+	e = tfd_engine_find(fd, &h);
 	if (e)
 		goto out;
+	t = h->t;
 	if (old)
 		tfd_model_query(&t->m, tfd_clock_now(t->base), old);
 	if (t->clockid == CLOCK_REALTIME && absolute &&
 	    (flags & TFD_TIMER_CANCEL_ON_SET))
 		t->flags |= T_CANCEL_ON_SET;
 	else
-		t->flags &= ~(T_CANCEL_ON_SET | T_CANCELLED);
-	tfd_engine_wait_inflight(t);
-	if (tfd_engine_let_go(t)) {
+		t->flags &= (unsigned char)~(T_CANCEL_ON_SET | T_CANCELLED);
+	if (tfd_engine_wait_inflight(h)) {
+		if (!h->waiters)
+			tfd_engine_let_hold_go(h);
 		e = EBADF; /* closed by another thread meanwhile */
 		goto out;
 	}
 	tfd_engine_drain(t, fd);
 	base = tfd_clock_base(t->clockid, absolute);
-	if (base != t->base) {
-		tfd_queue_remove(&g.q[t->base], &t->u.q);
-		t->base = (unsigned char)base;
-	}
+	t->base = (unsigned char)base;
 	tfd_model_set(&t->m, tfd_clock_now(base), value,
 	              tfd_ts_to_ns(&nv->it_interval), absolute);
+	t->hold = t->backoff = 0;
 	tfd_engine_requeue(t);
 	if (g.virtual)
 		tfd_engine_virtual_deliver(g.vnow); /* due now: posted before return */
-	else if (t->m.next)
-		tfd_engine_kick(base, t->m.next);
+	else
+		tfd_engine_kick(t);
 	if (value && (t->flags & T_CANCELLED)) {
-		t->flags &= ~T_CANCELLED;
+		t->flags &= (unsigned char)~T_CANCELLED;
 		e = ECANCELED;
 	}
 out:
@@ -134,20 +132,74 @@ out:
 
 int tfd_engine_gettime(int fd, struct itimerspec *cur)
 {
-	struct tfd_timer *t;
+	struct tfd_hold *h;
 	int e;
 
+	if (!__atomic_load_n(&tfd_fam, __ATOMIC_ACQUIRE))
+		return tfd_engine_find(fd, &h); /* no timer was ever made */
 	/* No cancellation point is reached here: the plain lock (the one
 	 * hot call that can do without tfd_engine_lock's two changes of the
 	 * cancellation state). */
-	pthread_mutex_lock(&g.lock);
-	e = tfd_engine_find(fd, &t);
-	if (!e && (t->flags & T_INHERITED))
-		e = EINVAL;
+	tfd_family_lock();
+	if (g.start_pending)
+		tfd_engine_start_pending(); /* in a forked child */
+	e = tfd_engine_find(fd, &h);
 	if (!e)
-		tfd_model_query(&t->m, tfd_clock_now(t->base), cur);
-	pthread_mutex_unlock(&g.lock);
+		tfd_model_query(&h->t->m, tfd_clock_now(h->t->base), cur);
+	tfd_family_unlock();
 	return e;
+}
+
+/* ---- blocking reads ---- */
+
+void tfd_engine_number_gone(int fd)
+{
+	struct tfd_transit *r;
+
+	for (r = g.transit; r; r = r->next)
+		if (r->fd == fd)
+			r->closed = 1;
+}
+
+/* A timer got number fd: a read(2) on fd that has not started yet when
+ * fd was let go of may be reading this one's file. */
+void tfd_engine_number_named(int fd, struct tfd_hold *h)
+{
+	struct tfd_transit *r;
+
+	for (r = g.transit; r; r = r->next) {
+		if (r->fd != fd || !r->closed || r->nalso == 4)
+			continue;
+		r->closed = 0;
+		r->also[r->nalso++] = h;
+		h->waiters++;
+	}
+}
+
+/* The read(2) of r returned (or its thread was cancelled): it waits on
+ * none of its timers any more. */
+static void transit_end(struct tfd_transit *r)
+{
+	struct tfd_transit **link = &g.transit;
+	unsigned i;
+
+	while (*link != r)
+		link = &(*link)->next;
+	*link = r->next;
+	for (i = 0; i < r->nalso; i++) {
+		struct tfd_hold *h = r->also[i];
+
+		if (--h->waiters == 0 && h->closed)
+			tfd_engine_let_hold_go(h);
+	}
+	tfd_engine_stop_if_idle();
+}
+
+static void unwait(void *arg)
+{
+	tfd_family_lock();
+	transit_end(arg);
+	tfd_family_unlock();
 }
 
 /* read(2) on fd with its own O_NONBLOCK: 0 or errno.  A cancellation
@@ -161,53 +213,53 @@ static int read_fd(int fd, uint64_t *n)
 	return r < 0 ? errno : EIO;
 }
 
-/* A blocked tfd_read() that is cancelled stops waiting on the timer. */
-static void unwait(void *arg)
+/* The number to drain h's file through: fd while it names h, else another
+ * that does (fd was closed, and perhaps reused, meanwhile). */
+static int number_of(const struct tfd_hold *h, int fd)
 {
-	struct tfd_timer *t = arg;
+	size_t i;
 
-	pthread_mutex_lock(&g.lock);
-	if (--t->waiters == 0 && (t->flags & T_CLOSED))
-		tfd_engine_forget(t);
-	pthread_mutex_unlock(&g.lock);
+	if ((size_t)fd < g.nslot && g.slot[fd] == h)
+		return fd;
+	for (i = 0; i < g.nslot; i++)
+		if (g.slot[i] == h)
+			return (int)i;
+	return fd; /* none: h is closed, and is not drained */
 }
 
 int tfd_engine_read(int fd, uint64_t *count)
 {
-	struct tfd_timer *t;
+	struct tfd_transit r;
+	struct tfd_hold *h;
 	uint64_t n = 0, d = 0;
-	int e, r, cs;
+	int e, rd, cs;
 
 	tfd_engine_lock(&cs);
-	e = tfd_engine_find(fd, &t);
-	if (!e && (t->flags & T_INHERITED)) {
-		tfd_engine_unlock(cs);
-		return read_fd(fd, count);
-	}
-	if (!e) {
-		e = take(t, fd, 0, &n);
-		if (tfd_engine_let_go(t)) /* closed while take() waited */
-			e = e == EAGAIN ? EBADF : e;
-	}
+	e = tfd_engine_find(fd, &h);
+	if (!e)
+		e = take(h, fd, 0, 0, &n);
 	if (e == EAGAIN) {
 		/* Nothing counted: wait in read(2) (or EAGAIN) as the
 		 * descriptor says, a cancellation point as read(2) is.  If
 		 * another thread closes the timer meanwhile, it keeps running
-		 * for this wait, as Linux keeps the file. */
-		t->waiters++;
-		pthread_mutex_unlock(&g.lock);
+		 * for this wait, as Linux keeps the file; so does a timer
+		 * made at fd before the read(2) starts. */
+		r.fd = fd;
+		r.closed = 0;
+		r.also[0] = h;
+		r.nalso = 1;
+		r.next = g.transit;
+		g.transit = &r;
+		h->waiters++;
+		tfd_family_unlock();
 		pthread_setcancelstate(cs, NULL);
-		pthread_cleanup_push(unwait, t);
-		r = read_fd(fd, &d);
+		pthread_cleanup_push(unwait, &r);
+		rd = read_fd(fd, &d);
 		pthread_cleanup_pop(0);
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-		pthread_mutex_lock(&g.lock);
-		t->waiters--;
-		e = r ? r : take(t, fd, d, &n);
-		if (t->waiters == 0 && (t->flags & T_CLOSED)) {
-			tfd_engine_forget(t);
-			tfd_engine_stop_if_idle();
-		}
+		tfd_family_lock();
+		e = rd ? rd : take(h, number_of(h, fd), d, 1, &n);
+		transit_end(&r);
 	}
 	tfd_engine_unlock(cs);
 	*count = n;
@@ -220,6 +272,7 @@ int tfd_engine_next_due(int64_t *in_ns)
 	int b, cs;
 
 	tfd_engine_lock(&cs);
+	tfd_engine_sync();
 	for (b = 0; b < NBASE; b++) {
 		const struct tfd_qent *top = tfd_queue_top(&g.q[b]);
 		int64_t d;

@@ -3,16 +3,26 @@
  * service.c - the service thread.
  *
  * It starts with the first timer and sleeps on a futex until the earliest
- * deadline of three queues (one per clock base).  An API call wakes it only
- * when it makes a deadline earlier than the one it sleeps for, or has a
- * request: a new timer's file to fetch into the thread's private
- * descriptor table (files.c), files of closed timers to close.  On waking
- * it counts what expired through the model and posts the counts in
- * batches, writing them without the lock so that readers are not held up;
- * a settime, read or close of a timer whose post is being written waits
- * for that post (T_INFLIGHT).  With no timer left it closes everything it
- * holds at once and ends after GRACE, so that a program that creates and
- * closes timers one at a time does not start a thread for each.
+ * deadline of three queues (one per clock base) of the timers this
+ * process delivers.  An API call, in this process or another of the
+ * family, wakes it only when it makes a deadline earlier than the one it
+ * sleeps for, or has a request: a new timer's file to fetch into the
+ * thread's private descriptor table (files.c), files of closed timers to
+ * close, timers to take over.  On waking it counts what expired through
+ * the model and posts the counts in batches, writing them without the lock
+ * so that readers are not held up; a settime, read or close of a timer
+ * whose post is being written waits for that post (T_INFLIGHT).  With no
+ * timer left it closes everything it holds at once and ends after GRACE,
+ * so that a program that creates and closes timers one at a time does not
+ * start a thread for each.
+ *
+ * While it runs it holds its process's `alive` mutex (family.c).  When
+ * other processes of the family run service threads too, it sleeps with
+ * futex_waitv(2) on their `alive` words as well as on its own wake-up
+ * word: the kernel wakes it when one of them dies, and it reaps the dead
+ * process at once, so that the timers that one delivered are taken over
+ * with no gap longer than a wake-up.  Where futex_waitv is missing it
+ * looks at them every WATCH_NS instead.
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
@@ -33,6 +43,8 @@
 
 #define GRACE (200 * 1000 * 1000LL) /* ns the thread outlives the last timer */
 #define BATCH 64                    /* posts written per unlock */
+#define WATCH_NS (10 * 1000 * 1000LL) /* without futex_waitv: how often the
+                                       * other processes are looked at */
 
 /*
  * A periodic timer whose last post nobody has read is not posted again at
@@ -43,30 +55,41 @@
  */
 #define HOLD_MAX (4 * 1000 * 1000) /* ns */
 
+#ifndef SYS_futex_waitv
+#define SYS_futex_waitv 449
+#endif
+#ifndef FUTEX_32
+#define FUTEX_32 2
+#endif
+
+struct waitv { /* struct futex_waitv of <linux/futex.h> (Linux 5.16) */
+	uint64_t val;
+	uint64_t uaddr;
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+/* Sleep on word while it equals val, for at most ts (relative).  Not
+ * FUTEX_PRIVATE: the word is in the family's memory, and other processes
+ * wake it. */
 static void futex_wait(unsigned *word, unsigned val, const struct timespec *ts)
 {
-	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, ts, NULL, 0);
+	syscall(SYS_futex, word, FUTEX_WAIT, val, ts, NULL, 0);
 }
 
-static void futex_wake(unsigned *word)
+/* Sleep on any of n words until the absolute CLOCK_MONOTONIC time at (NULL:
+ * none).  0 or errno; ENOSYS where the call is missing. */
+static int futex_waitv(struct waitv *w, unsigned n, const struct timespec *at)
 {
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	if (syscall(SYS_futex_waitv, w, n, 0U, at, CLOCK_MONOTONIC) == 0)
+		return 0;
+	return errno;
 }
 
 void tfd_engine_poke(void)
 {
-	__atomic_store_n(&g.wake, g.wake + 1, __ATOMIC_RELEASE);
-	if (g.sleeping)
-		futex_wake(&g.wake);
-}
-
-/* Wake the thread if it sleeps past a new deadline key on base. */
-void tfd_engine_kick(int base, int64_t key)
-{
-	if (g.state == RUNNING && key < g.sleep_until[base]) {
-		g.sleep_until[base] = key; /* one wake-up is enough */
-		tfd_engine_poke();
-	}
+	if (g.self >= 0)
+		tfd_family_poke(g.self);
 }
 
 /* ---- posting ---- */
@@ -89,16 +112,13 @@ static void flush(struct batch *b)
 
 	if (b->n == 0)
 		return;
-	pthread_mutex_unlock(&g.lock);
+	tfd_family_unlock();
 	for (i = 0; i < b->n; i++)
 		tfd_notify_post(b->p[i].file, b->p[i].n);
-	pthread_mutex_lock(&g.lock);
+	tfd_family_lock();
 	for (i = 0; i < b->n; i++)
-		b->p[i].t->flags &= ~T_INFLIGHT;
-	if (g.inflight_wait) {
-		g.inflight_wait = 0;
-		pthread_cond_broadcast(&g.changed);
-	}
+		b->p[i].t->flags &= (unsigned char)~T_INFLIGHT;
+	tfd_family_changed(); /* a read or settime may wait for them */
 	b->n = 0;
 }
 
@@ -143,12 +163,18 @@ static int expire(int base, int64_t now)
 
 	b.n = 0;
 	while ((top = tfd_queue_top(&g.q[base])) && top->key <= now) {
-		struct tfd_timer *t = (struct tfd_timer *)(void *)((char *)top->node -
-		                       offsetof(struct tfd_timer, u.q));
+		struct tfd_timer *t = tfd_timer_of(top->node);
 
 		if (t->flags & T_INFLIGHT) {
 			flush(&b); /* posted twice in one pass: write in order */
 			dropped = 1;
+			continue;
+		}
+		if (t->base != base || !t->m.next || t->m.next > now ||
+		    t->hold > now) {
+			/* Changed by another process since it was queued
+			 * here (in our inbox, looked at next): not due. */
+			tfd_engine_requeue(t);
 			continue;
 		}
 		tfd_model_advance(&t->m, now);
@@ -189,6 +215,7 @@ void tfd_engine_pool_drop(unsigned i)
 {
 	g.npool--;
 	g.pool[i] = g.pool[g.npool];
+	g.pool_id[i] = g.pool_id[g.npool];
 	g.pool_nb[i] = g.pool_nb[g.npool];
 }
 
@@ -218,19 +245,20 @@ static void fetch_files(void)
 			tfd_files_close(g.pool[low]);
 			tfd_engine_pool_drop(low);
 		}
-		pthread_mutex_unlock(&g.lock);
+		tfd_family_unlock();
 		r->result = tfd_files_fetch(r->tid, r->fd);
-		pthread_mutex_lock(&g.lock);
+		tfd_family_lock();
 		if (r->result == -EMFILE && g.npool) {
 			drain_pool(); /* all of them, then once more */
-			pthread_mutex_unlock(&g.lock);
+			tfd_family_unlock();
 			r->result = tfd_files_fetch(r->tid, r->fd);
-			pthread_mutex_lock(&g.lock);
+			tfd_family_lock();
 		}
+		r->id = r->result >= 0 ? tfd_files_id(r->result) : 0;
 		r->done = 1;
 		g.nfetch--;
 		memmove(g.fetch, g.fetch + 1, g.nfetch * sizeof(*g.fetch));
-		pthread_cond_broadcast(&g.changed);
+		tfd_family_changed();
 	}
 }
 
@@ -239,6 +267,7 @@ static void fetch_files(void)
 static void refill(void)
 {
 	int k[POOL_MAX];
+	uint32_t id[POOL_MAX];
 	unsigned char nb[POOL_MAX];
 	unsigned n = 0, want[2], kind, i;
 
@@ -251,41 +280,53 @@ static void refill(void)
 	}
 	if (!want[0] && !want[1])
 		return;
-	pthread_mutex_unlock(&g.lock);
+	tfd_family_unlock();
 	for (kind = 0; kind < 2; kind++)
 		for (i = 0; i < want[kind]; i++) {
 			if ((k[n] = tfd_files_fresh((int)kind)) < 0)
 				break;
+			id[n] = tfd_files_id(k[n]);
 			nb[n++] = (unsigned char)kind;
 		}
-	pthread_mutex_lock(&g.lock);
+	tfd_family_lock();
 	while (n && g.npool < POOL_MAX) {
 		n--;
 		g.pool[g.npool] = k[n];
+		g.pool_id[g.npool] = id[n];
 		g.pool_nb[g.npool++] = nb[n];
 	}
 	while (n)
 		tfd_files_close(k[--n]);
 }
 
-
-/* Close the files of timers that are gone, unlocked. */
+/* Close the files of holds let go of, unlocked. */
 static void close_freed(void)
 {
-	struct tfd_timer *t = g.freed;
+	struct tfd_hold *h = g.freed;
 
-	if (!t)
+	if (!h)
 		return;
 	g.freed = NULL;
-	pthread_mutex_unlock(&g.lock);
-	while (t) {
-		struct tfd_timer *next = t->u.next_freed;
+	tfd_family_unlock();
+	while (h) {
+		struct tfd_hold *next = h->u.next;
 
-		tfd_files_close(t->file);
-		free(t);
-		t = next;
+		if (h->file >= 0)
+			tfd_files_close(h->file);
+		free(h);
+		h = next;
 	}
-	pthread_mutex_lock(&g.lock);
+	tfd_family_lock();
+}
+
+/* ---- the family ---- */
+
+/* Other processes of the family died (their threads' alive words are
+ * marked), or asked something of us. */
+static void family(void)
+{
+	tfd_family_reap_dead(0);
+	tfd_engine_sync();
 }
 
 /* ---- the thread ---- */
@@ -295,83 +336,180 @@ static int64_t mono_now(void)
 	return tfd_clock_real(BASE_MONO);
 }
 
-/* Sleep until the earliest deadline or a poke.  Called locked; returns
- * locked. */
+static int have_waitv = 1; /* [S] futex_waitv(2) works */
+
+/* Sleep for wait ns (TFD_NS_MAX: until woken) on our wake-up word seq,
+ * and on the alive words of the family's other service threads.  0 if
+ * there is no other to watch or it is ready to, 1 if one died already. */
+static int sleep_on(unsigned seq, int64_t wait)
+{
+	struct tfd_proc *me = &tfd_fam->proc[g.self];
+	struct waitv w[PROC_MAX];
+	struct timespec at, rel;
+	unsigned n = 1;
+	int i;
+
+	w[0].val = seq;
+	w[0].uaddr = (uintptr_t)&me->wake;
+	w[0].flags = FUTEX_32;
+	w[0].reserved = 0;
+	for (i = 0; i < PROC_MAX; i++) {
+		const struct tfd_proc *p = &tfd_fam->proc[i];
+		unsigned val, *word;
+
+		if (i == g.self || p->state != P_LIVE || !p->threaded)
+			continue;
+		if (!(word = tfd_family_watch(i, &val)))
+			return 1; /* it died: reap it first */
+		w[n].val = val;
+		w[n].uaddr = (uintptr_t)word;
+		w[n].flags = FUTEX_32;
+		w[n].reserved = 0;
+		n++;
+	}
+	tfd_family_unlock();
+	if (n > 1 && have_waitv) {
+		at = tfd_ns_to_ts(tfd_ns_add(mono_now(), wait));
+		if (futex_waitv(w, n, wait == TFD_NS_MAX ? NULL : &at) ==
+		    ENOSYS)
+			have_waitv = 0; /* looked at every WATCH_NS, below */
+		else
+			goto out;
+	}
+	if (n > 1 && wait > WATCH_NS)
+		wait = WATCH_NS;
+	rel = tfd_ns_to_ts(wait);
+	futex_wait(&me->wake, seq, wait == TFD_NS_MAX ? NULL : &rel);
+out:
+	tfd_family_lock();
+	return 0;
+}
+
+/* Sleep until the earliest deadline, a poke or a death in the family.
+ * Called locked; returns locked. */
 static void sleep_until_due(void)
 {
-	struct timespec ts;
+	struct tfd_proc *me = &tfd_fam->proc[g.self];
 	int64_t wait = TFD_NS_MAX;
-	unsigned seq = g.wake;
+	unsigned seq = me->wake;
 	int b;
 
+	if (tfd_engine_sync_pending())
+		return; /* what another process asked comes first */
 	for (b = 0; b < NBASE; b++) {
 		const struct tfd_qent *top = tfd_queue_top(&g.q[b]);
 
-		g.sleep_until[b] = TFD_NS_MAX;
+		me->sleep_until[b] = TFD_NS_MAX;
 		if (top) {
 			int64_t d = top->key - tfd_clock_now(b);
 
-			g.sleep_until[b] = top->key;
+			me->sleep_until[b] = top->key;
 			if (d < wait)
 				wait = d < 0 ? 0 : d;
 		}
 	}
-	if (g.nlive == 0 && wait > GRACE)
+	if (g.nholds == 0 && wait > GRACE)
 		wait = GRACE;
 	if (wait == 0)
 		return;
-	ts = tfd_ns_to_ts(wait);
-	g.sleeping = 1;
-	pthread_mutex_unlock(&g.lock);
-	futex_wait(&g.wake, seq, wait == TFD_NS_MAX ? NULL : &ts);
-	pthread_mutex_lock(&g.lock);
-	g.sleeping = 0;
+	me->sleeping = 1;
+	sleep_on(seq, wait);
+	me->sleeping = 0;
 	g.wakeups++;
+}
+
+/* The next number above after that a hold keeps as its file, or -1. */
+static int kept(int after)
+{
+	size_t i;
+
+	for (i = (size_t)(after + 1); i < g.nslot; i++)
+		if (g.slot[i] && g.slot[i]->file == (int)i)
+			return (int)i;
+	return -1;
+}
+
+/* In a forked child: take the files of the inherited timers into the
+ * thread's own table, each at the lowest number naming it now.  The
+ * program may have run on since fork() and closed or reused a number: a
+ * file kept is used only if it is still the timer's eventfd (its id). */
+static void copy_files(void)
+{
+	size_t i;
+
+	tfd_engine_number_holds();
+	if (g.private_files && tfd_files_copy(kept) != 0) {
+		/* No table of our own: post to the user's numbers. */
+		g.private_files = 0;
+		for (i = 0; i < g.nholds; i++)
+			g.holds[i]->direct = 1;
+	}
+	for (i = 0; g.private_files && i < g.nholds; i++) {
+		struct tfd_hold *h = g.holds[i];
+
+		if (h->file >= 0 &&
+		    (!h->t->efd_id || tfd_files_id(h->file) != h->t->efd_id)) {
+			tfd_files_close(h->file); /* not the timer's now */
+			h->file = -1;
+		}
+	}
+	g.copy_files = 0;
 }
 
 static void *service(void *arg)
 {
+	struct tfd_proc *me;
 	int again, b, e;
 
 	(void)arg;
-	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	pthread_mutex_lock(&g.lock);
-	g.tid = gettid();
-	if (g.private_files && tfd_files_unshare() != 0)
+	tfd_family_lock();
+	if (g.copy_files)
+		copy_files(); /* first: the program runs on */
+	else if (g.private_files && tfd_files_unshare() != 0)
 		g.private_files = 0;
-	pthread_mutex_unlock(&g.lock);
+	me = &tfd_fam->proc[g.self];
+	g.tid = gettid();
+	tfd_family_unlock();
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	pthread_mutex_lock(&me->alive); /* a fresh record: never a dead owner */
+	tfd_family_lock();
+	me->threaded = 1;
+	tfd_family_unlock();
 	e = tfd_clock_watch_start();
-	pthread_mutex_lock(&g.lock);
+	tfd_family_lock();
 	g.start_error = e;
 	refill();
 	if (e) {
 		drain_pool(); /* the creating thread fails; we are gone */
+		me->threaded = 0;
+		pthread_mutex_unlock(&me->alive);
 		g.state = STOPPED;
-		pthread_cond_broadcast(&g.changed);
-		pthread_mutex_unlock(&g.lock);
+		tfd_family_changed();
+		tfd_family_unlock();
 		return NULL;
 	}
 	g.state = RUNNING;
-	pthread_cond_broadcast(&g.changed);
+	tfd_family_changed();
 	for (;;) {
 		fetch_files();
 		close_freed();
-		if (g.nlive && g.pool_max &&
+		if (g.nholds && g.pool_max &&
 		    (tfd_engine_pool_count(0) < POOL_LOW ||
 		     tfd_engine_pool_count(1) < POOL_LOW))
 			refill();
 		if (g.clock_set) {
 			g.clock_set = 0;
 			tfd_clock_was_set();
-			pthread_cond_broadcast(&g.changed);
+			tfd_family_changed();
 		}
+		family();
 		again = 0;
 		for (b = 0; b < NBASE; b++)
 			if (tfd_queue_top(&g.q[b]))
 				again |= expire(b, tfd_clock_now(b));
-		if (again || g.nfetch || g.clock_set)
+		if (again || g.nfetch || g.clock_set || g.freed)
 			continue;
-		if (g.nlive == 0) {
+		if (g.nholds == 0) {
 			if (!g.idle_since)
 				g.idle_since = mono_now();
 			else if (mono_now() - g.idle_since >= GRACE || g.stop)
@@ -383,19 +521,27 @@ static void *service(void *arg)
 	}
 	g.state = STOPPING; /* no timer is made until we are gone */
 	drain_pool();
-	pthread_mutex_unlock(&g.lock);
+	tfd_family_unlock();
 	tfd_clock_watch_stop();
-	pthread_mutex_lock(&g.lock);
+	tfd_family_lock();
+	me->threaded = 0;
+	pthread_mutex_unlock(&me->alive);
+	if (g.nholds == 0) {
+		tfd_family_free_proc(g.self);
+		g.self = -1;
+	}
 	g.state = STOPPED;
 	g.stop = 0;
 	g.idle_since = 0;
-	pthread_cond_broadcast(&g.changed);
-	pthread_mutex_unlock(&g.lock);
+	tfd_family_changed();
+	tfd_family_unlock();
 	return NULL;
 }
 
-/* Start the service thread if it is not running, and wait until it has
- * made its private table.  Lock held; may drop it. */
+/* Start the service thread if it is not running, and wait until it runs
+ * (in a forked child, inside fork(), g.copy_files: it does not wait:
+ * other libraries may keep locks the new thread needs until fork()
+ * returns).  Lock held; may drop it. */
 int tfd_engine_start(void)
 {
 	pthread_attr_t attr;
@@ -403,14 +549,15 @@ int tfd_engine_start(void)
 	int e;
 
 	while (g.state == STOPPING || g.state == STARTING)
-		pthread_cond_wait(&g.changed, &g.lock);
+		tfd_family_wait();
 	if (g.state == RUNNING) {
 		g.idle_since = 0;
 		return 0;
 	}
+	if (g.self < 0 && (g.self = tfd_family_new_proc(NO_PROC, P_LIVE)) < 0)
+		return ENOMEM; /* PROC_MAX processes of the family hold timers */
 	g.private_files = tfd_files_private();
 	g.stop = 0;
-	g.sleeping = 0;
 	g.idle_since = 0;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -423,15 +570,17 @@ int tfd_engine_start(void)
 	if (e)
 		return e;
 	g.state = STARTING;
+	if (g.copy_files)
+		return 0; /* inside fork(): the thread goes on alone */
 	while (g.state == STARTING)
-		pthread_cond_wait(&g.changed, &g.lock);
+		tfd_family_wait();
 	return g.state == RUNNING ? 0 : g.start_error;
 }
 
 /* The last timer went: let the thread close what it holds now. */
 void tfd_engine_stop_if_idle(void)
 {
-	if (g.nlive == 0 && g.state == RUNNING)
+	if (g.nholds == 0 && g.state == RUNNING)
 		tfd_engine_poke();
 }
 
@@ -439,12 +588,12 @@ void tfd_engine_stop_if_idle(void)
  * may drop it. */
 void tfd_engine_stop_now(void)
 {
-	if (g.nlive == 0 && g.state == RUNNING) {
+	if (g.nholds == 0 && g.state == RUNNING) {
 		g.stop = 1;
 		tfd_engine_poke();
 	}
 	while (g.state != STOPPED)
-		pthread_cond_wait(&g.changed, &g.lock);
+		tfd_family_wait();
 }
 
 /* Test hook: how many fresh eventfds to keep ready (0: none, so that every
@@ -458,14 +607,15 @@ void tfd_engine_pool_size(unsigned n)
 	tfd_engine_unlock(cs);
 }
 
-/* A child has no service thread: fork.c. */
+/* In a child: the parent's thread is not here (fork.c). */
 void tfd_engine_after_fork(void)
 {
 	g.state = STOPPED;
-	g.stop = g.sleeping = 0;
+	g.stop = 0;
 	g.idle_since = 0;
 	g.nfetch = 0;
 	g.npool = 0; /* numbers of the parent's thread */
 	g.clock_set = 0;
-	g.inflight_wait = 0;
+	g.copy_files = 0;
+	g.start_pending = 0;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * table.c - which descriptor names which timer, and how long a timer
- * lives: create, dup, release, close, and the timers kept after their last
- * descriptor for a thread still waiting on them.  The backend tables.
+ * table.c - which descriptor names which timer in this process, and how
+ * long this process holds a timer: create, dup, release, close, and the
+ * holds kept after their last descriptor for a thread still waiting on
+ * them.  A timer itself goes when no process of the family holds it
+ * (family.c).  The backend tables.
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
@@ -17,30 +19,15 @@
 #include <unistd.h>
 
 struct tfd_engine g = {
-	.lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP, /* held briefly */
-	.changed = PTHREAD_COND_INITIALIZER,
+	.self = -1,
 	.pool_max = POOL_MAX,
 };
 
-/* g.lock, with cancellation off while it is held: a pthread_cancel() can
- * never leave the lock owned by a dead thread. */
-void tfd_engine_lock(int *cancel_state)
-{
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
-	pthread_mutex_lock(&g.lock);
-}
-
-void tfd_engine_unlock(int cancel_state)
-{
-	pthread_mutex_unlock(&g.lock);
-	pthread_setcancelstate(cancel_state, NULL);
-}
-
-/* The timer open on fd: 0, or EBADF (not open) / EINVAL (not a timer). */
-int tfd_engine_find(int fd, struct tfd_timer **t)
+/* The hold fd names: 0, or EBADF (not open) / EINVAL (not a timer). */
+int tfd_engine_find(int fd, struct tfd_hold **h)
 {
 	if (fd >= 0 && (size_t)fd < g.nslot && g.slot[fd]) {
-		*t = g.slot[fd];
+		*h = g.slot[fd];
 		return 0;
 	}
 	if (fd < 0 || (fcntl(fd, F_GETFD) < 0 && errno == EBADF))
@@ -48,109 +35,192 @@ int tfd_engine_find(int fd, struct tfd_timer **t)
 	return EINVAL;
 }
 
-/* A post to t is being written without the lock: wait until it landed, so
- * that a drain after this sees it.  The lock is dropped meanwhile, so the
- * wait holds t (as a waiter): another thread may close it, which then
- * leaves it T_CLOSED for us to let go (tfd_engine_let_go). */
-void tfd_engine_wait_inflight(struct tfd_timer *t)
+/* A post to h's timer is being written without the lock: wait until it
+ * landed, so that a drain after this sees it.  The lock is dropped
+ * meanwhile, so the wait holds h (as a waiter); 1 if another thread
+ * closed h meanwhile (the caller lets it go if no one else waits). */
+int tfd_engine_wait_inflight(struct tfd_hold *h)
 {
-	if (!(t->flags & T_INFLIGHT))
-		return;
-	t->waiters++;
-	while (t->flags & T_INFLIGHT) {
-		g.inflight_wait = 1;
-		pthread_cond_wait(&g.changed, &g.lock);
-	}
-	t->waiters--;
+	int was = h->closed;
+
+	if (!(h->t->flags & T_INFLIGHT))
+		return 0;
+	h->waiters++;
+	while (h->t->flags & T_INFLIGHT)
+		tfd_family_wait();
+	h->waiters--;
+	return h->closed && !was;
 }
 
-/* After a wait: 1 if t was closed meanwhile (then it is forgotten unless
- * another thread still waits on it). */
-int tfd_engine_let_go(struct tfd_timer *t)
+/* ---- holds ---- */
+
+int tfd_engine_grow_holds(void)
 {
-	if (!(t->flags & T_CLOSED))
+	size_t n;
+	struct tfd_hold **a;
+
+	if (g.nholds < g.capholds)
 		return 0;
-	if (t->waiters == 0)
-		tfd_engine_forget(t);
-	return 1;
+	n = g.capholds ? g.capholds + g.capholds / 8 + 16 : 16;
+	a = realloc(g.holds, n * sizeof(*a));
+	if (!a)
+		return ENOMEM;
+	g.holds = a;
+	g.capholds = n;
+	return 0;
+}
+
+/* Room taken with tfd_engine_grow_holds(). */
+void tfd_engine_hold_add(struct tfd_hold *h)
+{
+	h->u.idx = (unsigned)g.nholds;
+	g.holds[g.nholds++] = h;
+}
+
+static void hold_remove(struct tfd_hold *h)
+{
+	struct tfd_hold *last = g.holds[--g.nholds];
+
+	g.holds[h->u.idx] = last;
+	last->u.idx = h->u.idx;
+}
+
+/* No descriptor and no waiter is left here: this process lets go of the
+ * timer.  It goes if no other process holds it; if we delivered it,
+ * another that holds it takes over.  Our copy of its file is closed by
+ * the service thread, which alone can reach it. */
+void tfd_engine_let_hold_go(struct tfd_hold *h)
+{
+	struct tfd_timer *t = h->t;
+
+	TFD_ASSERT_LOCKED();
+	hold_remove(h);
+	tfd_engine_unreserve(tfd_clock_queues(t->clockid));
+	if ((t->flags & T_USED) && t->gen == h->gen) {
+		t->holders &= ~tfd_proc_bit(g.self);
+		if (t->deliverer == g.self) {
+			tfd_engine_unqueue(t);
+			tfd_engine_inbox_unlink(t);
+			t->deliverer = NO_PROC;
+		}
+		if (!t->holders)
+			tfd_family_free_timer(t);
+		else if (t->deliverer == NO_PROC)
+			tfd_family_orphan(t);
+	}
+	if (!h->direct && h->file >= 0) {
+		h->u.next = g.freed;
+		g.freed = h;
+		tfd_engine_poke(); /* close it now */
+	} else if (g.copy_files) {
+		h->file = -1; /* inside fork(): freed later (fork.c) */
+		h->u.next = g.freed;
+		g.freed = h;
+	} else {
+		free(h);
+	}
+	if (g.nholds == 0 && g.state == STOPPED && g.self >= 0 && !g.freed) {
+		tfd_family_free_proc(g.self); /* no thread owns it */
+		g.self = -1;
+	}
+}
+
+/* Give each hold, as its file, the lowest number naming it: in a forked
+ * child, before the program runs on. */
+void tfd_engine_number_holds(void)
+{
+	size_t i;
+
+	for (i = 0; i < g.nholds; i++)
+		g.holds[i]->file = -1;
+	for (i = 0; i < g.nslot; i++)
+		if (g.slot[i] && g.slot[i]->file < 0)
+			g.slot[i]->file = (int)i;
+}
+
+/* Holds a forked child dropped inside fork(), with no file to close: with
+ * no service thread to free them, the next create does. */
+static void free_dropped(void)
+{
+	struct tfd_hold **link = &g.freed, *h;
+
+	while ((h = *link)) {
+		if (h->file < 0) {
+			*link = h->u.next;
+			free(h);
+		} else {
+			link = &h->u.next;
+		}
+	}
 }
 
 /* ---- the timer's file for the service thread (files.c) ---- */
 
 /* Have the service thread copy fd's file into its table, and wait until
  * it has: the number is the program's until create returns, so what is
- * copied is the timer's file.  The copy's number, or -errno. */
-static int fetch(int fd)
+ * copied is the timer's file.  r->result: the copy's number, or -errno. */
+static void fetch(struct tfd_fetch *r, int fd)
 {
-	struct tfd_fetch r = { fd, gettid(), 0, 0 };
-
+	r->fd = fd;
+	r->tid = gettid();
+	r->result = r->done = 0;
+	r->id = 0;
 	while (g.nfetch == FETCH_MAX)
-		pthread_cond_wait(&g.changed, &g.lock);
-	g.fetch[g.nfetch++] = &r;
+		tfd_family_wait();
+	g.fetch[g.nfetch++] = r;
 	tfd_engine_poke();
-	while (!r.done)
-		pthread_cond_wait(&g.changed, &g.lock);
-	return r.result;
+	while (!r->done)
+		tfd_family_wait();
 }
 
-/* Another number naming t, or -1. */
-static int other_number(const struct tfd_timer *t)
+/* Another number naming h here, or -1. */
+static int other_number(const struct tfd_hold *h)
 {
 	size_t i;
 
 	for (i = 0; i < g.nslot; i++)
-		if (g.slot[i] == t)
+		if (g.slot[i] == h)
 			return (int)i;
 	return -1;
 }
 
 /* ---- lifetimes ---- */
 
-/* The last reference is gone: free t, or hand its private file to the
- * service thread, which alone can close it. */
-void tfd_engine_forget(struct tfd_timer *t)
-{
-	unsigned mask = tfd_clock_queues(t->clockid);
-	int b;
-
-	tfd_queue_remove(&g.q[t->base], &t->u.q);
-	for (b = 0; b < NBASE; b++)
-		if (mask & 1u << b)
-			g.nq[b]--;
-	g.nlive--;
-	if (!(t->flags & T_DIRECT)) {
-		t->u.next_freed = g.freed;
-		g.freed = t;
-		if (g.nlive == 0)
-			tfd_engine_poke(); /* close what we hold now */
-	} else {
-		free(t);
-	}
-}
-
 /* The user's descriptor fd no longer names its timer; with the last one
- * the timer goes, unless a thread still waits on it: then it keeps
- * running until that wait ends (SPEC 2, closing). */
+ * here the hold goes, unless a thread here still waits on it: then the
+ * timer keeps running until that wait ends (SPEC 2, closing). */
 static void drop_fd(int fd)
 {
-	struct tfd_timer *t = g.slot[fd];
+	struct tfd_hold *h = g.slot[fd];
+	struct tfd_timer *t = h->t;
 
 	g.slot[fd] = NULL;
-	t->nfds--;
-	if (t->file == fd && (t->flags & T_DIRECT) && t->nfds)
-		t->file = other_number(t); /* post through one still open */
-	if (t->nfds)
+	tfd_engine_number_gone(fd);
+	h->nfds--;
+	if (h->direct && h->file == fd) {
+		h->file = h->nfds ? other_number(h) : -1; /* the number is gone */
+		if (t->deliverer == g.self)
+			t->file = h->file;
+	}
+	if (h->nfds)
 		return;
 	g.ntimers--;
-	tfd_engine_wait_inflight(t);
-	tfd_engine_drain(t, fd); /* never readable again through this file */
-	if (t->waiters) {
-		t->flags |= T_CLOSED;
-		if (t->flags & T_DIRECT)
-			t->file = -1; /* nowhere to post: the number is gone */
+	tfd_engine_wait_inflight(h); /* no other can close it: no number */
+	/* Never readable again through this file, unless another process
+	 * still holds it: what was posted is theirs to read. */
+	if (t->holders == tfd_proc_bit(g.self))
+		tfd_engine_drain(t, fd);
+	if (h->waiters) {
+		h->closed = 1;
+		if (h->file < 0 && t->deliverer == g.self &&
+		    t->holders != tfd_proc_bit(g.self)) {
+			/* We cannot post any more: let another process. */
+			tfd_engine_unqueue(t);
+			tfd_family_orphan(t);
+		}
 		return;
 	}
-	tfd_engine_forget(t);
+	tfd_engine_let_hold_go(h);
 }
 
 /* A number we just opened cannot belong to a timer the user closed with
@@ -164,7 +234,7 @@ static void forget_stale(int fd)
 static int grow_table(int fd)
 {
 	size_t n = g.nslot;
-	struct tfd_timer **s;
+	struct tfd_hold **s;
 
 	if ((size_t)fd < g.nslot)
 		return 0;
@@ -179,23 +249,9 @@ static int grow_table(int fd)
 	return 0;
 }
 
-/* Everything a timer needs is taken at create, where Linux can fail too:
- * room on its queues, the service thread (then the table entry). */
-static int reserve(unsigned mask)
-{
-	int b, e = 0;
-
-	for (b = 0; b < NBASE && !e; b++)
-		if (mask & 1u << b)
-			e = tfd_queue_reserve(&g.q[b], g.nq[b] + 1);
-	if (!e && !g.virtual)
-		e = tfd_engine_start();
-	return e;
-}
-
-/* A ready eventfd of the service thread's of the kind flags ask, or -1;
- * asks for more as that kind runs low. */
-static int pool_take(int flags)
+/* A ready eventfd of the service thread's of the kind flags ask, or -1,
+ * and its id; asks for more as that kind runs low. */
+static int pool_take(int flags, uint32_t *id)
 {
 	int nb = !!(flags & TFD_NONBLOCK), k;
 	unsigned i;
@@ -206,6 +262,7 @@ static int pool_take(int flags)
 		if (g.pool_nb[i] != nb)
 			continue;
 		k = g.pool[i];
+		*id = g.pool_id[i];
 		tfd_engine_pool_drop(i);
 		if (tfd_engine_pool_count(nb) == POOL_LOW)
 			tfd_engine_poke(); /* once, as it falls below */
@@ -217,16 +274,19 @@ static int pool_take(int flags)
 /* The user's descriptor for a new timer, and the number posts go to:
  * the same on the virtual clocks and the fallback; else a copy in the
  * service thread's table (files.c). */
-static int open_timer(int flags, int *fd, int *file)
+static int open_timer(int flags, int direct, int *fd, int *file,
+                      uint32_t *id)
 {
+	struct tfd_fetch r;
 	int e, k;
 
-	if (g.virtual || !g.private_files) {
+	*id = 0;
+	if (direct) {
 		e = tfd_notify_open(flags, fd);
 		*file = *fd;
 		return e;
 	}
-	k = pool_take(flags);
+	k = pool_take(flags, id);
 	if (k >= 0) {
 		e = tfd_files_take(g.tid, k, flags, fd);
 		if (e == 0) {
@@ -234,86 +294,131 @@ static int open_timer(int flags, int *fd, int *file)
 			return 0;
 		}
 		g.pool_nb[g.npool] = !!(flags & TFD_NONBLOCK); /* still fresh */
+		g.pool_id[g.npool] = *id;
 		g.pool[g.npool++] = k;
 	}
 	e = tfd_notify_open(flags, fd);
 	if (e)
 		return e;
-	k = fetch(*fd);
-	if (k < 0) {
+	fetch(&r, *fd);
+	if (r.result < 0) {
 		close(*fd);
-		return -k;
+		return -r.result;
 	}
-	*file = k;
+	*file = r.result;
+	*id = r.id;
 	return 0;
+}
+
+/* Everything a timer needs is taken at create, where Linux can fail too:
+ * a record in the family, room on our queues and in our list of holds,
+ * the service thread, the timer's record, its file, the table entry.
+ * Holding it, arming it or taking it over later needs nothing more.  On
+ * failure h is disposed of. */
+static int take(int clockid, int flags, struct tfd_hold *h, int *fd)
+{
+	unsigned mask = tfd_clock_queues(clockid);
+	struct tfd_timer *t = NULL;
+	uint32_t id = 0;
+	int e, file = -1;
+
+	if (tfd_engine_grow_holds())
+		goto fail;
+	if (g.self < 0 &&
+	    (g.self = tfd_family_new_proc(NO_PROC, P_LIVE)) < 0)
+		goto fail; /* PROC_MAX processes hold timers */
+	if (tfd_engine_reserve(mask))
+		goto fail;
+	e = g.virtual ? 0 : tfd_engine_start();
+	if (!e && !(t = tfd_family_new_timer()))
+		e = ENOMEM;
+	h->direct = (unsigned char)(g.virtual || !g.private_files);
+	if (!e)
+		e = open_timer(flags, h->direct, fd, &file, &id);
+	if (!e && (e = grow_table(*fd)) != 0)
+		close(*fd);
+	if (e) {
+		if (t)
+			tfd_family_free_timer(t);
+		tfd_engine_unreserve(mask);
+		if (file >= 0 && !h->direct) { /* its copy: the service's */
+			h->file = file;
+			h->u.next = g.freed;
+			g.freed = h;
+			tfd_engine_poke();
+			h = NULL;
+		}
+		goto out;
+	}
+	t->clockid = (unsigned char)clockid;
+	t->base = t->qbase = (unsigned char)tfd_clock_base(clockid, 0);
+	t->holders = tfd_proc_bit(g.self);
+	t->deliverer = (signed char)g.self;
+	t->file = file;
+	t->efd_id = id;
+	h->t = t;
+	h->gen = t->gen;
+	h->file = file;
+	h->nfds = 1;
+	return 0;
+fail:
+	e = ENOMEM;
+out:
+	free(h);
+	if (g.self >= 0 && g.nholds == 0 && g.state == STOPPED && !g.freed) {
+		tfd_family_free_proc(g.self);
+		g.self = -1;
+	}
+	return e;
 }
 
 static int e_create(int clockid, int flags, int *out)
 {
-	struct tfd_timer *t;
-	unsigned mask = tfd_clock_queues(clockid);
-	int e, fd = -1, cs, b;
+	struct tfd_hold *h;
+	int e, fd = -1, cs;
 
 	if (clockid == CLOCK_REALTIME_ALARM || clockid == CLOCK_BOOTTIME_ALARM)
 		return EPERM; /* the engine cannot wake a suspended system */
 	tfd_engine_fork_init();
-	t = calloc(1, sizeof(*t));
-	if (!t)
+	if (tfd_family_open())
 		return ENOMEM;
-	t->u.q.pos = TFD_QUEUE_NONE;
-	t->nfds = 1;
-	t->clockid = (unsigned char)clockid;
-	t->base = (unsigned char)tfd_clock_base(clockid, 0);
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return ENOMEM;
 	tfd_engine_lock(&cs);
-	e = reserve(mask);
-	if (!e)
-		e = open_timer(flags, &fd, &t->file);
-	if (!e && (g.virtual || !g.private_files))
-		t->flags = T_DIRECT;
-	if (!e && (e = grow_table(fd)) != 0) {
-		close(fd);
-		if (!(t->flags & T_DIRECT)) { /* its copy: the service's */
-			t->u.next_freed = g.freed;
-			g.freed = t;
-			tfd_engine_poke();
-			t = NULL;
-		}
+	if (g.state == STOPPED)
+		free_dropped();
+	e = take(clockid, flags, h, &fd);
+	if (!e) {
+		forget_stale(fd);
+		tfd_engine_hold_add(h);
+		g.slot[fd] = h;
+		g.ntimers++;
+		tfd_engine_number_named(fd, h);
+		*out = fd;
 	}
-	if (e) {
-		tfd_engine_unlock(cs);
-		free(t);
-		return e;
-	}
-	forget_stale(fd);
-	g.slot[fd] = t;
-	g.ntimers++;
-	g.nlive++;
-	for (b = 0; b < NBASE; b++)
-		if (mask & 1u << b)
-			g.nq[b]++;
 	tfd_engine_unlock(cs);
-	*out = fd;
-	return 0;
+	return e;
 }
 
 static int e_check(int fd)
 {
-	struct tfd_timer *t;
+	struct tfd_hold *h;
 	int e, cs;
 
 	tfd_engine_lock(&cs);
-	e = tfd_engine_find(fd, &t);
+	e = tfd_engine_find(fd, &h);
 	tfd_engine_unlock(cs);
 	return e;
 }
 
 static int e_release(int fd)
 {
-	struct tfd_timer *t;
+	struct tfd_hold *h;
 	int e, cs;
 
 	tfd_engine_lock(&cs);
-	e = tfd_engine_find(fd, &t);
+	e = tfd_engine_find(fd, &h);
 	if (!e)
 		drop_fd(fd);
 	tfd_engine_stop_if_idle();
@@ -323,11 +428,11 @@ static int e_release(int fd)
 
 static int e_close(int fd)
 {
-	struct tfd_timer *t;
+	struct tfd_hold *h;
 	int e = 0, cs;
 
 	tfd_engine_lock(&cs);
-	if (tfd_engine_find(fd, &t) == 0)
+	if (tfd_engine_find(fd, &h) == 0)
 		drop_fd(fd);
 	if (close(fd) < 0)
 		e = errno;
@@ -340,17 +445,18 @@ static int e_close(int fd)
  * the same timer, as on Linux.  A timer newfd named before is dropped. */
 static int e_dup(int oldfd, int newfd)
 {
-	struct tfd_timer *t;
+	struct tfd_hold *h;
 	int e, cs;
 
 	tfd_engine_lock(&cs);
-	e = tfd_engine_find(oldfd, &t);
+	e = tfd_engine_find(oldfd, &h);
 	if (!e && oldfd != newfd)
 		e = grow_table(newfd);
 	if (!e && oldfd != newfd) {
 		forget_stale(newfd);
-		g.slot[newfd] = t;
-		t->nfds++;
+		g.slot[newfd] = h;
+		h->nfds++;
+		tfd_engine_number_named(newfd, h);
 	}
 	tfd_engine_unlock(cs);
 	return e;
@@ -359,28 +465,28 @@ static int e_dup(int oldfd, int newfd)
 /* A wait outside the library: see backend.h. */
 static void *e_hold(int fd)
 {
-	struct tfd_timer *t = NULL;
+	struct tfd_hold *h = NULL;
 	int cs;
 
 	tfd_engine_lock(&cs);
-	if (tfd_engine_find(fd, &t) == 0)
-		t->waiters++;
+	if (tfd_engine_find(fd, &h) == 0)
+		h->waiters++;
 	else
-		t = NULL;
+		h = NULL;
 	tfd_engine_unlock(cs);
-	return t;
+	return h;
 }
 
 static void e_unhold(void *held)
 {
-	struct tfd_timer *t = held;
+	struct tfd_hold *h = held;
 	int cs;
 
-	if (!t)
+	if (!h)
 		return;
 	tfd_engine_lock(&cs);
-	if (--t->waiters == 0 && (t->flags & T_CLOSED))
-		tfd_engine_forget(t);
+	if (--h->waiters == 0 && h->closed)
+		tfd_engine_let_hold_go(h);
 	tfd_engine_stop_if_idle();
 	tfd_engine_unlock(cs);
 }

@@ -3,7 +3,10 @@
  * virtual.c - the virtual clocks (tfd_virtual(3)): they move only when
  * told, and every expiration a move crosses is posted before the move
  * returns, on the caller's thread.  No thread and no descriptor of their
- * own: timers on the virtual clocks post to the user's number (T_DIRECT).
+ * own: timers on the virtual clocks post to the user's number.  The
+ * clocks are the family's: a forked child reads the same virtual time;
+ * each process posts the timers it delivers, when it moves the clocks or
+ * arms a timer that is due.
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
@@ -19,6 +22,7 @@
  */
 void tfd_engine_virtual_deliver(const int64_t *before)
 {
+	tfd_engine_sync();
 	for (;;) {
 		struct tfd_qnode *first = NULL;
 		struct tfd_timer *t;
@@ -38,8 +42,7 @@ void tfd_engine_virtual_deliver(const int64_t *before)
 		}
 		if (!first)
 			return;
-		t = (struct tfd_timer *)(void *)((char *)first -
-		                                 offsetof(struct tfd_timer, u.q));
+		t = tfd_timer_of(first);
 		tfd_model_advance(&t->m, g.vnow[fb]);
 		tfd_engine_requeue(t);
 		tfd_engine_post_locked(t);
@@ -102,13 +105,18 @@ int tfd_engine_virtual_use(int on)
 	int b, e = 0, cs;
 
 	tfd_engine_lock(&cs);
-	if (g.ntimers || g.nlive)
+	if (g.ntimers || g.nholds)
 		e = EBUSY;
 	else if (on != g.virtual) {
 		tfd_engine_stop_now();
-		/* The virtual clocks start where the system's are now. */
-		for (b = 0; b < NBASE; b++)
-			g.vnow[b] = tfd_clock_real(b);
+		/* The virtual clocks start where the system's are now, unless
+		 * another process of the family already runs on them. */
+		for (b = 0; b < PROC_MAX; b++)
+			if (b != g.self && tfd_fam->proc[b].state != P_FREE)
+				break;
+		if (b == PROC_MAX)
+			for (b = 0; b < NBASE; b++)
+				g.vnow[b] = tfd_clock_real(b);
 		g.virtual = on;
 	}
 	tfd_engine_unlock(cs);

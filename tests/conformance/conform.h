@@ -60,6 +60,7 @@ enum conf_opcode {
 	OP_SETTICKS, /* ioctl TFD_IOC_SET_TICKS to arg */
 	OP_CHILD_GETTIME, /* tfd_gettime in a fork(2)ed child */
 	OP_CHILD_READ,    /* tfd_read in a child, after a poll of 2 s */
+	OP_CHILD_SETTIME, /* tfd_settime in a child: relative arg ms */
 	/* the test's own world */
 	OP_SLEEP,    /* time passes: arg ms (the virtual clock: advance) */
 	OP_LATER,    /* arg ms pass while the next operation blocks */
@@ -231,6 +232,9 @@ extern const size_t conf_ncases;
 	{ .code = OP_CHILD_GETTIME, .fd = (f), .want = w, __VA_ARGS__ }
 #define CHILD_READ(f, w, ...)                                               \
 	{ .code = OP_CHILD_READ, .fd = (f), .want = w, __VA_ARGS__ }
+#define CHILD_SETTIME(f, ms, w, ...)                                        \
+	{ .code = OP_CHILD_SETTIME, .fd = (f), .arg = (ms), .want = w,      \
+	  __VA_ARGS__ }
 #define SET_REALTIME(s) { .code = OP_SET_REALTIME, .arg = (s), .want = OK }
 #define SUSPEND(s) { .code = OP_SUSPEND, .arg = (s), .want = OK }
 

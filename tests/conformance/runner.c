@@ -275,7 +275,8 @@ static const char *const op_names[] = {
 	[OP_SETFL] = "fcntl(F_SETFL)", [OP_FDINFO] = "fdinfo",
 	[OP_SETTICKS] = "ioctl(TFD_IOC_SET_TICKS)",
 	[OP_CHILD_GETTIME] = "tfd_gettime in a child",
-	[OP_CHILD_READ] = "tfd_read in a child", [OP_SLEEP] = "sleep",
+	[OP_CHILD_READ] = "tfd_read in a child",
+	[OP_CHILD_SETTIME] = "tfd_settime in a child", [OP_SLEEP] = "sleep",
 	[OP_LATER] = "later", [OP_SIGNAL] = "signal", [OP_PIPE] = "pipe",
 	[OP_LIMIT] = "setrlimit", [OP_UNLIMIT] = "setrlimit",
 	[OP_SET_REALTIME] = "tfd_virtual_set_realtime",
@@ -647,6 +648,12 @@ static int child_call(const struct run *r, const struct conf_op *op)
 
 	if (op->code == OP_CHILD_GETTIME)
 		return tfd_gettime(p.fd, &cur) == 0 ? 0 : errno;
+	if (op->code == OP_CHILD_SETTIME) {
+		cur.it_value.tv_sec = op->arg / 1000;
+		cur.it_value.tv_nsec = op->arg % 1000 * 1000000;
+		cur.it_interval.tv_sec = cur.it_interval.tv_nsec = 0;
+		return tfd_settime(p.fd, 0, &cur, NULL) == 0 ? 0 : errno;
+	}
 	poll(&p, 1, 2000);
 	return tfd_read(p.fd, &n, sizeof(n)) == 8 ? 0 : errno;
 }
@@ -821,6 +828,7 @@ static int perform(struct run *r, const struct conf_op *op, struct obs *o)
 		return do_fdinfo(r, op, o);
 	case OP_CHILD_GETTIME:
 	case OP_CHILD_READ:
+	case OP_CHILD_SETTIME:
 		return do_child(r, op, o);
 	case OP_VMOVE:
 		return do_vmove(r, op, o);

@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * family.c - the memory a process shares with the children it forks.
+ *
+ * One mapping, MAP_SHARED and anonymous, made at the first use of the
+ * engine: fork() gives every child the same pages at the same address, so
+ * parent, children and grandchildren (a family) see one set of timers, as
+ * on Linux they share one set of files.  It holds the lock, a record per
+ * process that holds timers, and the timer records.  The mapping reserves
+ * room for many timers (MAP_NORESERVE): pages are taken as records are
+ * first used.
+ *
+ * A process whose service thread dies (the process exited, was killed,
+ * or exec'd) must not leave its timers undelivered nor the lock held:
+ * the lock is robust (a waiter gets EOWNERDEAD and repairs what a dying
+ * owner may have left half done), and each service thread holds its
+ * record's `alive` mutex, robust too, which the kernel marks when the
+ * thread dies and so wakes a survivor that waits on it (service.c).  The
+ * survivor reaps the dead process: its holds go, and each timer it
+ * delivered waits for a process that still holds it to adopt it.
+ */
+#define _GNU_SOURCE
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct tfd_family *tfd_fam;
+
+/* Where no mapping can be had: a family with no room for a timer, so that
+ * the lock still works and every create fails with ENOMEM. */
+static struct tfd_family no_room;
+
+#ifdef TFD_DEBUG_LOCKS
+static __thread int holding;
+
+void tfd_engine_assert_locked(void)
+{
+	if (!holding)
+		abort();
+}
+#define HELD(v) (holding = (v))
+#else
+#define HELD(v) ((void)0)
+#endif
+
+static void futex_wait(unsigned *word, unsigned val)
+{
+	syscall(SYS_futex, word, FUTEX_WAIT, val, NULL, NULL, 0);
+}
+
+static void futex_wake(unsigned *word, int n)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE, n, NULL, NULL, 0);
+}
+
+static void robust_init(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
+static void init(struct tfd_family *f, uint32_t max)
+{
+	int i;
+
+	robust_init(&f->lock);
+	for (i = 0; i < PROC_MAX; i++)
+		f->proc[i].state = P_FREE;
+	f->max = max;
+}
+
+/* Room for 2^20 timers in all (72 MiB of addresses, no memory until
+ * used), less where the address space is limited. */
+static void open_once(void)
+{
+	uint32_t max;
+
+	for (max = 1u << 20; max >= 1u << 10; max >>= 4) {
+		size_t size = sizeof(struct tfd_family) +
+		              (size_t)max * sizeof(struct tfd_timer);
+		void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		               MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE,
+		               -1, 0);
+
+		if (p != MAP_FAILED) {
+			init(p, max);
+			tfd_fam = p;
+			g.vnow = tfd_fam->vnow;
+			return;
+		}
+	}
+	init(&no_room, 0);
+	tfd_fam = &no_room;
+	g.vnow = tfd_fam->vnow;
+}
+
+int tfd_family_open(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, open_once);
+	return tfd_fam->max ? 0 : ENOMEM;
+}
+
+/* ---- the lock ---- */
+
+void tfd_family_lock(void)
+{
+	if (pthread_mutex_lock(&tfd_fam->lock) == EOWNERDEAD) {
+		pthread_mutex_consistent(&tfd_fam->lock);
+		HELD(1);
+		tfd_family_repair();
+	}
+	HELD(1);
+}
+
+void tfd_family_unlock(void)
+{
+	HELD(0);
+	pthread_mutex_unlock(&tfd_fam->lock);
+}
+
+/* The lock, with cancellation off while it is held: a pthread_cancel()
+ * can never leave it owned by a dead thread. */
+void tfd_engine_lock(int *cancel_state)
+{
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
+	tfd_family_open();
+	tfd_family_lock();
+	if (g.start_pending)
+		tfd_engine_start_pending(); /* in a forked child */
+}
+
+void tfd_engine_unlock(int cancel_state)
+{
+	tfd_family_unlock();
+	pthread_setcancelstate(cancel_state, NULL);
+}
+
+/* Drop the lock until tfd_family_changed() (a broadcast to every thread of
+ * the family that waits: each looks again at what it waits for). */
+void tfd_family_wait(void)
+{
+	struct tfd_family *f = tfd_fam;
+	unsigned seq = f->changed;
+
+	f->nwaiting++;
+	tfd_family_unlock();
+	futex_wait(&f->changed, seq);
+	tfd_family_lock();
+	f->nwaiting--;
+}
+
+void tfd_family_changed(void)
+{
+	struct tfd_family *f = tfd_fam;
+
+	__atomic_store_n(&f->changed, f->changed + 1, __ATOMIC_RELEASE);
+	if (f->nwaiting)
+		futex_wake(&f->changed, INT_MAX);
+}
+
+/* ---- timer records ---- */
+
+struct tfd_timer *tfd_family_new_timer(void)
+{
+	struct tfd_family *f = tfd_fam;
+	struct tfd_timer *t;
+
+	TFD_ASSERT_LOCKED();
+	if (f->free) {
+		t = &f->timer[f->free - 1];
+		f->free = t->next;
+	} else if (f->used < f->max) {
+		t = &f->timer[f->used++];
+		t->gen = 0;
+	} else {
+		return NULL;
+	}
+	memset(&t->m, 0, sizeof(t->m));
+	t->q.pos = TFD_QUEUE_NONE;
+	t->hold = 0;
+	t->holders = 0;
+	t->backoff = 0;
+	t->file = -1;
+	t->next = 0;
+	t->efd_id = 0;
+	t->deliverer = NO_PROC;
+	t->flags = T_USED;
+	return t;
+}
+
+void tfd_family_free_timer(struct tfd_timer *t)
+{
+	struct tfd_family *f = tfd_fam;
+
+	TFD_ASSERT_LOCKED();
+	tfd_engine_inbox_unlink(t);
+	t->flags = 0;
+	t->gen++;
+	t->holders = 0;
+	t->deliverer = NO_PROC;
+	t->next = f->free;
+	f->free = (uint32_t)(t - f->timer) + 1;
+}
+
+/* ---- process records ---- */
+
+uint64_t tfd_proc_bit(int i)
+{
+	return (uint64_t)1 << i;
+}
+
+static int64_t mono_ns(void)
+{
+	return tfd_clock_real(BASE_MONO);
+}
+
+/* A free record, made state (P_PENDING for a child of a fork in progress,
+ * forked by parent; P_LIVE for this process).  -1 if all are taken by
+ * live processes. */
+int tfd_family_new_proc(int parent, int state)
+{
+	struct tfd_family *f = tfd_fam;
+	int i, b, pass;
+
+	TFD_ASSERT_LOCKED();
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < PROC_MAX; i++) {
+			struct tfd_proc *p = &f->proc[i];
+
+			if (p->state != P_FREE)
+				continue;
+			memset(p, 0, sizeof(*p));
+			robust_init(&p->alive);
+			p->state = state;
+			p->parent = parent;
+			p->pid = state == P_LIVE ? getpid() : 0;
+			p->pending_since = mono_ns();
+			for (b = 0; b < NBASE; b++)
+				p->sleep_until[b] = TFD_NS_MAX;
+			return i;
+		}
+		tfd_family_reap_dead(1); /* a record may be a dead one's */
+	}
+	return -1;
+}
+
+void tfd_family_free_proc(int i)
+{
+	TFD_ASSERT_LOCKED();
+	tfd_fam->proc[i].state = P_FREE;
+}
+
+/* The word of the alive mutex: glibc's robust mutexes keep the owner's
+ * thread id there, and the kernel sets FUTEX_OWNER_DIED in it when that
+ * thread dies holding it (the robust futex ABI). */
+static int *alive_word(struct tfd_proc *p)
+{
+#ifdef __GLIBC__
+	return &p->alive.__data.__lock;
+#else
+	(void)p;
+	return NULL;
+#endif
+}
+
+int tfd_family_alive_dead(int i)
+{
+	int *w = alive_word(&tfd_fam->proc[i]);
+
+	return w && (__atomic_load_n(w, __ATOMIC_ACQUIRE) & FUTEX_OWNER_DIED);
+}
+
+/* The futex word a survivor sleeps on to learn that record i's service
+ * thread died, and the value to sleep with (FUTEX_WAITERS set, so that
+ * the kernel wakes a waiter).  NULL if there is none to watch. */
+unsigned *tfd_family_watch(int i, unsigned *val)
+{
+	int *w = alive_word(&tfd_fam->proc[i]);
+	unsigned v;
+
+	if (!w)
+		return NULL;
+	v = (unsigned)__atomic_load_n(w, __ATOMIC_ACQUIRE);
+	while ((v & FUTEX_TID_MASK) && !(v & (FUTEX_WAITERS | FUTEX_OWNER_DIED))) {
+		if (__atomic_compare_exchange_n(w, (int *)&v,
+		                                (int)(v | FUTEX_WAITERS), 0,
+		                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			v |= FUTEX_WAITERS;
+	}
+	if (!(v & FUTEX_TID_MASK) || (v & FUTEX_OWNER_DIED))
+		return NULL; /* not held, or already dead: nothing to wait for */
+	*val = v;
+	return (unsigned *)w;
+}
+
+void tfd_family_poke(int i)
+{
+	struct tfd_proc *p = &tfd_fam->proc[i];
+
+	__atomic_store_n(&p->wake, p->wake + 1, __ATOMIC_RELEASE);
+	if (p->sleeping)
+		futex_wake(&p->wake, 1);
+}
+
+/* t has no deliverer: every process that holds it looks at it. */
+void tfd_family_orphan(struct tfd_timer *t)
+{
+	int i;
+
+	TFD_ASSERT_LOCKED();
+	tfd_engine_inbox_unlink(t);
+	t->deliverer = NO_PROC;
+	t->q.pos = TFD_QUEUE_NONE;
+	for (i = 0; i < PROC_MAX; i++) {
+		if (!(t->holders & tfd_proc_bit(i)))
+			continue;
+		tfd_fam->proc[i].adopt = 1;
+		tfd_family_poke(i);
+	}
+}
+
+/* Record i's process is gone: its holds go with it, and each timer it
+ * delivered is orphaned (or freed, if nobody else holds it). */
+static void reap(int i)
+{
+	struct tfd_family *f = tfd_fam;
+	struct tfd_proc *p = &f->proc[i];
+	uint64_t bit = tfd_proc_bit(i);
+	uint32_t k;
+
+	while (p->inbox) {
+		struct tfd_timer *t = &f->timer[p->inbox - 1];
+
+		p->inbox = t->next;
+		t->next = 0;
+		t->flags &= (unsigned char)~T_INBOX;
+	}
+	for (k = 0; k < f->used; k++) {
+		struct tfd_timer *t = &f->timer[k];
+
+		if (!(t->flags & T_USED) || !(t->holders & bit))
+			continue;
+		t->holders &= ~bit;
+		if (t->deliverer == i) {
+			/* A post it was writing will never be finished. */
+			t->flags &= (unsigned char)~T_INFLIGHT;
+			t->deliverer = NO_PROC;
+			t->q.pos = TFD_QUEUE_NONE;
+		}
+		if (!t->holders)
+			tfd_family_free_timer(t);
+		else if (t->deliverer == NO_PROC)
+			tfd_family_orphan(t);
+	}
+	if (pthread_mutex_trylock(&p->alive) == EOWNERDEAD)
+		pthread_mutex_consistent(&p->alive);
+	p->state = P_FREE;
+	f->reaped++;
+	tfd_family_changed();
+}
+
+/* Is record i's process gone?  Its service thread died (a mark the kernel
+ * made: no system call); thoroughly, also a record with no thread (the
+ * virtual clocks), by its pid, or a child that never claimed its record. */
+static int gone(int i, int thoroughly)
+{
+	struct tfd_proc *p = &tfd_fam->proc[i];
+	int e = errno, r;
+
+	if (p->state == P_LIVE && p->threaded)
+		return tfd_family_alive_dead(i);
+	if (!thoroughly)
+		return 0;
+	if (p->state == P_PENDING && !p->pid)
+		return mono_ns() - p->pending_since > TFD_NSEC; /* never ran */
+	r = p->pid && kill(p->pid, 0) < 0 && errno == ESRCH;
+	errno = e;
+	return r;
+}
+
+void tfd_family_reap_dead(int thoroughly)
+{
+	int i;
+
+	TFD_ASSERT_LOCKED();
+	for (i = 0; i < PROC_MAX; i++)
+		if (i != g.self && tfd_fam->proc[i].state != P_FREE &&
+		    gone(i, thoroughly))
+			reap(i);
+}
+
+/*
+ * A process died holding the lock, in the middle of something.  What it
+ * was doing is unknown: forget the processes that died, rebuild the list
+ * of free records and let every process requeue what it delivers from the
+ * timers' models (the model of the one timer it was changing may be half
+ * set: that timer is as the dead process left it).
+ */
+void tfd_family_repair(void)
+{
+	struct tfd_family *f = tfd_fam;
+	uint32_t k;
+	int i;
+
+	tfd_family_reap_dead(0);
+	f->free = 0;
+	for (k = f->used; k-- > 0;) {
+		struct tfd_timer *t = &f->timer[k];
+
+		t->flags &= (unsigned char)~T_INBOX;
+		if (!(t->flags & T_USED)) {
+			t->next = f->free;
+			f->free = k + 1;
+		}
+	}
+	for (i = 0; i < PROC_MAX; i++) {
+		if (f->proc[i].state == P_FREE)
+			continue;
+		f->proc[i].inbox = 0;
+		f->proc[i].resync = 1;
+		tfd_family_poke(i);
+	}
+	tfd_family_changed();
+}
