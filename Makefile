@@ -206,15 +206,15 @@ check-header: | $(B)/tests
 # by reuse of the number; a wait on a timer another thread closes).
 FALLBACK_TESTS ?= never_early periodic readiness rearm blocked_reader \
     closefrom dup2 as_many_timers no_wakeup_lost cancelling cancelled \
-    fork exec idle no_descriptor duplicated one_nanosecond past_absolute
+    fork exec idle no_descriptor duplicated one_nanosecond past_absolute \
+    many_fast opcheck_random_sequences_on_the_system
 check: all check-header $(TESTBIN) $(SEEDBIN) $(EXAMPLES)
 	TSAN_OPTIONS="die_after_fork=0 suppressions=$(CURDIR)/tests/tsan.supp $(TSAN_OPTIONS)" \
 	TFD_TOOL=$(TOOL) TFD_EXAMPLES=$(EX) TFD_MAKE_VERSION=$(VERSION) \
 	    $(SEED_ENV) $(TESTBIN) $(TESTS)
 	@echo "--- the same engine tests on the fallback (TFD_ENGINE_FILES=direct)"
 	TSAN_OPTIONS="die_after_fork=0 suppressions=$(CURDIR)/tests/tsan.supp $(TSAN_OPTIONS)" TFD_ENGINE_FILES=direct \
-	TFD_TOOL=$(TOOL) $(TESTBIN) -x conformance -x opcheck -x seed \
-	    $(FALLBACK_TESTS)
+	TFD_TOOL=$(TOOL) $(TESTBIN) -x conformance -x seed $(FALLBACK_TESTS)
 
 # The tests under valgrind's memcheck, which follows the runner's fork into
 # every test: no error, no byte definitely or indirectly lost.

@@ -379,9 +379,10 @@ TEST(fork_child_killed_in_a_call_leaves_the_parent_working)
 TEST(fork_children_come_and_go_without_end)
 {
 	int fd = t_timer(CLOCK_MONOTONIC, 0), k;
+	int rounds = t_valgrind() ? 20 : 200; /* each fork is slow there */
 
 	t_arm(fd, 0, 3600 * SEC, 0);
-	for (k = 0; k < 200; k++) {
+	for (k = 0; k < rounds; k++) {
 		pid_t pid = fork();
 
 		if (pid == 0) {
@@ -511,4 +512,48 @@ TEST(exec_keeps_the_pending_count_and_honours_cloexec)
 	CHECK(!t_readable(keep, 0));
 	CHECK_OK(tfd_close(keep));
 	CHECK_OK(tfd_close(gone));
+}
+
+/* At most 64 processes of a family hold timers at once (tfd(7), NOTES 6):
+ * with the parent and 63 children holding a timer, the next child shares
+ * none: its number is a plain eventfd to it, and the others' timer is
+ * untouched. */
+TEST_LIMIT(fork_the_65th_process_shares_nothing, 60)
+{
+	int fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK), hold[2], k;
+	pid_t kids[63], last;
+	struct itimerspec cur;
+	char c = 0;
+
+	t_arm(fd, 0, 3600 * SEC, 0);
+	CHECK(pipe(hold) == 0);
+	for (k = 0; k < 63; k++) {
+		kids[k] = fork();
+		if (kids[k] == 0) {
+			close(hold[1]);
+			if (read(hold[0], &c, 1) < 0) /* until the end */
+				_exit(1);
+			_exit(tfd_gettime(fd, &cur) != 0);
+		}
+		CHECK(kids[k] > 0);
+	}
+	last = fork();
+	if (last == 0) {
+		uint64_t n;
+
+		close(hold[1]);
+		CHECK_ERR(tfd_gettime(fd, &cur), EINVAL);
+		CHECK_ERR(tfd_read(fd, &n, 8), EINVAL);
+		CHECK_ERR(read(fd, &n, 8), EAGAIN); /* a plain eventfd */
+		CHECK(close(fd) == 0);
+		_exit(0);
+	}
+	reap(last);
+	close(hold[0]);
+	close(hold[1]); /* the 63 go on, and query the timer on their way */
+	for (k = 0; k < 63; k++)
+		reap(kids[k]);
+	CHECK_OK(tfd_gettime(fd, &cur));
+	CHECK(t_ns(&cur.it_value) > 3000 * SEC);
+	CHECK_OK(tfd_close(fd));
 }

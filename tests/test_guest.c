@@ -323,3 +323,43 @@ TEST(reading_a_held_back_timer_queues_its_next_expiry)
 	       (long long)due / US, (long long)iv / US);
 	CHECK_OK(tfd_close(fd));
 }
+
+/* Thousands of 1 us periodic timers nobody reads keep the service thread
+ * busy for good: the program's calls still get the lock in turn (it
+ * looked at each timer with a system call, holding the lock, and a
+ * tfd_gettime with 4000 such timers never returned). */
+TEST_LIMIT(many_fast_unread_timers_never_starve_the_program, 60)
+{
+	enum { N = 4000 };
+	struct rlimit old, lim;
+	struct itimerspec v = t_its(US, US), cur;
+	static int fd[N];
+	int64_t end;
+	long calls = 0;
+	uint64_t n;
+	int i;
+
+	if (t_valgrind())
+		t_skip("too slow under valgrind");
+	CHECK(getrlimit(RLIMIT_NOFILE, &old) == 0);
+	if (old.rlim_max < N + 64)
+		t_skip("RLIMIT_NOFILE's hard limit is %lu", (unsigned long)old.rlim_max);
+	lim = old;
+	lim.rlim_cur = N + 64;
+	CHECK(setrlimit(RLIMIT_NOFILE, &lim) == 0);
+	for (i = 0; i < N; i++) {
+		fd[i] = t_timer(CLOCK_REALTIME, TFD_NONBLOCK);
+		CHECK_OK(tfd_settime(fd[i], 0, &v, NULL));
+	}
+	end = t_now(CLOCK_MONOTONIC) + SEC;
+	while (t_now(CLOCK_MONOTONIC) < end) {
+		CHECK_OK(tfd_gettime(fd[calls % N], &cur));
+		calls++;
+	}
+	printf("%ld gettime calls in 1 s with %d timers at 1 MHz\n", calls, N);
+	CHECK(calls >= 1000);
+	CHECK(tfd_read(fd[0], &n, 8) == 8 && n >= 1);
+	for (i = 0; i < N; i++)
+		CHECK_OK(tfd_close(fd[i]));
+	CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0);
+}

@@ -116,6 +116,7 @@ struct tfd_proc {
 
 struct tfd_family {
 	pthread_mutex_t lock;   /* robust, process-shared */
+	unsigned want;          /* threads waiting for it (atomic) */
 	unsigned changed;       /* futex: bumped when a wait may end */
 	unsigned nwaiting;      /* [L] threads waiting on changed */
 	struct tfd_proc proc[PROC_MAX];
@@ -225,6 +226,8 @@ void tfd_engine_lock(int *cancel_state);
 void tfd_engine_unlock(int cancel_state);
 void tfd_family_lock(void);         /* the lock, recovering a dead owner's */
 void tfd_family_unlock(void);
+int tfd_family_wanted(void);        /* a thread waits for the lock */
+void tfd_family_yield(void);        /* let the threads waiting for it in */
 void tfd_family_wait(void);         /* drop the lock until `changed` */
 void tfd_family_changed(void);      /* end the waits of tfd_family_wait */
 struct tfd_timer *tfd_family_new_timer(void); /* NULL: no room */

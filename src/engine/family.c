@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,12 +120,39 @@ int tfd_family_open(void)
 
 void tfd_family_lock(void)
 {
-	if (pthread_mutex_lock(&tfd_fam->lock) == EOWNERDEAD) {
-		pthread_mutex_consistent(&tfd_fam->lock);
+	struct tfd_family *f = tfd_fam;
+	int r = pthread_mutex_trylock(&f->lock);
+
+	if (r == EBUSY) {
+		__atomic_add_fetch(&f->want, 1, __ATOMIC_RELAXED);
+		r = pthread_mutex_lock(&f->lock);
+		__atomic_sub_fetch(&f->want, 1, __ATOMIC_RELAXED);
+	}
+	if (r == EOWNERDEAD) {
+		pthread_mutex_consistent(&f->lock);
 		HELD(1);
 		tfd_family_repair();
 	}
 	HELD(1);
+}
+
+/* The service thread, busy with many timers, lets the threads that wait
+ * for the lock have it in turn (a mutex hands itself to whoever asks
+ * first, which is the thread that has just let it go). */
+int tfd_family_wanted(void)
+{
+	return __atomic_load_n(&tfd_fam->want, __ATOMIC_RELAXED) != 0;
+}
+
+void tfd_family_yield(void)
+{
+	struct tfd_family *f = tfd_fam;
+	int n = 0;
+
+	tfd_family_unlock();
+	while (__atomic_load_n(&f->want, __ATOMIC_RELAXED) && n++ < 100)
+		sched_yield();
+	tfd_family_lock();
 }
 
 void tfd_family_unlock(void)

@@ -143,60 +143,99 @@ void tfd_engine_post_locked(struct tfd_timer *t)
 	}
 }
 
-/* The count we posted last is still unread (a look, not a read). */
-static int unread(const struct tfd_timer *t)
+/* A fast periodic timer whose last post may still be unread: one look
+ * (ppoll) tells for all of a round, not one system call each. */
+static int check_unread(const struct tfd_timer *t)
 {
-	struct pollfd p = { t->file, POLLIN, 0 };
-	struct timespec zero = { 0, 0 };
-
-	return (t->flags & T_SIGNALED) &&
-	       syscall(SYS_ppoll, &p, 1UL, &zero, NULL, 0UL) == 1;
+	return t->m.interval && t->m.interval < HOLD_MAX && t->file >= 0 &&
+	       (t->flags & T_SIGNALED);
 }
 
-/* Count and post what expired on base by now; 1 if it dropped the lock
- * (the queues must be looked at again). */
+/* Which of the n timers have an unread post: unread[i] set for each. */
+static void look(struct tfd_timer *const *t, unsigned n, unsigned char *unread)
+{
+	struct pollfd p[BATCH];
+	unsigned idx[BATCH], k = 0, i;
+	struct timespec zero = { 0, 0 };
+
+	for (i = 0; i < n; i++) {
+		unread[i] = 0;
+		if (!check_unread(t[i]))
+			continue;
+		p[k].fd = t[i]->file;
+		p[k].events = POLLIN;
+		p[k].revents = 0;
+		idx[k++] = i;
+	}
+	if (k && syscall(SYS_ppoll, p, (unsigned long)k, &zero, NULL, 0UL) > 0)
+		for (i = 0; i < k; i++)
+			unread[idx[i]] = (p[i].revents & POLLIN) != 0;
+}
+
+/* Count and post what expired on base by now, a round of up to BATCH
+ * timers at a time; 1 if it dropped the lock (the queues must be looked
+ * at again). */
 static int expire(int base, int64_t now)
 {
 	const struct tfd_qent *top;
+	struct tfd_timer *round[BATCH];
+	unsigned char unread[BATCH];
 	struct batch b;
+	unsigned n, i;
 	int dropped = 0;
 
 	b.n = 0;
-	while ((top = tfd_queue_top(&g.q[base])) && top->key <= now) {
-		struct tfd_timer *t = tfd_timer_of(top->node);
+	for (;;) {
+		/* Take the due timers off the queue. */
+		for (n = 0; n < BATCH &&
+		            (top = tfd_queue_top(&g.q[base])) && top->key <= now;) {
+			struct tfd_timer *t = tfd_timer_of(top->node);
 
-		if (t->flags & T_INFLIGHT) {
-			flush(&b); /* posted twice in one pass: write in order */
-			dropped = 1;
-			continue;
+			if (t->flags & T_INFLIGHT)
+				break; /* never: each round is written before the
+				        * next, but a post is not made twice */
+			tfd_engine_unqueue(t);
+			if (t->base != base || !t->m.next || t->m.next > now ||
+			    t->hold > now) {
+				/* Changed by another process since it was
+				 * queued here (in our inbox, looked at next):
+				 * not due. */
+				tfd_engine_requeue(t);
+				continue;
+			}
+			tfd_model_advance(&t->m, now);
+			round[n++] = t;
 		}
-		if (t->base != base || !t->m.next || t->m.next > now ||
-		    t->hold > now) {
-			/* Changed by another process since it was queued
-			 * here (in our inbox, looked at next): not due. */
+		if (n == 0)
+			break; /* nothing due (or only a post being written) */
+		look(round, n, unread);
+		for (i = 0; i < n; i++) {
+			struct tfd_timer *t = round[i];
+
+			/* Held back too when there is no file to post to (a
+			 * closed timer on the fallback): not looked at again
+			 * at once. */
+			if (t->m.interval && t->m.interval < HOLD_MAX &&
+			    (t->file < 0 || unread[i])) {
+				int64_t d = t->backoff ? 2 * (int64_t)t->backoff
+				                       : t->m.interval;
+
+				t->backoff = (int32_t)(d < HOLD_MAX ? d : HOLD_MAX);
+				t->hold = now + t->backoff;
+			} else {
+				t->hold = t->backoff = 0;
+				add(&b, t);
+			}
 			tfd_engine_requeue(t);
-			continue;
 		}
-		tfd_model_advance(&t->m, now);
-		if (t->m.interval && t->m.interval < HOLD_MAX && unread(t)) {
-			int64_t d = t->backoff ? 2 * (int64_t)t->backoff
-			                       : t->m.interval;
-
-			t->backoff = (int32_t)(d < HOLD_MAX ? d : HOLD_MAX);
-			t->hold = now + t->backoff;
-		} else {
-			t->hold = t->backoff = 0;
-			add(&b, t);
-		}
-		tfd_engine_requeue(t);
-		if (b.n == BATCH) {
-			flush(&b);
+		if (b.n)
+			dropped = 1;
+		flush(&b);
+		if (tfd_family_wanted()) {
+			tfd_family_yield(); /* the program's calls go first */
 			dropped = 1;
 		}
 	}
-	if (b.n)
-		dropped = 1;
-	flush(&b);
 	return dropped;
 }
 

@@ -198,7 +198,17 @@ static void drop_fd(int fd)
 	tfd_engine_number_gone(fd);
 	h->nfds--;
 	if (h->direct && h->file == fd) {
-		h->file = h->nfds ? other_number(h) : -1; /* the number is gone */
+		/* Posts go to fd: none after this, and one being written
+		 * lands before the caller closes fd. */
+		h->file = -1;
+		if (t->deliverer == g.self)
+			t->file = -1;
+		if (tfd_engine_wait_inflight(h)) {
+			if (!h->waiters) /* another thread closed the rest */
+				tfd_engine_let_hold_go(h);
+			return;
+		}
+		h->file = h->nfds ? other_number(h) : -1;
 		if (t->deliverer == g.self)
 			t->file = h->file;
 	}
