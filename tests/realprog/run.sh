@@ -187,6 +187,15 @@ if [ -x "$dir/rawsys" ]; then
 else
 	skip "rawsys: not built"
 fi
+# Work the preload must not do, counted (not timed): the text of a trace
+# line when nobody traces.
+if [ -x "$dir/nowork" ]; then
+	for b in engine kernel virtual; do
+		same "$dir/nowork" nowork.format "$b" format
+	done
+else
+	skip "nowork: not built"
+fi
 compare wl_timers
 compare sd_timers
 
