@@ -2,34 +2,41 @@
 /*
  * nowork - work a drop-in must not do on calls that need none, counted,
  * not timed (stress-ng's timerfd stressor makes these calls in a loop).
- * The program defines snprintf and vsnprintf itself (linked with
- * --export-dynamic, so that the preload's calls land here) and counts the
- * calls its main thread makes while:
+ * The program defines snprintf, vsnprintf and pthread_mutex_lock itself
+ * (linked with --export-dynamic, so that the preload's calls land here)
+ * and counts the calls its main thread makes while:
  *
  *   format  settime, gettime and read of a timer, with no trace asked
  *           for: the text of a trace line is built only for the trace
+ *   lock    poll, ppoll, select and pselect with a zero timeout on 64
+ *           timers: a wait that cannot block holds none of them (each
+ *           hold takes the backend's lock)
  *
  * Natively every count is 0; through libtfd-preload.so it must be too
  * (tests/realprog/run.sh compares the output line by line).
  *
- *   nowork [format]
+ *   nowork [format|lock]   both parts by default
  */
 #undef _FORTIFY_SOURCE /* we define snprintf ourselves */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#define NTIMERS 64
 #define ROUNDS 100
 
 static __thread int counting;
-static __thread long formats;
+static __thread long formats, locks;
 
 /* The next definition (libc's, or a sanitizer's), found at the first
  * call (the preload's constructor may call before ours), by any thread. */
@@ -65,6 +72,16 @@ int snprintf(char *buf, size_t n, const char *fmt, ...)
 	r = vsnprintf(buf, n, fmt, ap);
 	va_end(ap);
 	return r;
+}
+
+int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	static void *p;
+	int (*f)(pthread_mutex_t *) = (__typeof__(f))next(&p,
+	                                                  "pthread_mutex_lock");
+
+	locks += counting;
+	return f(m);
 }
 
 static int timer(void)
@@ -104,11 +121,56 @@ static void format(void)
 	       bad, formats);
 }
 
+/* The four waits with a zero timeout on NTIMERS timers, one readable. */
+static void lock(void)
+{
+	struct itimerspec past = { .it_value = { 0, 1 } }; /* absolute */
+	struct timespec zero = { 0, 0 };
+	struct pollfd p[NTIMERS];
+	struct timeval tv;
+	fd_set rd;
+	long got = 0;
+	int i, max = 0;
+
+	FD_ZERO(&rd);
+	for (i = 0; i < NTIMERS; i++) {
+		p[i].fd = timer();
+		p[i].events = POLLIN;
+		max = p[i].fd > max ? p[i].fd : max;
+	}
+	if (timerfd_settime(p[0].fd, TFD_TIMER_ABSTIME, &past, NULL) != 0 ||
+	    poll(p, 1, 1000) != 1) {
+		perror("a timer armed in the past");
+		exit(1);
+	}
+	locks = 0;
+	counting = 1;
+	for (i = 0; i < ROUNDS; i++) {
+		got += poll(p, NTIMERS, 0);
+		got += ppoll(p, NTIMERS, &zero, NULL);
+		FD_SET(p[0].fd, &rd);
+		FD_SET(p[1].fd, &rd);
+		tv.tv_sec = tv.tv_usec = 0;
+		got += select(max + 1, &rd, NULL, NULL, &tv);
+		FD_SET(p[0].fd, &rd);
+		FD_SET(p[1].fd, &rd);
+		got += pselect(max + 1, &rd, NULL, NULL, &zero, NULL);
+	}
+	counting = 0;
+	for (i = 0; i < NTIMERS; i++)
+		close(p[i].fd);
+	printf("poll, ppoll, select, pselect with no timeout on %d timers: "
+	       "%ld ready, %ld locks\n",
+	       NTIMERS, got, locks);
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
 
 	if (!*what || !strcmp(what, "format"))
 		format();
+	if (!*what || !strcmp(what, "lock"))
+		lock();
 	return 0;
 }

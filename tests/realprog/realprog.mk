@@ -25,7 +25,7 @@ $(RP)/timerfd_glibc $(RP)/ticker $(RP)/rawsys: $(RP)/%: tests/realprog/%.c | $(R
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS)
 $(RP)/vthreads $(RP)/vclock: $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
-# nowork defines snprintf for the preload to call.
+# nowork defines snprintf and pthread_mutex_lock for the preload to call.
 $(RP)/nowork: tests/realprog/nowork.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread \
 	    -Wl,--export-dynamic -ldl

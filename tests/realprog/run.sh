@@ -188,11 +188,13 @@ else
 	skip "rawsys: not built"
 fi
 # Work the preload must not do, counted (not timed): the text of a trace
-# line when nobody traces.
+# line when nobody traces; holds for a wait that cannot block.  On virtual
+# time a wait looks at the clocks under the library's lock: there, only
+# the first part.
 if [ -x "$dir/nowork" ]; then
-	for b in engine kernel virtual; do
-		same "$dir/nowork" nowork.format "$b" format
-	done
+	same "$dir/nowork" nowork engine
+	same "$dir/nowork" nowork kernel
+	same "$dir/nowork" nowork.format virtual format
 else
 	skip "nowork: not built"
 fi
