@@ -5,7 +5,7 @@
 # `make check` runs check-realprog.  The Wayland and sd-event programs need
 # the packages libwayland-dev and libsystemd-dev (pkg-config names
 # wayland-server and libsystemd): without them they are skipped, and the
-# run says so.
+# run says so.  So is stress-ng's timerfd stressor without stress-ng.
 
 RP := $(B)/realprog
 RP_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(SANFLAGS) $(CFLAGS)
