@@ -1490,14 +1490,22 @@ static int live_start(struct live *c, char **argv, char **env,
 	return -1;
 }
 
-/* One slice: n figures into v; 0 or -1. */
+/* One slice: n figures into v; 0 or -1.  A child that does not answer
+ * within LIVE_WAIT ms (a library that hangs) fails with ETIMEDOUT. */
+#define LIVE_WAIT 60000
 static int live_slice(struct live *c, double *v, int n)
 {
+	struct pollfd p1 = { fileno(c->from), POLLIN, 0 };
 	char line[512], *p = line, *end;
-	int i;
+	int i, r;
 
-	if (fputs("go\n", c->to) < 0 || fflush(c->to) != 0 ||
-	    !fgets(line, sizeof(line), c->from))
+	if (fputs("go\n", c->to) < 0 || fflush(c->to) != 0)
+		return -1;
+	while ((r = poll(&p1, 1, LIVE_WAIT)) < 0 && errno == EINTR)
+		;
+	if (r == 0)
+		errno = ETIMEDOUT;
+	if (r <= 0 || !fgets(line, sizeof(line), c->from))
 		return -1;
 	for (i = 0; i < n; i++, p = end) {
 		v[i] = strtod(p, &end);
@@ -1507,13 +1515,16 @@ static int live_slice(struct live *c, double *v, int n)
 	return 0;
 }
 
-/* Ends the child: 0 if it exited 0; *raw from its last line, or -1. */
-static int live_end(struct live *c, int *raw)
+/* Ends the child (killed first if stop): 0 if it exited 0; *raw from
+ * its last line, or -1. */
+static int live_end(struct live *c, int *raw, int stop)
 {
 	char line[64];
 	int st = -1;
 
 	*raw = -1;
+	if (stop)
+		kill(c->pid, SIGKILL);
 	if (c->to)
 		fclose(c->to);
 	while (c->from && fgets(line, sizeof(line), c->from))
@@ -1572,7 +1583,7 @@ static void live_children(int w)
 			if (!c[s].to)
 				continue;
 			if (live_slice(&c[s], one, n) < 0) {
-				errno = EIO;
+				errno = errno == ETIMEDOUT ? errno : EIO;
 				fail(s, "%s in the %s child process",
 				     workloads[w].id, cols->name[s]);
 				bad = 1;
@@ -1582,7 +1593,7 @@ static void live_children(int w)
 		}
 	}
 	for (s = K; s <= E; s++)
-		if (c[s].pid > 0 && live_end(&c[s], &raw[s]) < 0 && !bad) {
+		if (c[s].pid > 0 && live_end(&c[s], &raw[s], bad) < 0 && !bad) {
 			errno = EIO;
 			fail(s, "%s in the %s child process", workloads[w].id,
 			     cols->name[s]);
