@@ -159,7 +159,7 @@ static void lock(void)
 	counting = 0;
 	for (i = 0; i < NTIMERS; i++)
 		close(p[i].fd);
-	printf("poll, ppoll, select, pselect with no timeout on %d timers: "
+	printf("poll, ppoll, select, pselect with a zero timeout on %d timers: "
 	       "%ld ready, %ld locks\n",
 	       NTIMERS, got, locks);
 }
