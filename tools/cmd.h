@@ -10,6 +10,8 @@
 #ifndef TFD_CMD_H
 #define TFD_CMD_H
 
+#include <stddef.h>
+
 /* One option: "--NAME" (a flag) or "--NAME VALUE" / "--NAME=VALUE". */
 struct tfd_opt {
 	const char *name; /* without the dashes */
@@ -58,6 +60,11 @@ int tfd_opt_status(int r);
 /* A number in [min, max], decimal digits only (no sign, no space):
  * 0, or -1 when s is anything else. */
 int tfd_parse_long(const char *s, long min, long max, long *v);
+
+/* The library tfd exec preloads, into path: $TFD_PRELOAD (made
+ * absolute), else libtfd-preload.so next to this program, else in the
+ * library directory it was built for.  0, or -1 with the reason in why. */
+int tfd_find_preload(char *path, size_t n, char *why, size_t whyn);
 
 /* The help of one command, or of the program (cmd NULL), on stdout. */
 void tfd_help(const struct tfd_cmd *cmd);

@@ -15,8 +15,11 @@
  * process, interleaved kernel, engine, kernel, engine... for R rounds (5 by
  * default).  The table shows for each measure the median of the rounds,
  * their spread [min-max], the ratio engine/kernel and the target of the
- * issue.  It is a benchmark: it prints, it never fails because the machine
- * is slow or busy.  Exit status 1 only when a call failed that must not
+ * issue.  Workloads 9a and 9b (issue 12) compare instead a process as it
+ * is with one that has libtfd-preload.so loaded (9b: and its seccomp
+ * filter), two children of this program that take turns.  It is a
+ * benchmark: it prints, it never fails because the machine is slow or
+ * busy.  Exit status 1 only when a call failed that must not
  * fail (the figures would then be meaningless), 2 on bad usage.
  */
 #define _GNU_SOURCE
@@ -27,8 +30,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <malloc.h>
 #include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +42,8 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -60,6 +68,16 @@ extern unsigned long tfd_engine_wakeups(void) __attribute__((weak));
 
 enum { K, E }; /* the two sides: kernel, engine */
 static const char *const side_name[2] = { "kernel", "engine" };
+
+/* What a row's two columns are: the kernel and the engine, or for
+ * workload 9 a program as it is and with libtfd-preload.so. */
+struct cols {
+	const char *name[2], *ratio;
+};
+static const struct cols kernel_engine = { { "kernel", "engine" }, "e/k" };
+static const struct cols native_preload = { { "native", "preload" },
+	                                    "p/n" };
+static const struct cols native_filter = { { "native", "filter" }, "f/n" };
 
 /* ---- the two implementations, called the same way ---- */
 
@@ -108,6 +126,8 @@ struct row {
 	const char *unit;
 	enum goal goal;
 	double target;
+	const struct cols *cols;
+	const char *ref; /* G_NONE: a figure to compare with, or NULL */
 	double v[2][MAXR];
 	int nv[2];
 };
@@ -122,6 +142,7 @@ static struct {
 	struct row rows[MAXROWS];
 	int nrows;
 	char notes[8][512];
+	char preload[PATH_MAX]; /* libtfd-preload.so, "" if not found */
 	int nnotes;
 	int64_t started;
 } o;
@@ -204,9 +225,10 @@ static void fail(int side, const char *fmt, ...)
 	o.failed = 1;
 }
 
-/* The row (what, n), created on first use with its unit and goal. */
-static struct row *row(const char *what, long n, const char *unit,
-                       enum goal goal, double target)
+/* The row (what, n), created on first use with its columns, unit and
+ * goal. */
+static struct row *row_in(const struct cols *cols, const char *what, long n,
+                          const char *unit, enum goal goal, double target)
 {
 	struct row *r;
 	int i;
@@ -225,7 +247,14 @@ static struct row *row(const char *what, long n, const char *unit,
 	r->unit = unit;
 	r->goal = goal;
 	r->target = target;
+	r->cols = cols;
 	return r;
+}
+
+static struct row *row(const char *what, long n, const char *unit,
+                       enum goal goal, double target)
+{
+	return row_in(&kernel_engine, what, n, unit, goal, target);
 }
 
 /* How workloads 5 and 6 read a ready timer: tfd_read on the engine, or
@@ -307,7 +336,7 @@ static void target_text(const struct row *r, char *buf, size_t n)
 {
 	switch (r->goal) {
 	case G_NONE:
-		snprintf(buf, n, "-");
+		snprintf(buf, n, "%s", r->ref ? r->ref : "-");
 		break;
 	case G_ZERO:
 		snprintf(buf, n, "= 0");
@@ -367,12 +396,11 @@ static void print_table(void)
 {
 	char nb[24], kc[80], ec[80], rt[24], tt[32];
 	int i, any_na = 0, early = 0;
+	const struct cols *shown = NULL;
 
 	printf("tfd bench%s: %d rounds, kernel and engine interleaved; "
 	       "median [min-max] of the rounds\n",
 	       o.quick ? " --quick" : "", o.rounds);
-	printf("%-34s %6s %-5s %-24s %-24s %6s  %-12s %s\n", "workload", "N",
-	       "unit", "kernel", "engine", "e/k", "target", "");
 	for (i = 0; i < o.nrows; i++) {
 		const struct row *r = &o.rows[i];
 		double ratio;
@@ -380,6 +408,12 @@ static void print_table(void)
 
 		if (!r->nv[K] && !r->nv[E])
 			continue;
+		if (r->cols != shown) /* a header for each kind of columns */
+			printf("%s%-34s %6s %-5s %-24s %-24s %6s  %-12s\n",
+			       shown ? "\n" : "", shown ? "" : "workload", "N",
+			       "unit", r->cols->name[K], r->cols->name[E],
+			       r->cols->ratio, "target");
+		shown = r->cols;
 		if (!r->nv[E] && r->n > o.emax)
 			any_na = 1;
 		if (r->goal == G_ZERO && v == 0)
@@ -470,9 +504,9 @@ static void print_json(void)
 		json_str(r->what);
 		printf(", \"n\": %ld, \"unit\": ", r->n);
 		json_str(r->unit);
-		printf(",\n     \"kernel\": ");
+		printf(",\n     \"%s\": ", r->cols->name[K]);
 		json_side(r, K);
-		printf(",\n     \"engine\": ");
+		printf(",\n     \"%s\": ", r->cols->name[E]);
 		json_side(r, E);
 		if (ratio >= 0 && r->goal != G_ZERO)
 			printf(",\n     \"ratio\": %.4g", ratio);
@@ -831,19 +865,37 @@ static void w_burst(int side, long n)
 	int *fds = open_set(side, n, 0);
 	int ep = fds ? watch(side, fds, n) : -1;
 	char *done = calloc((size_t)n, 1);
+	static int slow;
 	long ndone = 0, early = 0, i;
-	int64_t deadline, t = 0, first = 0;
+	int64_t deadline, t = 0, first = 0, margin = 50 * MS + n * 2 * US;
+	int try;
 	struct itimerspec v;
 
 	if (ep < 0 || !done)
 		goto out;
-	deadline = now_ns() + 50 * MS + n * 2 * US;
-	v = its(deadline, 0);
-	for (i = 0; i < n; i++)
-		if (im->settime(fds[i], TFD_TIMER_ABSTIME, &v, NULL) < 0)
+	/* Armed again, with twice the time it took, if arming them took
+	 * longer than the margin (a sanitizer, a busy machine): setting a
+	 * timer discards what it counted. */
+	for (try = 0; try < 3; try++) {
+		int64_t t0 = now_ns();
+
+		deadline = t0 + margin;
+		v = its(deadline, 0);
+		for (i = 0; i < n; i++)
+			if (im->settime(fds[i], TFD_TIMER_ABSTIME, &v, NULL) < 0)
+				break;
+		if (i < n) {
+			fail(side, "arming %ld timers", n);
+			goto out;
+		}
+		if (now_ns() < deadline)
 			break;
-	if (i < n || now_ns() >= deadline) {
-		fail(side, "arming %ld timers before their deadline", n);
+		margin = 2 * (now_ns() - t0) + 50 * MS;
+	}
+	if (try == 3) {
+		if (!slow++)
+			note("6a: arming %ld timers took longer than their "
+			     "deadline, three times: rounds left out", n);
 		goto out;
 	}
 	while (ndone < n) {
@@ -1100,37 +1152,55 @@ static int memory_child(int side, long n)
 	return 0;
 }
 
+/* This program run again with argv and the environment env (NULL: ours),
+ * what it prints on standard output in out: 0 if it exited 0, else -1
+ * (errno EIO when it ran and failed). */
+static int rerun(char **argv, char **env, char *out, size_t n)
+{
+	ssize_t r, len = 0;
+	int p[2], st;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		execve("/proc/self/exe", argv, env ? env : environ);
+		_exit(127);
+	}
+	close(p[1]);
+	while (pid > 0 && (r = read(p[0], out + len,
+	                            n - 1 - (size_t)len)) > 0)
+		len += r;
+	out[len] = 0;
+	close(p[0]);
+	if (pid < 0)
+		return -1;
+	if (waitpid(pid, &st, 0) < 0 || st != 0) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
 static void w_memory(int side, long n)
 {
 	char arg[2][32], out[256] = "";
 	char *argv[] = { (char *)"tfd", (char *)"bench", arg[0], arg[1], NULL };
 	double v[4];
-	int p[2], st;
-	ssize_t r, len = 0;
-	pid_t pid;
+	int r;
 
 	snprintf(arg[0], sizeof(arg[0]), "--memory-child=%s", side_name[side]);
 	snprintf(arg[1], sizeof(arg[1]), "%ld", n);
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		fail(side, "pipe");
-		return;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
-	close(p[1]);
-	while (pid > 0 && (r = read(p[0], out + len,
-	                            sizeof(out) - 1 - (size_t)len)) > 0)
-		len += r;
-	out[len] = 0;
-	close(p[0]);
-	if (pid < 0 || waitpid(pid, &st, 0) < 0 || st != 0 ||
+	r = rerun(argv, NULL, out, sizeof(out));
+	if (r == 0 &&
 	    sscanf(out, "%lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3]) != 4) {
-		errno = pid < 0 ? errno : EIO;
+		errno = EIO;
+		r = -1;
+	}
+	if (r < 0) {
 		fail(side, "memory measurement in a child process");
 		return;
 	}
@@ -1142,11 +1212,10 @@ static void w_memory(int side, long n)
 	    v[3]);
 }
 
-/* ---- the driver ---- */
-
 /* The workloads, for --filter (each runs for one or several N). */
 enum { W_CREATE, W_ARM, W_GETTIME, W_READ_NONE, W_READ_SOME, W_LATENCY,
-       W_BURST, W_PERIODIC, W_IDLE, W_FAST, W_MEMORY, NWORKLOADS };
+       W_BURST, W_PERIODIC, W_IDLE, W_FAST, W_MEMORY, W_PRELOAD, W_FILTER,
+       NWORKLOADS };
 static const struct {
 	const char *id, *name;
 } workloads[NWORKLOADS] = {
@@ -1161,7 +1230,432 @@ static const struct {
 	[W_IDLE] = { "7a", "CPU: idle timers" },
 	[W_FAST] = { "7b", "CPU: 10 us periodic, unread" },
 	[W_MEMORY] = { "8", "memory" },
+	[W_PRELOAD] = { "9a", "preload: pipes, sockets" },
+	[W_FILTER] = { "9b", "seccomp filter: getppid" },
 };
+
+/* ---- 9a: what libtfd-preload.so adds to calls on other descriptors;
+ * 9b: what the seccomp filter of --raw-syscalls adds to every system
+ * call.  Each round runs this program again twice (preload_child): as it
+ * is (native) and with the library preloaded (preload), or with the
+ * library and TFD_RAW_SYSCALLS=1 (filter).  The two children stay alive
+ * for the round and take turns: a slice of every measure in one, then in
+ * the other, SLICES times, so that both see the machine as it is at that
+ * moment; the round's figure is the median of the slices. ---- */
+
+enum { P_READ, P_WRITE, P_CLOSE, P_POLL, NPOPS };
+#define PBATCH 64 /* calls between two clock readings */
+#define NMEASURES (2 * NPOPS + 1) /* 9a: pipe, socket, poll with a timer */
+#define SLICES 15
+
+static const char *const measure_rows[NMEASURES] = {
+	"9a read(2), pipe, 1 byte", "9a write(2), pipe, 1 byte",
+	"9a close(2), a dup of a pipe", "9a poll(2), pipe, 0 ms",
+	"9a read(2), socket, 1 byte", "9a write(2), socket, 1 byte",
+	"9a close(2), a dup of a socket", "9a poll(2), socket, 0 ms",
+	"9a poll(2), pipe, 1 timer open",
+};
+#define GETPPID_ROW "9b getppid(2)"
+
+/* ns per call of op on the pair (rd, wr), over batches of PBATCH calls;
+ * what a batch needs (bytes to read, descriptors to close) is made
+ * outside the timed part.  -1 if a call failed. */
+static double time_op(int op, int rd, int wr, long batches)
+{
+	char buf[PBATCH] = { 0 };
+	int fds[PBATCH], i;
+	struct pollfd p = { rd, POLLIN, 0 };
+	int64_t spent = 0, t0;
+	long b;
+
+	for (b = 0; b < batches; b++) {
+		if (op == P_READ && write(wr, buf, PBATCH) != PBATCH)
+			return -1;
+		for (i = 0; op == P_CLOSE && i < PBATCH; i++)
+			if ((fds[i] = dup(rd)) < 0)
+				return -1;
+		t0 = now_ns();
+		for (i = 0; i < PBATCH; i++) {
+			switch (op) {
+			case P_READ:
+				if (read(rd, buf, 1) != 1)
+					return -1;
+				break;
+			case P_WRITE:
+				if (write(wr, buf, 1) != 1)
+					return -1;
+				break;
+			case P_CLOSE:
+				if (close(fds[i]) < 0)
+					return -1;
+				break;
+			default:
+				if (poll(&p, 1, 0) != 0)
+					return -1;
+			}
+		}
+		spent += now_ns() - t0;
+		if (op == P_WRITE && read(rd, buf, PBATCH) != PBATCH)
+			return -1;
+	}
+	return (double)spent / (double)(batches * PBATCH);
+}
+
+/* One slice of 9a: every measure, into v; -1 if a call failed.  The last
+ * with a timer open (the preload's waits then look at their sets). */
+static int slice_9a(int pair[2][2], long batches, double *v)
+{
+	struct itimerspec far = its(100 * NS, 0);
+	int k, op, t;
+
+	for (k = 0; k < 2; k++)
+		for (op = 0; op < NPOPS; op++)
+			if ((v[k * NPOPS + op] = time_op(op, pair[k][0],
+			                                 pair[k][1], batches)) < 0)
+				return -1;
+	t = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (t < 0 || timerfd_settime(t, 0, &far, NULL) < 0)
+		return -1;
+	v[2 * NPOPS] = time_op(P_POLL, pair[0][0], pair[0][1], batches);
+	close(t);
+	return v[2 * NPOPS] < 0 ? -1 : 0;
+}
+
+/* 1 if a raw timerfd_gettime(2) on a timer of glibc's timerfd_create
+ * works: a kernel timerfd, or the preload's trap (the filter is on). */
+static int raw_gettime_works(void)
+{
+	struct itimerspec cur;
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC), ok;
+
+	ok = fd >= 0 && syscall(SYS_timerfd_gettime, fd, &cur) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* The child of workload 9a or 9b: for each line on standard input, one
+ * slice, its figures on one line of standard output.  At the end of its
+ * input, 9b says whether the filter was in place ("raw 1"). */
+static int preload_child(const char *what)
+{
+	long batches = o.quick ? 2 : 4, calls = o.quick ? 1000 : 2000, k;
+	int pair[2][2], i, n = strcmp(what, "9b") ? NMEASURES : 1;
+	double v[NMEASURES];
+	char line[16];
+
+	if (n > 1 && (pipe2(pair[0], O_CLOEXEC) < 0 ||
+	              socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+	                         pair[1]) < 0))
+		return 1;
+	while (fgets(line, sizeof(line), stdin)) {
+		if (n > 1 && slice_9a(pair, batches, v) < 0)
+			return 1;
+		if (n == 1) {
+			int64_t t0 = now_ns();
+
+			for (k = 0; k < calls; k++)
+				getppid();
+			v[0] = (double)(now_ns() - t0) / (double)calls;
+		}
+		for (i = 0; i < n; i++)
+			printf("%s%.2f", i ? " " : "", v[i]);
+		printf("\n");
+		fflush(stdout);
+	}
+	if (n == 1)
+		printf("raw %d\n", raw_gettime_works());
+	for (i = 0; n > 1 && i < 4; i++)
+		close(pair[i / 2][i % 2]);
+	return 0;
+}
+
+/* A string made as printf would, or NULL. */
+static char *str(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *str(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	return r < 0 ? NULL : p;
+}
+
+/* The environment of a child of workload 9: ours without the TFD_*
+ * variables; with the library lib (NULL: native), LD_PRELOAD with lib
+ * added last (a sanitizer's runtime must stay first), ASAN_OPTIONS that
+ * let it, TFD_BACKEND=engine, and TFD_RAW_SYSCALLS=1 if raw. */
+struct child_env {
+	char **v;
+	char *own[2]; /* LD_PRELOAD=, ASAN_OPTIONS= */
+};
+
+static void child_env_free(struct child_env *c)
+{
+	free(c->v);
+	free(c->own[0]);
+	free(c->own[1]);
+}
+
+static int child_env(struct child_env *c, const char *lib, int raw)
+{
+	const char *pre = getenv("LD_PRELOAD"), *asan = getenv("ASAN_OPTIONS");
+	size_t n = 0, i, k = 0;
+
+	memset(c, 0, sizeof(*c));
+	while (environ[n])
+		n++;
+	c->v = calloc(n + 5, sizeof(*c->v));
+	if (!c->v)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (strncmp(environ[i], "TFD_", 4) &&
+		    (!lib || (strncmp(environ[i], "LD_PRELOAD=", 11) &&
+		              strncmp(environ[i], "ASAN_OPTIONS=", 13))))
+			c->v[k++] = environ[i];
+	if (!lib)
+		return 0;
+	c->own[0] = str("LD_PRELOAD=%s%s%s", pre ? pre : "",
+	                pre && *pre ? ":" : "", lib);
+	c->own[1] = str("ASAN_OPTIONS=verify_asan_link_order=0%s%s",
+	                asan && *asan ? ":" : "", asan ? asan : "");
+	if (!c->own[0] || !c->own[1]) {
+		child_env_free(c);
+		return -1;
+	}
+	c->v[k++] = c->own[0];
+	c->v[k++] = c->own[1];
+	c->v[k++] = (char *)"TFD_BACKEND=engine";
+	if (raw)
+		c->v[k++] = (char *)"TFD_RAW_SYSCALLS=1";
+	return 0;
+}
+
+/* A child that runs slices when asked (preload_child). */
+struct live {
+	pid_t pid;
+	FILE *to, *from;
+};
+
+/* Starts this program as argv in the environment env, on the CPUs of
+ * cpus: 0 or -1. */
+static int live_start(struct live *c, char **argv, char **env,
+                      const cpu_set_t *cpus)
+{
+	struct sigaction dfl;
+	int in[2], out[2];
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	c->pid = -1;
+	c->to = c->from = NULL;
+	if (pipe2(in, O_CLOEXEC) < 0)
+		return -1;
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		close(in[0]);
+		close(in[1]);
+		return -1;
+	}
+	fflush(NULL);
+	c->pid = fork();
+	if (c->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		sched_setaffinity(0, sizeof(*cpus), cpus);
+		sigaction(SIGPIPE, &dfl, NULL); /* we ignore it (live_round) */
+		execve("/proc/self/exe", argv, env);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	c->to = c->pid > 0 ? fdopen(in[1], "w") : NULL;
+	c->from = c->pid > 0 ? fdopen(out[0], "r") : NULL;
+	if (c->pid > 0 && c->to && c->from)
+		return 0;
+	if (c->to)
+		fclose(c->to);
+	else
+		close(in[1]);
+	if (c->from)
+		fclose(c->from);
+	else
+		close(out[0]);
+	c->to = c->from = NULL;
+	if (c->pid > 0) /* its input is closed: it ends */
+		waitpid(c->pid, NULL, 0);
+	c->pid = -1;
+	return -1;
+}
+
+/* One slice: n figures into v; 0 or -1.  A child that does not answer
+ * within LIVE_WAIT ms (a library that hangs) fails with ETIMEDOUT. */
+#define LIVE_WAIT 60000
+static int live_slice(struct live *c, double *v, int n)
+{
+	struct pollfd p1 = { fileno(c->from), POLLIN, 0 };
+	char line[512], *p = line, *end;
+	int i, r;
+
+	if (fputs("go\n", c->to) < 0 || fflush(c->to) != 0)
+		return -1;
+	while ((r = poll(&p1, 1, LIVE_WAIT)) < 0 && errno == EINTR)
+		;
+	if (r == 0)
+		errno = ETIMEDOUT;
+	if (r <= 0 || !fgets(line, sizeof(line), c->from))
+		return -1;
+	for (i = 0; i < n; i++, p = end) {
+		v[i] = strtod(p, &end);
+		if (end == p)
+			return -1;
+	}
+	return 0;
+}
+
+/* Ends the child (killed first if stop): 0 if it exited 0; *raw from
+ * its last line, or -1. */
+static int live_end(struct live *c, int *raw, int stop)
+{
+	char line[64];
+	int st = -1;
+
+	*raw = -1;
+	if (stop)
+		kill(c->pid, SIGKILL);
+	if (c->to)
+		fclose(c->to);
+	while (c->from && fgets(line, sizeof(line), c->from))
+		sscanf(line, "raw %d", raw);
+	if (c->from)
+		fclose(c->from);
+	if (c->pid > 0 && waitpid(c->pid, &st, 0) < 0)
+		st = -1;
+	return st == 0 ? 0 : -1;
+}
+
+/* One round of workload w: see live_round. */
+static void live_children(int w)
+{
+	const struct cols *cols = w == W_FILTER ? &native_filter
+	                                        : &native_preload;
+	int n = w == W_FILTER ? 1 : NMEASURES, slices = o.quick ? 5 : SLICES;
+	char arg[32], *argv[] = { (char *)"tfd", (char *)"bench", arg,
+		                  (char *)(o.quick ? "--quick" : NULL), NULL };
+	double v[2][NMEASURES][SLICES];
+	struct child_env env[2];
+	struct live c[2];
+	int s, i, j, m, raw[2] = { -1, -1 }, bad = 0, cpu = sched_getcpu();
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	if (cpu < 0 || sched_getaffinity(0, sizeof(cpus), &cpus) < 0)
+		CPU_ZERO(&cpus); /* an empty set: the children run where we may */
+	else if (CPU_ISSET(cpu, &cpus)) {
+		CPU_ZERO(&cpus);
+		CPU_SET(cpu, &cpus);
+	}
+	snprintf(arg, sizeof(arg), "--preload-child=%s", workloads[w].id);
+	for (s = K; s <= E; s++) {
+		c[s].pid = -1;
+		c[s].to = c[s].from = NULL;
+		if (!(o.sides & 1 << s))
+			continue;
+		if (child_env(&env[s], s == K ? NULL : o.preload,
+		              w == W_FILTER && s == E) < 0) {
+			fail(s, "environment of a child process");
+			bad = 1;
+			continue;
+		}
+		if (live_start(&c[s], argv, env[s].v, &cpus) < 0) {
+			fail(s, "starting a child process");
+			bad = 1;
+		}
+		child_env_free(&env[s]);
+	}
+	for (j = 0; j < slices && !bad; j++) {
+		double one[NMEASURES];
+
+		for (i = 0; i < 2 && !bad; i++) {
+			s = (i + j) % 2; /* each side first in turn */
+			if (!c[s].to)
+				continue;
+			if (live_slice(&c[s], one, n) < 0) {
+				errno = errno == ETIMEDOUT ? errno : EIO;
+				fail(s, "%s in the %s child process",
+				     workloads[w].id, cols->name[s]);
+				bad = 1;
+			}
+			for (m = 0; !bad && m < n; m++)
+				v[s][m][j] = one[m];
+		}
+	}
+	for (s = K; s <= E; s++)
+		if (c[s].pid > 0 && live_end(&c[s], &raw[s], bad) < 0 && !bad) {
+			errno = EIO;
+			fail(s, "%s in the %s child process", workloads[w].id,
+			     cols->name[s]);
+			bad = 1;
+		}
+	if (bad)
+		return;
+	if (w == W_FILTER && (o.sides & 1 << E) && raw[E] != 1) {
+		note("9b: the filter was not in place in the child (see its "
+		     "message above): no figures");
+		return;
+	}
+	for (s = K; s <= E; s++) {
+		if (!(o.sides & 1 << s))
+			continue;
+		for (i = 0; i < n; i++) {
+			struct row *r;
+
+			qsort(v[s][i], (size_t)slices, sizeof(double), cmp_d);
+			if (w == W_FILTER) {
+				r = row_in(cols, GETPPID_ROW, 1, "ns", G_NONE, 0);
+				r->ref = "(k+70ns)";
+			} else {
+				r = row_in(cols, measure_rows[i], 1, "ns",
+				           G_RATIO_LE, 1.05);
+			}
+			add(r, s, v[s][i][slices / 2]);
+		}
+	}
+}
+
+/* One round of workload w (9a or 9b): the two children in turn, a
+ * median per measure and side.  Both run on the CPU this process is on:
+ * the CPUs of a virtual machine may differ by 10 % in what a system call
+ * costs, and a child that moved (the preload's engine has threads) would
+ * measure the move.  A child that dies makes our writes fail (EPIPE), not
+ * kill us. */
+static void live_round(int w)
+{
+	struct sigaction ign, old;
+
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, &old);
+	live_children(w);
+	sigaction(SIGPIPE, &old, NULL);
+}
+
+/* What the filter adds, in ns: the difference of the two medians. */
+static void filter_note(void)
+{
+	const struct row *r = row_in(&native_filter, GETPPID_ROW, 1, "ns",
+	                             G_NONE, 0);
+	struct stat3 k = stats(r, K), f = stats(r, E);
+
+	if (k.n && f.n)
+		note("9b: the filter adds %.0f ns to a system call that does "
+		     "almost nothing here (tfd-preload(7) measured +70 ns)",
+		     f.med - k.med);
+}
+
+/* ---- the driver ---- */
 
 static int selected(int w)
 {
@@ -1176,7 +1670,8 @@ static int selected(int w)
 	return 0;
 }
 
-/* Runs fn for R rounds, kernel then engine; the engine only if n fits. */
+/* Runs fn for R rounds, kernel then engine; the engine only if n fits.
+ * Without fn, a workload whose sides run together (9a, 9b). */
 static void run(int w, void (*fn)(int, long), long n)
 {
 	const char *id = workloads[w].id, *name = workloads[w].name;
@@ -1188,7 +1683,9 @@ static void run(int w, void (*fn)(int, long), long n)
 	fprintf(stderr, "tfd bench: %-3s %-30s N=%-6ld", id, name, n);
 	fflush(stderr);
 	for (r = 0; r < o.rounds && !o.failed; r++) {
-		for (s = K; s <= E; s++) {
+		if (!fn)
+			live_round(w);
+		for (s = K; fn && s <= E; s++) {
 			if (!(o.sides & 1 << s) ||
 			    (s == E && n > o.emax) || (s == K && n > o.kmax))
 				continue;
@@ -1227,7 +1724,8 @@ static long fits(long limit, long per)
 	return n;
 }
 
-enum { O_QUICK, O_JSON, O_FILTER, O_ROUNDS, O_SIDE, O_PLAIN, O_CHILD };
+enum { O_QUICK, O_JSON, O_FILTER, O_ROUNDS, O_SIDE, O_PLAIN, O_CHILD,
+       O_PCHILD };
 static const struct tfd_opt opts[] = {
 	[O_QUICK] = { "quick", NULL, "fewer iterations: under 20 s" },
 	[O_JSON] = { "json", NULL, "the same figures as JSON" },
@@ -1237,12 +1735,15 @@ static const struct tfd_opt opts[] = {
 	[O_ROUNDS] = { "rounds", "R", "R rounds (1 to 64) instead of 5" },
 	[O_SIDE] = { "side", "SIDE",
 	             "kernel, engine or both (default): run one side\n"
-	             "only, for profiling" },
+	             "only, for profiling (in workload 9: native, or\n"
+	             "with the library)" },
 	[O_PLAIN] = { "plain-read", NULL,
 	              "the engine side reads ready timers with read(2)\n"
 	              "instead of tfd_read (workloads 5 and 6)" },
 	/* Internal: the child process that measures memory (w_memory). */
 	[O_CHILD] = { "memory-child", "SIDE", NULL },
+	/* Internal: the child process that times workload 9a or 9b. */
+	[O_PCHILD] = { "preload-child", "WORKLOAD", NULL },
 	{ NULL, NULL, NULL },
 };
 
@@ -1257,8 +1758,11 @@ const struct tfd_cmd tfd_bench_cmd = {
 	        "ratio engine/kernel next to each target (about 80 s).  The\n"
 	        "workloads: 1 create + close, 2 arm/re-arm/disarm, 3 gettime,\n"
 	        "4a/4b read, 5 expiry latency, 6a burst, 6b periodic, 7a/7b CPU,\n"
-	        "8 memory.  Exit status 1 only when a call that must not fail\n"
-	        "did: a benchmark does not fail on a slow machine.",
+	        "8 memory; and, each side a fresh process, what libtfd-preload.so\n"
+	        "adds to read, write, close and poll on pipes and sockets (9a)\n"
+	        "and what the seccomp filter of tfd exec --raw-syscalls adds to\n"
+	        "getppid(2) (9b).  Exit status 1 only when a call that must not\n"
+	        "fail did: a benchmark does not fail on a slow machine.",
 	.opts = opts,
 	.fn = tfd_cmd_bench,
 };
@@ -1268,6 +1772,8 @@ static int tfd_cmd_bench(int argc, char **argv)
 	struct rlimit rl;
 	long limit = 1024, ns[4], v;
 	int i, k, nn = 0, child = -1, r;
+	const char *pchild = NULL;
+	char why[PATH_MAX + 64];
 	struct tfd_args a;
 
 	o.rounds = 5;
@@ -1308,10 +1814,21 @@ static int tfd_cmd_bench(int argc, char **argv)
 		case O_CHILD:
 			child = strcmp(a.val, "kernel") ? E : K;
 			break;
+		case O_PCHILD:
+			pchild = a.val;
+			break;
 		}
 	}
 	if (r != TFD_OPT_END)
 		return tfd_opt_status(r);
+	if (pchild) { /* --preload-child=9a|9b: before anything starts */
+		if (strcmp(pchild, "9a") && strcmp(pchild, "9b"))
+			return tfd_cmd_bad("bad --preload-child '%s'", pchild);
+		if (a.argc > 0)
+			return tfd_cmd_bad("unexpected argument '%s'",
+			                   a.argv[0]);
+		return preload_child(pchild);
+	}
 	if (child >= 0) { /* --memory-child=SIDE N */
 		if (a.argc != 1 || tfd_parse_long(a.argv[0], 1, TOP_N, &v))
 			return tfd_cmd_bad("%s", "--memory-child needs a count");
@@ -1380,6 +1897,19 @@ static int tfd_cmd_bench(int argc, char **argv)
 	run(W_MEMORY, w_memory, o.nboth);
 	if (o.nkernel)
 		run(W_MEMORY, w_memory, o.nkernel);
+	if (tfd_find_preload(o.preload, sizeof(o.preload), why,
+	                     sizeof(why)) < 0) {
+		o.preload[0] = 0;
+		if (selected(W_PRELOAD) || selected(W_FILTER))
+			note("9a, 9b: not run: %s", why);
+	} else if (selected(W_PRELOAD) || selected(W_FILTER)) {
+		run(W_PRELOAD, NULL, 1);
+		run(W_FILTER, NULL, 1);
+		note("9a, 9b: each round runs this program twice more, fresh: "
+		     "as it is (native) and with %s on the engine (preload; "
+		     "9b: filter, with TFD_RAW_SYSCALLS=1)", o.preload);
+		filter_note();
+	}
 
 	if (o.nboth < TOP_N)
 		note("N = %ld stands in for the issue's 16384 wherever both "

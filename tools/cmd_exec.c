@@ -53,8 +53,7 @@ static int self_dir(char *dir, size_t n)
 	return 0;
 }
 
-/* The library to preload, into path: 0, or -1 with a message printed. */
-static int find_preload(char *path, size_t n)
+int tfd_find_preload(char *path, size_t n, char *why, size_t whyn)
 {
 	const char *env = getenv("TFD_PRELOAD");
 	char dir[PATH_MAX];
@@ -66,8 +65,7 @@ static int find_preload(char *path, size_t n)
 		snprintf(path, n, "%s", env);
 		if (readable(path))
 			return 0;
-		fprintf(stderr, "tfd: exec: TFD_PRELOAD=%s: %s\n", env,
-		        strerror(errno));
+		snprintf(why, whyn, "TFD_PRELOAD=%s: %s", env, strerror(errno));
 		return -1;
 	}
 	if (self_dir(dir, sizeof(dir)) == 0 &&
@@ -77,10 +75,8 @@ static int find_preload(char *path, size_t n)
 	snprintf(path, n, "%s/%s", TFD_LIBDIR, PRELOAD_NAME);
 	if (readable(path))
 		return 0;
-	fprintf(stderr,
-	        "tfd: exec: %s not found next to tfd nor in %s "
-	        "(set TFD_PRELOAD)\n",
-	        PRELOAD_NAME, TFD_LIBDIR);
+	snprintf(why, whyn, "%s not found next to tfd nor in %s (set "
+	                    "TFD_PRELOAD)", PRELOAD_NAME, TFD_LIBDIR);
 	return -1;
 }
 
@@ -171,7 +167,7 @@ static int tfd_cmd_exec(int argc, char **argv)
 {
 	const char *backend = NULL, *trace = NULL;
 	int raw = 0;
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[PATH_MAX + 64];
 	struct tfd_args a;
 	int o;
 
@@ -194,8 +190,10 @@ static int tfd_cmd_exec(int argc, char **argv)
 		return tfd_opt_status(o);
 	if (a.argc == 0)
 		return tfd_cmd_bad("%s", "missing PROG: nothing to run");
-	if (find_preload(path, sizeof(path)) < 0)
+	if (tfd_find_preload(path, sizeof(path), why, sizeof(why)) < 0) {
+		fprintf(stderr, "tfd: exec: %s\n", why);
 		return 1;
+	}
 	errno = 0;
 	if (set_preload(path) < 0 || (trace && set_trace(trace) < 0) ||
 	    (backend && setenv("TFD_BACKEND", backend, 1) < 0) ||

@@ -46,8 +46,10 @@ int tfd_timer_create(int clockid, int flags)
 			fd = tfd_adopt(fd);
 	}
 	e = errno;
-	tfd_trace(fd, fd, e, "timerfd_create(%s, %s)", tfd_clock_name(clockid),
-	          tfd_flag_names(f, sizeof(f), flags, 0));
+	if (tfd_trace_path) /* the text costs more than the call */
+		tfd_trace(fd, fd, e, "timerfd_create(%s, %s)",
+		          tfd_clock_name(clockid),
+		          tfd_flag_names(f, sizeof(f), flags, 0));
 	errno = e;
 	return fd;
 }
@@ -55,7 +57,7 @@ int tfd_timer_create(int clockid, int flags)
 int tfd_timer_settime(int fd, int flags, const struct itimerspec *nv,
                       struct itimerspec *old)
 {
-	char f[96], v[96], o[96], x[64] = "";
+	char f[96], v[96], o[96], x[64];
 	int was, r, e;
 
 	if (!tfd_emulated) {
@@ -68,11 +70,13 @@ int tfd_timer_settime(int fd, int flags, const struct itimerspec *nv,
 			tfd_epoll_consumed(fd); /* the count is 0 again */
 	}
 	e = errno;
-	tfd_trace(fd, r, e, "timerfd_settime(%d, %s, %s, %s)%s", fd,
-	          tfd_flag_names(f, sizeof(f), flags, 1),
-	          tfd_its_text(v, sizeof(v), nv),
-	          r == 0 ? tfd_its_text(o, sizeof(o), old) : old ? "old" : "NULL",
-	          r == 0 ? tfd_next_text(x, sizeof(x), fd) : "");
+	if (tfd_trace_path)
+		tfd_trace(fd, r, e, "timerfd_settime(%d, %s, %s, %s)%s", fd,
+		          tfd_flag_names(f, sizeof(f), flags, 1),
+		          tfd_its_text(v, sizeof(v), nv),
+		          r == 0 ? tfd_its_text(o, sizeof(o), old)
+		                 : old ? "old" : "NULL",
+		          r == 0 ? tfd_next_text(x, sizeof(x), fd) : "");
 	errno = e;
 	return r;
 }
@@ -90,8 +94,10 @@ int tfd_timer_gettime(int fd, struct itimerspec *cur)
 		tfd_leave(was);
 	}
 	e = errno;
-	tfd_trace(fd, r, e, "timerfd_gettime(%d, %s)", fd,
-	          r == 0 ? tfd_its_text(v, sizeof(v), cur) : cur ? "cur" : "NULL");
+	if (tfd_trace_path)
+		tfd_trace(fd, r, e, "timerfd_gettime(%d, %s)", fd,
+		          r == 0 ? tfd_its_text(v, sizeof(v), cur)
+		                 : cur ? "cur" : "NULL");
 	errno = e;
 	return r;
 }

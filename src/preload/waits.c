@@ -5,11 +5,11 @@
  * on, or time is virtual.
  *
  * A timer is never writable: write events asked for on timers are taken
- * out for the time of the wait and put back after.  A wait holds each
- * timer it waits on (the backend's hold): closing the timer's last
- * descriptor in another thread meanwhile does not stop the timer, as Linux
- * keeps the file of a descriptor being waited on.  On virtual time the
- * wait moves time (vtime.c).
+ * out for the time of the wait and put back after.  A wait that may block
+ * holds each timer it waits on (the backend's hold): closing the timer's
+ * last descriptor in another thread meanwhile does not stop the timer, as
+ * Linux keeps the file of a descriptor being waited on.  On virtual time
+ * the wait moves time (vtime.c).
  */
 #include "preload/preload.h"
 
@@ -35,21 +35,27 @@ int64_t tfd_tsp_ns(const struct timespec *ts)
 struct holds {
 	void **h;
 	size_t n, cap;
+	int on; /* the wait may block */
 	void *small[8];
 };
 
-static void holds_init(struct holds *s)
+/* ns: the wait's timeout, -1 for none.  A wait that cannot block (a
+ * timeout of 0, as a loop that looks between other work makes) holds
+ * nothing: no close can come while it waits, and each hold takes the
+ * backend's lock, twice per timer on every call. */
+static void holds_init(struct holds *s, int64_t ns)
 {
 	s->h = s->small;
 	s->n = 0;
 	s->cap = sizeof(s->small) / sizeof(*s->small);
+	s->on = ns != 0;
 }
 
 static void hold_one(struct holds *s, int fd)
 {
 	void *h;
 
-	if (!tfd_be->hold || !tfd_emulated)
+	if (!s->on || !tfd_be->hold || !tfd_emulated)
 		return;
 	if (s->n == s->cap) {
 		void **p = malloc(2 * s->cap * sizeof(*p));
@@ -154,7 +160,7 @@ static int pwait_run(struct pwait *w, int64_t ns, int poll_ms,
 	struct holds s;
 	int r, e;
 
-	holds_init(&s);
+	holds_init(&s, ns);
 	unwrite_take(&u, &s, w->fds, w->n);
 	r = tfd_virt ? tfd_vwait(ns, pwait_look, w) : VWAIT_BLOCK;
 	if (r == VWAIT_BLOCK)
@@ -282,17 +288,16 @@ static int select_run(int nfds, fd_set **set, const struct timespec *ts,
 {
 	struct swait w = { nfds, { set[0], set[1], set[2] }, { 0 }, mask };
 	struct holds s;
-	int64_t ns, start = 0;
+	int64_t ns = tv ? tfd_tv_to_ns(tv) : tfd_tsp_ns(ts), start = 0;
 	int r, e;
 
-	holds_init(&s);
+	holds_init(&s, ns);
 	sets_take(nfds, set, &s);
 	if (!tfd_virt) {
 		r = tv ? R(select)(nfds, set[0], set[1], set[2], tv)
 		       : R(pselect)(nfds, set[0], set[1], set[2], ts, mask);
 		goto out;
 	}
-	ns = tv ? tfd_tv_to_ns(tv) : tfd_tsp_ns(ts);
 	start = tfd_vnow(CLOCK_MONOTONIC);
 	r = swait_virtual(&w, ns);
 	if (r == VWAIT_BLOCK) {

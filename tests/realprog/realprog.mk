@@ -5,7 +5,7 @@
 # `make check` runs check-realprog.  The Wayland and sd-event programs need
 # the packages libwayland-dev and libsystemd-dev (pkg-config names
 # wayland-server and libsystemd): without them they are skipped, and the
-# run says so.
+# run says so.  So is stress-ng's timerfd stressor without stress-ng.
 
 RP := $(B)/realprog
 RP_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(SANFLAGS) $(CFLAGS)
@@ -13,6 +13,7 @@ RP_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 RP_WL := $(shell pkg-config --exists wayland-server 2>/dev/null && echo yes)
 RP_SD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo yes)
 RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/rawsys $(RP)/ticker $(RP)/overhead \
+          $(RP)/nowork \
           $(RP)/vthreads $(RP)/vclock \
           $(if $(RP_WL),$(RP)/wl_timers) $(if $(RP_SD),$(RP)/sd_timers)
 
@@ -24,6 +25,10 @@ $(RP)/timerfd_glibc $(RP)/ticker $(RP)/rawsys: $(RP)/%: tests/realprog/%.c | $(R
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS)
 $(RP)/vthreads $(RP)/vclock: $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
+# nowork defines snprintf and pthread_mutex_lock for the preload to call.
+$(RP)/nowork: tests/realprog/nowork.c | $(RP)
+	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread \
+	    -Wl,--export-dynamic -ldl
 $(RP)/overhead: tests/realprog/overhead.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS) -ldl
 $(RP)/wl_timers: tests/realprog/wl_timers.c | $(RP)
