@@ -110,7 +110,8 @@ struct tfd_proc {
 	int adopt;              /* [L] timers it holds may wait for adoption */
 	int resync;             /* [L] requeue everything it delivers */
 	uint32_t inbox;         /* [L] timers another process changed, +1 */
-	int64_t pending_since;  /* [L] mono ns, for P_PENDING */
+	int64_t pending_since;  /* [L] mono ns a pending record was first
+	                         * seen by a look for the dead, or 0 */
 	int64_t sleep_until[NBASE]; /* [L] deadlines its thread sleeps for */
 };
 

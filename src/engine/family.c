@@ -252,9 +252,16 @@ uint64_t tfd_proc_bit(int i)
 	return (uint64_t)1 << i;
 }
 
+/* CLOCK_MONOTONIC by the system call itself: this runs on the program's
+ * threads with the lock held (in fork()'s handlers too), where the
+ * preload library's clock_gettime() would read the virtual clocks, which
+ * takes the lock. */
 static int64_t mono_ns(void)
 {
-	return tfd_clock_real(BASE_MONO);
+	struct timespec ts;
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * TFD_NSEC + ts.tv_nsec;
 }
 
 /* A free record, made state (P_PENDING for a child of a fork in progress,
@@ -277,7 +284,7 @@ int tfd_family_new_proc(int parent, int state)
 			p->state = state;
 			p->parent = parent;
 			p->pid = state == P_LIVE ? getpid() : 0;
-			p->pending_since = mono_ns();
+			p->pending_since = 0; /* first seen pending: gone() */
 			for (b = 0; b < NBASE; b++)
 				p->sleep_until[b] = TFD_NS_MAX;
 			return i;
@@ -414,8 +421,11 @@ static int gone(int i, int thoroughly)
 		return tfd_family_alive_dead(i);
 	if (!thoroughly)
 		return 0;
-	if (p->state == P_PENDING && !p->pid)
-		return mono_ns() - p->pending_since > TFD_NSEC; /* never ran */
+	if (p->state == P_PENDING && !p->pid) { /* never ran? */
+		if (!p->pending_since)
+			p->pending_since = mono_ns();
+		return mono_ns() - p->pending_since > TFD_NSEC;
+	}
 	r = p->pid && kill(p->pid, 0) < 0 && errno == ESRCH;
 	errno = e;
 	return r;

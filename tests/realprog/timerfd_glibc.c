@@ -9,8 +9,7 @@
  * printed as ranges ("in range"), with wide margins.
  *
  * Not here, because the preload differs from Linux on purpose and says so
- * in tfd-preload(7): TFD_IOC_SET_TICKS, /proc/self/fdinfo, timerfd_settime
- * and timerfd_gettime in a child on an inherited timer.
+ * in tfd-preload(7): TFD_IOC_SET_TICKS, /proc/self/fdinfo.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -401,6 +400,34 @@ static void forked(void)
 	close(fd);
 }
 
+/* One timer for both: what the child sets, the parent sees. */
+static void forked_settime(void)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, 0), st;
+	struct itimerspec cur;
+	pid_t pid;
+
+	arm(fd, 3600 * SEC, SEC);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int ok = timerfd_gettime(fd, &cur) == 0 &&
+		         cur.it_interval.tv_sec == 1 && cur.it_value.tv_sec > 3000;
+		struct itimerspec s = its(1800 * SEC, 2 * SEC);
+
+		ok = ok && timerfd_settime(fd, 0, &s, NULL) == 0;
+		_exit(ok ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	printf("child queried and set the inherited timer: %s\n",
+	       WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "yes" : "no");
+	timerfd_gettime(fd, &cur);
+	printf("parent sees the child's setting: %s\n",
+	       cur.it_interval.tv_sec == 2 && cur.it_value.tv_sec <= 1800 &&
+	       cur.it_value.tv_sec > 1700 ? "yes" : "no");
+	close(fd);
+}
+
 /* errno is left alone by calls that succeed. */
 static void errno_kept(void)
 {
@@ -430,6 +457,7 @@ int main(void)
 	reuse();
 	interrupted();
 	forked();
+	forked_settime();
 	errno_kept();
 	return 0;
 }
