@@ -683,6 +683,61 @@ static void w_arm(int side, long n)
 	close_set(side, fds, n);
 }
 
+/* ---- 2f: re-arming a timer inherited through fork(), in the child: on
+ * Linux the child acts on the parent's timer; so does it on the engine
+ * (tfd(7), FORK AND EXEC), at the cost of a re-arm in the parent
+ * (row 2).  The child times m re-arms and tells the parent. ---- */
+
+static void w_fork_arm(int side, long n)
+{
+	const struct impl *im = &impls[side];
+	long m = o.quick ? 3000 : 20000;
+	int *fds = open_set(side, 1, 1), p[2], st = 1;
+	double v = -1;
+	pid_t pid;
+
+	(void)n;
+	if (!fds)
+		return;
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		fail(side, "pipe");
+		close_set(side, fds, 1);
+		return;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		long i;
+		int64_t t0, t1;
+
+		/* The first call starts the child's service thread where
+		 * fork() cannot (AddressSanitizer): not timed. */
+		struct itimerspec re = its(FAR, 0);
+
+		if (im->settime(fds[0], 0, &re, NULL) < 0)
+			_exit(1);
+		t0 = now_ns();
+		for (i = 0; i < m; i++) {
+			re = its(FAR + (int64_t)(rnd() % SPREAD), 0);
+			if (im->settime(fds[0], 0, &re, NULL) < 0)
+				_exit(1);
+		}
+		t1 = now_ns();
+		v = (double)(t1 - t0) / (double)m;
+		_exit(write(p[1], &v, sizeof(v)) == sizeof(v) ? 0 : 1);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &v, sizeof(v)) != sizeof(v) ||
+	    waitpid(pid, &st, 0) != pid || st != 0)
+		fail(side, "re-arm in a forked child");
+	else
+		add(row("2f re-arm an inherited timer, in a child", 1, "ns",
+		        G_RATIO_LE, 0.2),
+		    side, v - o.overhead);
+	close(p[0]);
+	close_set(side, fds, 1);
+}
+
 /* ---- 3: gettime; 4: read ---- */
 
 static void w_gettime(int side, long n)
@@ -1114,11 +1169,22 @@ static long long slab_bytes(void)
 	return kb * 1024;
 }
 
+/* What the process has in use: malloc's, and the shared memory it has
+ * touched (the engine keeps its timers in memory a fork shares). */
 static long long heap_bytes(void)
 {
 	struct mallinfo2 mi = mallinfo2();
+	long long shmem = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "re");
 
-	return (long long)(mi.uordblks + mi.hblkhd);
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "RssShmem: %lld kB", &shmem) == 1)
+				break;
+		fclose(f);
+	}
+	return (long long)(mi.uordblks + mi.hblkhd) + shmem * 1024;
 }
 
 /* In the child: print "malloc rss fds slab" per timer for n timers. */
@@ -1204,7 +1270,8 @@ static void w_memory(int side, long n)
 		fail(side, "memory measurement in a child process");
 		return;
 	}
-	add(row("8 user memory per timer (malloc)", n, "B", G_ABS_LE, 128),
+	add(row("8 user memory per timer (malloc+shared)", n, "B", G_ABS_LE,
+	        128),
 	    side, v[0]);
 	add(row("8 RSS per timer", n, "B", G_NONE, 0), side, v[1]);
 	add(row("8 descriptors per timer", n, "fds", G_NONE, 0), side, v[2]);
@@ -1213,7 +1280,7 @@ static void w_memory(int side, long n)
 }
 
 /* The workloads, for --filter (each runs for one or several N). */
-enum { W_CREATE, W_ARM, W_GETTIME, W_READ_NONE, W_READ_SOME, W_LATENCY,
+enum { W_CREATE, W_ARM, W_FORK_ARM, W_GETTIME, W_READ_NONE, W_READ_SOME, W_LATENCY,
        W_BURST, W_PERIODIC, W_IDLE, W_FAST, W_MEMORY, W_PRELOAD, W_FILTER,
        NWORKLOADS };
 static const struct {
@@ -1221,6 +1288,7 @@ static const struct {
 } workloads[NWORKLOADS] = {
 	[W_CREATE] = { "1", "create + close" },
 	[W_ARM] = { "2", "arm, re-arm, disarm" },
+	[W_FORK_ARM] = { "2f", "re-arm in a forked child" },
 	[W_GETTIME] = { "3", "gettime" },
 	[W_READ_NONE] = { "4a", "read, nothing expired" },
 	[W_READ_SOME] = { "4b", "read, something expired" },
@@ -1882,6 +1950,7 @@ static int tfd_cmd_bench(int argc, char **argv)
 	for (i = 0; i < 4; i++)
 		if (ns[i] && (i == 0 || ns[i] != ns[i - 1]))
 			run(W_ARM, w_arm, ns[i]);
+	run(W_FORK_ARM, w_fork_arm, 1);
 	run(W_GETTIME, w_gettime, 1);
 	run(W_READ_NONE, w_read_none, 1);
 	run(W_READ_SOME, w_read_some, ns[1]);

@@ -14,6 +14,8 @@ int tfd_queue_reserve(struct tfd_queue *q, size_t n)
 
 	if (n <= q->cap)
 		return 0;
+	if (n >= TFD_QUEUE_NONE)
+		return ENOMEM;
 	cap = q->cap ? q->cap : 16;
 	while (cap < n)
 		cap *= 2;
@@ -35,7 +37,7 @@ void tfd_queue_free(struct tfd_queue *q)
 static void place(struct tfd_queue *q, size_t i, struct tfd_qent e)
 {
 	q->a[i] = e;
-	e.node->pos = i;
+	e.node->pos = (uint32_t)i;
 }
 
 static void sift_up(struct tfd_queue *q, size_t i, struct tfd_qent e)

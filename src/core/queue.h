@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TFD_QUEUE_NONE ((size_t)-1)
+#define TFD_QUEUE_NONE UINT32_MAX
 
 struct tfd_qnode {
-	size_t pos; /* index in the heap, TFD_QUEUE_NONE when not queued */
+	uint32_t pos; /* index in the heap, TFD_QUEUE_NONE when not queued */
 };
 
 struct tfd_qent {
@@ -29,7 +29,8 @@ struct tfd_queue {
 	size_t len, cap;
 };
 
-/* Make room for at least n entries.  0, or ENOMEM. */
+/* Make room for at least n entries (fewer than TFD_QUEUE_NONE).  0, or
+ * ENOMEM. */
 int tfd_queue_reserve(struct tfd_queue *q, size_t n);
 void tfd_queue_free(struct tfd_queue *q);
 

@@ -74,18 +74,15 @@ enum {
 #define PROC_MAX 64 /* processes of a family that hold timers at once */
 #define NO_PROC (-1)
 
-/* A timer, in the family's memory: 72 bytes (tfd bench, workload 8). */
+/* A timer, in the family's memory: 64 bytes (tfd bench, workload 8). */
 struct tfd_timer {
 	struct tfd_qnode q;     /* [D] place in its deliverer's queue */
+	int32_t backoff;        /* [L] hold-back period, <= HOLD_MAX */
 	struct tfd_model m;     /* [L] */
 	int64_t hold;           /* [L] no post before this (coalescing) */
 	uint64_t holders;       /* [L] bit per process record holding it */
-	int32_t backoff;        /* [L] hold-back period, <= HOLD_MAX */
 	int32_t file;           /* [L] the deliverer's number for the file */
 	uint32_t next;          /* [L] next in an inbox or the free list, +1 */
-	uint32_t efd_id;        /* [I] the eventfd's id (its fdinfo), 0 if
-	                         * unknown: a forked child checks that a
-	                         * number it inherited is still this file */
 	uint16_t gen;           /* [L] changes when the record is freed */
 	signed char deliverer;  /* [L] the record of the process that posts
 	                         * to it, or NO_PROC: waiting to be adopted */
@@ -144,6 +141,9 @@ struct tfd_hold {
 	                  * -1 when there is none to post to */
 	unsigned nfds;   /* [L] user descriptors naming it here */
 	unsigned waiters; /* [L] tfd_read()s blocked, holds (preload) */
+	uint32_t efd_id; /* [I] the eventfd's id (its fdinfo), 0 if unknown:
+	                  * a forked child (a copy of this) checks that a
+	                  * number it inherited is still this file */
 	uint16_t gen;    /* [L] t->gen when taken */
 	unsigned char direct; /* [I] file is a user number (fallback) */
 	unsigned char closed; /* [L] no descriptor left; kept for waiters */
@@ -213,6 +213,8 @@ struct tfd_engine {
 };
 
 extern struct tfd_engine g;
+
+_Static_assert(sizeof(struct tfd_timer) <= 64, "a timer record is 64 bytes");
 
 #ifdef TFD_DEBUG_LOCKS
 void tfd_engine_assert_locked(void);

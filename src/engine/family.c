@@ -225,7 +225,6 @@ struct tfd_timer *tfd_family_new_timer(void)
 	t->backoff = 0;
 	t->file = -1;
 	t->next = 0;
-	t->efd_id = 0;
 	t->deliverer = NO_PROC;
 	t->flags = T_USED;
 	return t;

@@ -487,7 +487,7 @@ static void copy_files(void)
 		struct tfd_hold *h = g.holds[i];
 
 		if (h->file >= 0 &&
-		    (!h->t->efd_id || tfd_files_id(h->file) != h->t->efd_id)) {
+		    (!h->efd_id || tfd_files_id(h->file) != h->efd_id)) {
 			tfd_files_close(h->file); /* not the timer's now */
 			h->file = -1;
 		}

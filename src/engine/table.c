@@ -365,7 +365,7 @@ static int take(int clockid, int flags, struct tfd_hold *h, int *fd)
 	t->holders = tfd_proc_bit(g.self);
 	t->deliverer = (signed char)g.self;
 	t->file = file;
-	t->efd_id = id;
+	h->efd_id = id;
 	h->t = t;
 	h->gen = t->gen;
 	h->file = file;
