@@ -557,3 +557,72 @@ TEST_LIMIT(fork_the_65th_process_shares_nothing, 60)
 	CHECK(t_ns(&cur.it_value) > 3000 * SEC);
 	CHECK_OK(tfd_close(fd));
 }
+
+/* Two children hold a timer the parent closed (one of them delivers it);
+ * either may be killed: the other keeps it, readiness and exact count
+ * (each is killed in turn, so that once it is the one delivering). */
+static void survivor(int fd, int64_t e0, int64_t i, int report)
+{
+	struct itimerspec cur;
+	uint64_t n, total = 0;
+	int64_t before, after, end;
+	int ok = 1;
+
+	if (T_ASAN) /* our thread starts at the first call */
+		tfd_gettime(fd, &cur);
+	end = t_now(CLOCK_MONOTONIC) + 300 * MS;
+	while (ok && t_now(CLOCK_MONOTONIC) < end) {
+		ok = t_readable(fd, 5000);
+		if (read(fd, &n, 8) == 8)
+			total += n;
+	}
+	before = t_now(CLOCK_MONOTONIC);
+	if (tfd_read(fd, &n, 8) == 8)
+		total += n;
+	after = t_now(CLOCK_MONOTONIC);
+	dprintf(report, "%d %llu %llu %llu\n", ok, (unsigned long long)total,
+	        (unsigned long long)t_due(e0, i, before),
+	        (unsigned long long)t_due(e0, i, after));
+	_exit(0);
+}
+
+TEST(fork_the_delivering_child_killed_the_other_takes_over)
+{
+	int victim;
+
+	for (victim = 0; victim < 2; victim++) {
+		int fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK), p[2];
+		int64_t e0 = t_now(CLOCK_MONOTONIC) + MS, i = 2 * MS;
+		pid_t kid[2];
+		char line[128] = "";
+		ssize_t len;
+		int ok = 0, k;
+		unsigned long long total = 0, lo = 0, hi = 0;
+
+		t_arm(fd, TFD_TIMER_ABSTIME, e0, i);
+		CHECK(pipe(p) == 0);
+		for (k = 0; k < 2; k++) {
+			kid[k] = fork();
+			if (kid[k] == 0) {
+				close(p[0]);
+				if (k == victim)
+					for (;;)
+						pause();
+				survivor(fd, e0, i, p[1]);
+			}
+		}
+		close(p[1]);
+		CHECK_OK(tfd_close(fd)); /* a child takes over */
+		t_sleep_ns(50 * MS);
+		CHECK(kill(kid[victim], SIGKILL) == 0);
+		CHECK(waitpid(kid[victim], NULL, 0) == kid[victim]);
+		reap(kid[1 - victim]);
+		len = read(p[0], line, sizeof(line) - 1);
+		close(p[0]);
+		line[len > 0 ? len : 0] = 0;
+		CHECKF(sscanf(line, "%d %llu %llu %llu", &ok, &total, &lo, &hi) ==
+		               4 && ok && total >= lo && total <= hi,
+		       "survivor (victim %d): readable, read, due from, due to: %s",
+		       victim, line);
+	}
+}

@@ -513,6 +513,11 @@ static void *service(void *arg)
 	pthread_mutex_lock(&me->alive); /* a fresh record: never a dead owner */
 	tfd_family_lock();
 	me->threaded = 1;
+	/* The other service threads of the family watch ours from now on:
+	 * each looks again at whom it sleeps on. */
+	for (b = 0; b < PROC_MAX; b++)
+		if (b != g.self && tfd_fam->proc[b].threaded)
+			tfd_family_poke(b);
 	tfd_family_unlock();
 	e = tfd_clock_watch_start();
 	tfd_family_lock();
