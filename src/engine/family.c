@@ -401,8 +401,8 @@ static void reap(int i)
 		else if (t->deliverer == NO_PROC)
 			tfd_family_orphan(t);
 	}
-	if (pthread_mutex_trylock(&p->alive) == EOWNERDEAD)
-		pthread_mutex_consistent(&p->alive);
+	/* Its alive mutex is left as the kernel marked it: a record is
+	 * made anew (tfd_family_new_proc) before it is used again. */
 	p->state = P_FREE;
 	f->reaped++;
 	tfd_family_changed();
