@@ -21,11 +21,11 @@
  * still the timers' eventfds (the program may have closed or reused a
  * number by then).  Inside fork() nothing here allocates or frees: other
  * libraries may hold their allocators' locks until it returns.  A child
- * whose record was undone
- * after all (another library's handler changed errno) registers anew,
- * keeping the timers that still exist; one that finds no record free
- * (PROC_MAX processes of the family hold timers) shares nothing: its
- * inherited numbers are plain eventfds (tfd(7), FORK).
+ * whose record was undone after all (another library's handler changed
+ * errno) registers anew, keeping the timers that still exist; one that
+ * finds no record free (PROC_MAX processes of the family hold timers)
+ * shares nothing: its inherited numbers are plain eventfds (tfd(7), FORK
+ * AND EXEC, NOTES 6).
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
