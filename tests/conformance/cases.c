@@ -801,6 +801,16 @@ const struct conf_case conf_cases[] = {
 	SET_REALTIME(-100),
 	GETTIME(T0, 110 * SEC_ - TOL, 110 * SEC_, 0),
 	READ_E(T0, 8, 1, ERR(EAGAIN)) } },
+{ "clockset.backward_step_reads_zero_and_fires_again", "SPEC 2 clock set "
+  "backwards", NULL, ON_VIRTUAL, {
+	CREATE(T0, REAL, NB, NEWFD),
+	SETTIME(T0, AB, ABS(SEC_, 10 * SEC_), OK),
+	SLEEP(1500),
+	SET_REALTIME(-1),
+	READ_E(T0, 8, 1, RET(0)),
+	GETTIME(T0, 500 * MS_ - TOL, 500 * MS_, 10 * SEC_),
+	SLEEP(600),
+	READ_E(T0, 8, 1, RET(8)) } },
 { "clockset.relative_realtime_not_moved_by_a_step", "SPEC 1 clocks", NULL,
   ON_VIRTUAL, {
 	CREATE(T0, REAL, NB, NEWFD),
