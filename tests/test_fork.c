@@ -626,3 +626,44 @@ TEST(fork_the_delivering_child_killed_the_other_takes_over)
 		       victim, line);
 	}
 }
+
+/* On the virtual clocks (no service thread watches the family there): a
+ * process makes a periodic timer, forks and exits at once; the child's
+ * next move of the clocks takes the timer over and posts it. */
+TEST(fork_daemon_on_the_virtual_clocks)
+{
+	int p[2];
+	pid_t mid;
+	char c = 'n';
+
+	CHECK(pipe(p) == 0);
+	mid = fork();
+	if (mid == 0) {
+		int fd;
+		struct itimerspec v = t_its(10 * MS, 10 * MS);
+
+		close(p[0]);
+		if (tfd_use_backend("virtual") < 0)
+			_exit(1);
+		fd = tfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+		if (fd < 0 || tfd_settime(fd, 0, &v, NULL) < 0)
+			_exit(1);
+		if (fork() == 0) { /* the daemon */
+			struct timespec step = { 0, 25 * MS };
+			uint64_t n = 0;
+
+			t_sleep_ns(20 * MS); /* its parent is gone by now */
+			if (tfd_virtual_advance(&step) == 0 && t_readable(fd, 0) &&
+			    read(fd, &n, 8) == 8 && n == 2)
+				c = 'y';
+			CHECK(write(p[1], &c, 1) == 1);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	reap(mid);
+	CHECK(read(p[0], &c, 1) == 1);
+	close(p[0]);
+	CHECK(c == 'y');
+}

@@ -22,6 +22,9 @@
  */
 void tfd_engine_virtual_deliver(const int64_t *before)
 {
+	/* No service thread here watches the family's other processes:
+	 * one that died is found by its pid, and its timers adopted. */
+	tfd_family_reap_dead(1);
 	tfd_engine_sync();
 	for (;;) {
 		struct tfd_qnode *first = NULL;
