@@ -12,6 +12,7 @@
  */
 #include "t.h"
 
+#include "backend.h"
 #include "tfd.h"
 
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -666,4 +668,56 @@ TEST(fork_daemon_on_the_virtual_clocks)
 	CHECK(read(p[0], &c, 1) == 1);
 	close(p[0]);
 	CHECK(c == 'y');
+}
+
+/* A daemon that closed an inherited timer with a plain close(2) and made
+ * an eventfd of its own at that number before its parent exited: the
+ * timer is not taken over into that eventfd (the engine checks the
+ * number is still the timer's file); the eventfd holds only what the
+ * program wrote. */
+TEST(fork_daemon_reusing_an_inherited_number_gets_no_counts)
+{
+	int p[2];
+	pid_t mid;
+	char line[64] = "";
+	ssize_t len;
+
+	if (!tfd_engine_private_files())
+		t_skip("the fallback posts to the user's numbers (tfd(7))");
+	CHECK(pipe(p) == 0);
+	mid = fork();
+	if (mid == 0) {
+		int fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
+
+		close(p[0]);
+		t_arm(fd, 0, 2 * MS, 2 * MS);
+		if (fork() == 0) {
+			struct itimerspec cur;
+			uint64_t n = 0;
+			int mine;
+
+			close(fd); /* plainly: the library does not know */
+			mine = eventfd(5, EFD_NONBLOCK);
+			if (mine != fd) { /* the same number, whatever is free */
+				CHECK(dup2(mine, fd) == fd);
+				close(mine);
+				mine = fd;
+			}
+			if (T_ASAN) /* our thread starts at the first call */
+				tfd_gettime(fd, &cur);
+			t_sleep_ns(60 * MS); /* the parent is gone */
+			if (read(mine, &n, 8) != 8)
+				n = 0;
+			dprintf(p[1], "%d %llu\n", mine == fd,
+			        (unsigned long long)n);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	reap(mid);
+	len = read(p[0], line, sizeof(line) - 1);
+	close(p[0]);
+	line[len > 0 ? len : 0] = 0;
+	CHECKF(!strcmp(line, "1 5\n"), "same number, eventfd count: %s", line);
 }

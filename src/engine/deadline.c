@@ -128,22 +128,30 @@ static void rebuild(void)
 }
 
 /* Take over every timer we hold whose deliverer let go of it or died,
- * if we can post to it. */
-static void adopt(void)
+ * if we can post to it (service: on the service thread, where a forked
+ * child takes the files it needs).  1 if one is left for the service
+ * thread. */
+static int adopt(int service)
 {
 	size_t i;
+	int left = 0;
 
 	for (i = 0; i < g.nholds; i++) {
 		struct tfd_hold *h = g.holds[i];
 		struct tfd_timer *t = h->t;
 
-		if (t->deliverer != NO_PROC || h->file < 0)
+		if (t->deliverer != NO_PROC)
 			continue;
+		if (tfd_engine_hold_file(h, service) < 0) {
+			left |= !service && !h->direct;
+			continue;
+		}
 		t->deliverer = (signed char)g.self;
 		t->file = h->file;
 		t->q.pos = TFD_QUEUE_NONE;
 		local_requeue(t);
 	}
+	return left;
 }
 
 int tfd_engine_sync_pending(void)
@@ -157,7 +165,7 @@ int tfd_engine_sync_pending(void)
 }
 
 /* What other processes asked of us: lock held. */
-void tfd_engine_sync(void)
+void tfd_engine_sync(int service)
 {
 	struct tfd_proc *p;
 
@@ -170,8 +178,9 @@ void tfd_engine_sync(void)
 		rebuild();
 	}
 	if (p->adopt) {
-		p->adopt = 0;
-		adopt();
+		p->adopt = adopt(service); /* left for our service thread? */
+		if (p->adopt)
+			tfd_family_poke(g.self);
 	}
 	while (p->inbox) {
 		struct tfd_timer *t = &tfd_fam->timer[p->inbox - 1];

@@ -195,7 +195,7 @@ struct tfd_engine {
 	int stop;                /* [L] */
 	int start_error;         /* [L] why the thread could not start */
 	int clock_set;           /* [L] the watcher saw CLOCK_REALTIME set */
-	int copy_files;          /* [L] a new thread copies inherited files */
+	int in_fork;             /* [L] a fork handler runs: no allocation */
 	int start_pending;       /* [L] a forked child's thread to start */
 	int64_t idle_since;      /* [L] no timer left since (mono ns) */
 	struct tfd_fetch *fetch[FETCH_MAX]; /* [L] */
@@ -253,7 +253,8 @@ void tfd_engine_let_hold_go(struct tfd_hold *h); /* the last reference */
 int tfd_engine_wait_inflight(struct tfd_hold *h); /* may drop the lock;
                                       * 1 if h was closed meanwhile */
 int tfd_engine_grow_holds(void);
-void tfd_engine_number_holds(void); /* files := their lowest numbers */
+int tfd_engine_hold_file(struct tfd_hold *h, int service); /* its file
+                                 * here, taken now if need be, or -1 */
 void tfd_engine_hold_add(struct tfd_hold *h);
 
 /* ops.c */
@@ -272,7 +273,8 @@ void tfd_engine_unqueue(struct tfd_timer *t); /* ours: off our queues */
 void tfd_engine_kick(struct tfd_timer *t);    /* wake its deliverer if
                                                * it sleeps past it */
 void tfd_engine_inbox_unlink(struct tfd_timer *t);
-void tfd_engine_sync(void);   /* inbox, adoption, resync: lock held */
+void tfd_engine_sync(int service); /* inbox, adoption, resync: lock
+                                   * held; service: on its thread */
 int tfd_engine_sync_pending(void);
 int tfd_engine_reserve(unsigned mask); /* room on our queues, 0 or ENOMEM */
 void tfd_engine_unreserve(unsigned mask);
@@ -290,8 +292,6 @@ void tfd_engine_after_fork(void);
 /* files.c */
 int tfd_files_private(void);          /* 1 if the mechanism works */
 int tfd_files_unshare(void);          /* in a new thread: empty table */
-int tfd_files_copy(int (*kept)(int after)); /* in a new thread: a
-                                       * table of its own with only those */
 int tfd_files_fetch(int tid, int fd); /* >= 0, or -errno */
 void tfd_files_close(int fd);         /* a number of the thread's table */
 int tfd_files_fresh(int nonblock);    /* a new eventfd there, or -1 */

@@ -30,7 +30,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,28 +94,6 @@ int tfd_files_unshare(void)
 	if (syscall(SYS_close_range, 0U, ~0U, CLOSE_RANGE_UNSHARE) == 0)
 		return 0;
 	return errno;
-}
-
-/* Called first thing in a new thread of a forked child: give it a table of
- * its own that holds only the numbers kept(after) lists (the inherited
- * timers' files, in ascending order, from -1 to -1), taken from the
- * program's table before the program runs on.  No allocation: other
- * libraries may hold their allocators' locks until fork() returns.  0 or
- * errno. */
-int tfd_files_copy(int (*kept)(int after))
-{
-	unsigned from = 0;
-	int k;
-
-	if (unshare(CLONE_FILES) != 0)
-		return errno;
-	for (k = kept(-1); k >= 0; k = kept(k)) {
-		if ((unsigned)k > from)
-			syscall(SYS_close_range, from, (unsigned)k - 1, 0U);
-		from = (unsigned)k + 1;
-	}
-	syscall(SYS_close_range, from, ~0U, 0U);
-	return 0;
 }
 
 /*

@@ -5,9 +5,11 @@
  * The timers are in the family's memory (family.c), which the child shares
  * with the parent; what the child needs of its own is a record in the
  * family, its holds (its copy of the parent's, for the numbers it
- * inherited), and a service thread holding copies of the inherited files
- * in a table of its own, so that it can take over their delivery if the
+ * inherited), and a service thread, to take over their delivery if the
  * parent lets go of them or dies (daemon(): the parent exits at once).
+ * The thread takes a copy of an inherited file only then, from the
+ * number that named it, if that number is still the timer's eventfd (its
+ * id, tfd_engine_hold_file): the program may have closed or reused it.
  *
  * The fork handlers make that happen atomically with fork(): the prepare
  * handler takes the lock and makes the child's record, marking it as a
@@ -16,10 +18,8 @@
  * parent's handler undoes that if fork() failed (glibc leaves fork's
  * errno for the parent's handlers; ours set it to 0 before) and lets go
  * of the lock.  The child's handler waits for the lock, claims its record
- * and starts its service thread, without waiting for it: the thread
- * copies the inherited files when it runs, keeping only those that are
- * still the timers' eventfds (the program may have closed or reused a
- * number by then).  Inside fork() nothing here allocates or frees: other
+ * and starts its service thread, without waiting for it.  Inside fork()
+ * nothing here allocates or frees, and nothing waits for the thread: other
  * libraries may hold their allocators' locks until it returns.  A child
  * whose record was undone after all (another library's handler changed
  * errno) registers anew, keeping the timers that still exist; one that
@@ -203,11 +203,12 @@ static void child(void)
 		h->file = -1; /* numbers of the parent's thread's table */
 	g.transit = NULL; /* the parent's readers, on their stacks */
 	g.self = -1;
+	g.in_fork = 1;
 	tfd_family_lock(); /* once the parent's handler let go of it */
 	for (i = g.nholds; i-- > 0;) {
 		h = g.holds[i];
 		h->waiters = 0; /* the parent's threads */
-		h->file = -1;   /* the parent's numbers */
+		h->file = -1;   /* the parent's; ours when we need it */
 		if (!h->nfds)
 			forget_here(h); /* kept for a parent's waiter */
 	}
@@ -217,14 +218,12 @@ static void child(void)
 	} else if (claim(c) != 0) {
 		while (g.nholds) /* PROC_MAX: we share nothing */
 			forget_here(g.holds[g.nholds - 1]);
-	} else if (g.virtual) {
-		tfd_engine_number_holds(); /* posts go to our numbers */
-	} else {
-		g.copy_files = 1;
+	} else if (!g.virtual) {
 		g.start_pending = 1;
 		if (START_IN_FORK)
 			tfd_engine_start_pending();
 	}
+	g.in_fork = 0;
 	tfd_family_unlock();
 	errno = saved_errno;
 }
@@ -238,7 +237,6 @@ void tfd_engine_start_pending(void)
 	if (tfd_engine_start() == 0)
 		return;
 	let_all_go(); /* nothing to take over with */
-	g.copy_files = 0;
 	if (g.self >= 0 && !g.nholds) {
 		tfd_family_free_proc(g.self);
 		g.self = -1;

@@ -272,7 +272,7 @@ int tfd_engine_next_due(int64_t *in_ns)
 	int b, cs;
 
 	tfd_engine_lock(&cs);
-	tfd_engine_sync();
+	tfd_engine_sync(0);
 	for (b = 0; b < NBASE; b++) {
 		const struct tfd_qent *top = tfd_queue_top(&g.q[b]);
 		int64_t d;

@@ -365,7 +365,7 @@ static void close_freed(void)
 static void family(void)
 {
 	tfd_family_reap_dead(0);
-	tfd_engine_sync();
+	tfd_engine_sync(1);
 }
 
 /* ---- the thread ---- */
@@ -457,44 +457,6 @@ static void sleep_until_due(void)
 	g.wakeups++;
 }
 
-/* The next number above after that a hold keeps as its file, or -1. */
-static int kept(int after)
-{
-	size_t i;
-
-	for (i = (size_t)(after + 1); i < g.nslot; i++)
-		if (g.slot[i] && g.slot[i]->file == (int)i)
-			return (int)i;
-	return -1;
-}
-
-/* In a forked child: take the files of the inherited timers into the
- * thread's own table, each at the lowest number naming it now.  The
- * program may have run on since fork() and closed or reused a number: a
- * file kept is used only if it is still the timer's eventfd (its id). */
-static void copy_files(void)
-{
-	size_t i;
-
-	tfd_engine_number_holds();
-	if (g.private_files && tfd_files_copy(kept) != 0) {
-		/* No table of our own: post to the user's numbers. */
-		g.private_files = 0;
-		for (i = 0; i < g.nholds; i++)
-			g.holds[i]->direct = 1;
-	}
-	for (i = 0; g.private_files && i < g.nholds; i++) {
-		struct tfd_hold *h = g.holds[i];
-
-		if (h->file >= 0 &&
-		    (!h->efd_id || tfd_files_id(h->file) != h->efd_id)) {
-			tfd_files_close(h->file); /* not the timer's now */
-			h->file = -1;
-		}
-	}
-	g.copy_files = 0;
-}
-
 static void *service(void *arg)
 {
 	struct tfd_proc *me;
@@ -502,9 +464,7 @@ static void *service(void *arg)
 
 	(void)arg;
 	tfd_family_lock();
-	if (g.copy_files)
-		copy_files(); /* first: the program runs on */
-	else if (g.private_files && tfd_files_unshare() != 0)
+	if (g.private_files && tfd_files_unshare() != 0)
 		g.private_files = 0;
 	me = &tfd_fam->proc[g.self];
 	g.tid = gettid();
@@ -583,9 +543,9 @@ static void *service(void *arg)
 }
 
 /* Start the service thread if it is not running, and wait until it runs
- * (in a forked child, inside fork(), g.copy_files: it does not wait:
- * other libraries may keep locks the new thread needs until fork()
- * returns).  Lock held; may drop it. */
+ * (in a forked child, inside fork() (g.in_fork), it does not wait: other
+ * libraries may keep locks the new thread needs until fork() returns).
+ * Lock held; may drop it. */
 int tfd_engine_start(void)
 {
 	pthread_attr_t attr;
@@ -614,8 +574,8 @@ int tfd_engine_start(void)
 	if (e)
 		return e;
 	g.state = STARTING;
-	if (g.copy_files)
-		return 0; /* inside fork(): the thread goes on alone */
+	if (g.in_fork)
+		return 0; /* the thread goes on alone */
 	while (g.state == STARTING)
 		tfd_family_wait();
 	return g.state == RUNNING ? 0 : g.start_error;
@@ -660,6 +620,5 @@ void tfd_engine_after_fork(void)
 	g.nfetch = 0;
 	g.npool = 0; /* numbers of the parent's thread */
 	g.clock_set = 0;
-	g.copy_files = 0;
 	g.start_pending = 0;
 }

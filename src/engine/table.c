@@ -112,7 +112,7 @@ void tfd_engine_let_hold_go(struct tfd_hold *h)
 		h->u.next = g.freed;
 		g.freed = h;
 		tfd_engine_poke(); /* close it now */
-	} else if (g.copy_files) {
+	} else if (g.in_fork) {
 		h->file = -1; /* inside fork(): freed later (fork.c) */
 		h->u.next = g.freed;
 		g.freed = h;
@@ -125,17 +125,35 @@ void tfd_engine_let_hold_go(struct tfd_hold *h)
 	}
 }
 
-/* Give each hold, as its file, the lowest number naming it: in a forked
- * child, before the program runs on. */
-void tfd_engine_number_holds(void)
+/* This process's file for h's timer, to post to.  A forked child's holds
+ * have none until they take over a timer's delivery: then the file is
+ * taken from the lowest number naming it, if that number is still the
+ * timer's eventfd (the program may have closed or reused it since: its
+ * id tells), into the service thread's table (so only there, service),
+ * or on the fallback the number itself.  -1 if there is none. */
+int tfd_engine_hold_file(struct tfd_hold *h, int service)
 {
 	size_t i;
+	int k;
 
-	for (i = 0; i < g.nholds; i++)
-		g.holds[i]->file = -1;
-	for (i = 0; i < g.nslot; i++)
-		if (g.slot[i] && g.slot[i]->file < 0)
-			g.slot[i]->file = (int)i;
+	if (h->file >= 0 || h->closed)
+		return h->file;
+	for (i = 0; i < g.nslot && g.slot[i] != h; i++)
+		;
+	if (i == g.nslot)
+		return -1;
+	if (h->direct)
+		return h->file = (int)i;
+	if (!service || !h->efd_id)
+		return -1;
+	k = tfd_files_fetch(getpid(), (int)i);
+	if (k < 0)
+		return -1;
+	if (tfd_files_id(k) != h->efd_id) {
+		tfd_files_close(k); /* not the timer's now */
+		return -1;
+	}
+	return h->file = k;
 }
 
 /* Holds a forked child dropped inside fork(), with no file to close: with

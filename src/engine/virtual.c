@@ -25,7 +25,7 @@ void tfd_engine_virtual_deliver(const int64_t *before)
 	/* No service thread here watches the family's other processes:
 	 * one that died is found by its pid, and its timers adopted. */
 	tfd_family_reap_dead(1);
-	tfd_engine_sync();
+	tfd_engine_sync(0);
 	for (;;) {
 		struct tfd_qnode *first = NULL;
 		struct tfd_timer *t;
