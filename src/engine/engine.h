@@ -67,8 +67,7 @@ enum {
 	T_CANCEL_ON_SET = 1 << 1, /* absolute CLOCK_REALTIME, CANCEL_ON_SET */
 	T_CANCELLED = 1 << 2,     /* clock set since: next read ECANCELED */
 	T_SIGNALED = 1 << 3,      /* posted since the last drain */
-	T_INFLIGHT = 1 << 4,      /* a post is being written, unlocked */
-	T_INBOX = 1 << 5,         /* in its deliverer's inbox */
+	T_INBOX = 1 << 4,         /* in its deliverer's inbox */
 };
 
 #define PROC_MAX 64 /* processes of a family that hold timers at once */
@@ -90,6 +89,9 @@ struct tfd_timer {
 	unsigned char base;     /* [L] the queue its deadline belongs on */
 	unsigned char qbase;    /* [D] the queue it is on, if queued */
 	unsigned char flags;    /* [L] T_* */
+	unsigned char inflight; /* [S] a post is being written, unlocked:
+	                         * set locked, cleared when written; read
+	                         * atomically by the others */
 };
 
 enum pstate { P_FREE, P_PENDING, P_LIVE };
@@ -177,6 +179,8 @@ struct tfd_fetch {
 #define POOL_MAX 32  /* fresh eventfds the service thread keeps ready,
                       * half of them non-blocking */
 #define POOL_LOW 8   /* below this of a kind, create asks for more */
+#define FREED_MAX 32 /* files of closed timers the thread closes at once
+                      * (before, when it next wakes anyway) */
 
 /* This process's part. */
 struct tfd_engine {
@@ -206,6 +210,8 @@ struct tfd_engine {
 	unsigned npool;          /* [L] */
 	unsigned pool_max;       /* [L] POOL_MAX but in tests */
 	struct tfd_hold *freed;  /* [L] holds whose file the service closes */
+	unsigned nfreed;         /* [L] on that list */
+	int idle_sleep;          /* [L] the thread sleeps GRACE at most */
 	struct tfd_transit *transit; /* [L] tfd_read()s blocked in read(2) */
 	unsigned long wakeups;   /* [L] times the thread woke (tests) */
 	int virtual;             /* [L] the clocks are vnow, moved by calls */
@@ -285,6 +291,7 @@ unsigned tfd_engine_pool_count(int nonblock);
 void tfd_engine_pool_drop(unsigned i); /* forget entry i, lock held */
 int tfd_engine_start(void);       /* lock held; may drop it */
 void tfd_engine_stop_if_idle(void); /* lock held */
+void tfd_engine_free_later(struct tfd_hold *h); /* its file: the thread's */
 void tfd_engine_stop_now(void);   /* lock held; may drop it */
 void tfd_engine_poke(void);       /* wake our service thread */
 void tfd_engine_after_fork(void);

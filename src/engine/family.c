@@ -146,12 +146,8 @@ int tfd_family_wanted(void)
 
 void tfd_family_yield(void)
 {
-	struct tfd_family *f = tfd_fam;
-	int n = 0;
-
 	tfd_family_unlock();
-	while (__atomic_load_n(&f->want, __ATOMIC_RELAXED) && n++ < 100)
-		sched_yield();
+	sched_yield();
 	tfd_family_lock();
 }
 
@@ -227,6 +223,7 @@ struct tfd_timer *tfd_family_new_timer(void)
 	t->next = 0;
 	t->deliverer = NO_PROC;
 	t->flags = T_USED;
+	__atomic_store_n(&t->inflight, 0, __ATOMIC_RELAXED);
 	return t;
 }
 
@@ -392,7 +389,7 @@ static void reap(int i)
 		t->holders &= ~bit;
 		if (t->deliverer == i) {
 			/* A post it was writing will never be finished. */
-			t->flags &= (unsigned char)~T_INFLIGHT;
+			__atomic_store_n(&t->inflight, 0, __ATOMIC_RELEASE);
 			t->deliverer = NO_PROC;
 			t->q.pos = TFD_QUEUE_NONE;
 		}

@@ -115,8 +115,7 @@ static void parent(void)
 static void discard(struct tfd_hold *h)
 {
 	h->file = -1;
-	h->u.next = g.freed;
-	g.freed = h;
+	tfd_engine_free_later(h);
 }
 
 /* Forget h here only: the family never counted this process as its holder

@@ -11,7 +11,7 @@
  * close, timers to take over.  On waking it counts what expired through
  * the model and posts the counts in batches, writing them without the lock
  * so that readers are not held up; a settime, read or close of a timer
- * whose post is being written waits for that post (T_INFLIGHT).  With no
+ * whose post is being written waits for that post (inflight).  With no
  * timer left it closes everything it holds at once and ends after GRACE,
  * so that a program that creates and closes timers one at a time does not
  * start a thread for each.
@@ -105,7 +105,8 @@ struct batch {
 	unsigned n;
 };
 
-/* Write the batch unlocked; then the timers may be drained again. */
+/* Write the batch unlocked; each timer may be drained again as soon as
+ * its post is written. */
 static void flush(struct batch *b)
 {
 	unsigned i;
@@ -113,12 +114,12 @@ static void flush(struct batch *b)
 	if (b->n == 0)
 		return;
 	tfd_family_unlock();
-	for (i = 0; i < b->n; i++)
+	for (i = 0; i < b->n; i++) {
 		tfd_notify_post(b->p[i].file, b->p[i].n);
+		__atomic_store_n(&b->p[i].t->inflight, 0, __ATOMIC_RELEASE);
+	}
 	tfd_family_lock();
-	for (i = 0; i < b->n; i++)
-		b->p[i].t->flags &= (unsigned char)~T_INFLIGHT;
-	tfd_family_changed(); /* a read or settime may wait for them */
+	tfd_family_changed(); /* a read or settime may sleep for them */
 	b->n = 0;
 }
 
@@ -131,7 +132,8 @@ static void add(struct batch *b, struct tfd_timer *t)
 	b->p[b->n].n = t->m.ticks;
 	b->n++;
 	t->m.ticks = 0;
-	t->flags |= T_SIGNALED | T_INFLIGHT;
+	t->flags |= T_SIGNALED;
+	__atomic_store_n(&t->inflight, 1, __ATOMIC_RELAXED);
 }
 
 void tfd_engine_post_locked(struct tfd_timer *t)
@@ -191,7 +193,7 @@ static int expire(int base, int64_t now)
 		            (top = tfd_queue_top(&g.q[base])) && top->key <= now;) {
 			struct tfd_timer *t = tfd_timer_of(top->node);
 
-			if (t->flags & T_INFLIGHT)
+			if (__atomic_load_n(&t->inflight, __ATOMIC_ACQUIRE))
 				break; /* never: each round is written before the
 				        * next, but a post is not made twice */
 			tfd_engine_unqueue(t);
@@ -346,6 +348,7 @@ static void close_freed(void)
 	if (!h)
 		return;
 	g.freed = NULL;
+	g.nfreed = 0;
 	tfd_family_unlock();
 	while (h) {
 		struct tfd_hold *next = h->u.next;
@@ -452,8 +455,10 @@ static void sleep_until_due(void)
 	if (wait == 0)
 		return;
 	me->sleeping = 1;
+	g.idle_sleep = g.nholds == 0;
 	sleep_on(seq, wait);
 	me->sleeping = 0;
+	g.idle_sleep = 0;
 	g.wakeups++;
 }
 
@@ -581,10 +586,22 @@ int tfd_engine_start(void)
 	return g.state == RUNNING ? 0 : g.start_error;
 }
 
-/* The last timer went: let the thread close what it holds now. */
+/* The last timer went: the thread, unless it already sleeps no longer
+ * than GRACE, wakes to close what it holds and to end after GRACE. */
 void tfd_engine_stop_if_idle(void)
 {
-	if (g.nholds == 0 && g.state == RUNNING)
+	if (g.nholds == 0 && g.state == RUNNING && !g.idle_sleep)
+		tfd_engine_poke();
+}
+
+/* h's file is the service thread's to close: when it next wakes, or now
+ * if many wait (a wake-up for each close would cost two system calls and
+ * two thread switches). */
+void tfd_engine_free_later(struct tfd_hold *h)
+{
+	h->u.next = g.freed;
+	g.freed = h;
+	if (++g.nfreed >= FREED_MAX)
 		tfd_engine_poke();
 }
 

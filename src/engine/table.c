@@ -41,13 +41,19 @@ int tfd_engine_find(int fd, struct tfd_hold **h)
  * closed h meanwhile (the caller lets it go if no one else waits). */
 int tfd_engine_wait_inflight(struct tfd_hold *h)
 {
-	int was = h->closed;
+	int was = h->closed, n;
 
-	if (!(h->t->flags & T_INFLIGHT))
+	if (!__atomic_load_n(&h->t->inflight, __ATOMIC_ACQUIRE))
 		return 0;
 	h->waiters++;
-	while (h->t->flags & T_INFLIGHT)
-		tfd_family_wait();
+	/* A post takes a system call: look again after a yield, and sleep
+	 * only if it takes longer (the service thread wakes sleepers once
+	 * its whole batch is written). */
+	for (n = 0; __atomic_load_n(&h->t->inflight, __ATOMIC_ACQUIRE); n++)
+		if (n < 16)
+			tfd_family_yield();
+		else
+			tfd_family_wait();
 	h->waiters--;
 	return h->closed && !was;
 }
@@ -109,13 +115,10 @@ void tfd_engine_let_hold_go(struct tfd_hold *h)
 			tfd_family_orphan(t);
 	}
 	if (!h->direct && h->file >= 0) {
-		h->u.next = g.freed;
-		g.freed = h;
-		tfd_engine_poke(); /* close it now */
+		tfd_engine_free_later(h);
 	} else if (g.in_fork) {
 		h->file = -1; /* inside fork(): freed later (fork.c) */
-		h->u.next = g.freed;
-		g.freed = h;
+		tfd_engine_free_later(h);
 	} else {
 		free(h);
 	}
@@ -165,6 +168,7 @@ static void free_dropped(void)
 	while ((h = *link)) {
 		if (h->file < 0) {
 			*link = h->u.next;
+			g.nfreed--;
 			free(h);
 		} else {
 			link = &h->u.next;
@@ -371,9 +375,7 @@ static int take(int clockid, int flags, struct tfd_hold *h, int *fd)
 		tfd_engine_unreserve(mask);
 		if (file >= 0 && !h->direct) { /* its copy: the service's */
 			h->file = file;
-			h->u.next = g.freed;
-			g.freed = h;
-			tfd_engine_poke();
+			tfd_engine_free_later(h);
 			h = NULL;
 		}
 		goto out;
