@@ -49,6 +49,9 @@ static void load_waits(void)
 	LOAD(gettimeofday);
 	LOAD(time);
 	LOAD(pthread_create);
+	LOAD(fork);
+	LOAD(posix_spawn);
+	LOAD(posix_spawnp);
 }
 
 static void load_all(void)

@@ -10,7 +10,15 @@
  *   fdops.c    read, write, close, dup, fcntl, ioctl on a timer
  *   epoll.c    epoll registrations of timers (writability, EPOLLET)
  *   waits.c    poll, select, epoll waits on timers
- *   vtime.c    the virtual-time scheduler: sleeps, clocks, moving time
+ *   vtime.c    virtual time as the program sees it: clocks, sleeps,
+ *              the waits' entry to the domain
+ *   domain.c   this process's part in the virtual-time domain: joining
+ *              it, a slot per thread, the three ways a wait blocks,
+ *              the engine kept in step (domain.h)
+ *   mover.c    the one mover of a domain, and the shared memory's
+ *              operations (also in `tfd exec`)
+ *   signals.c  the program's signal handlers, counted (virtual time)
+ *   tree.c     threads and processes joining the domain from birth
  *   trace.c    TFD_TRACE
  *   rawsys.c   raw timerfd system calls (TFD_RAW_SYSCALLS): a seccomp
  *              filter, a SIGSYS handler, the program's SIGSYS handler
@@ -41,6 +49,7 @@ void tfd_rawsys_init(void);
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
@@ -94,6 +103,15 @@ struct tfd_next {
 	time_t (*time)(time_t *);
 	int (*pthread_create)(pthread_t *, const pthread_attr_t *,
 	                      void *(*)(void *), void *);
+	pid_t (*fork)(void);
+	int (*posix_spawn)(pid_t *, const char *,
+	                   const posix_spawn_file_actions_t *,
+	                   const posix_spawnattr_t *, char *const[],
+	                   char *const[]);
+	int (*posix_spawnp)(pid_t *, const char *,
+	                    const posix_spawn_file_actions_t *,
+	                    const posix_spawnattr_t *, char *const[],
+	                    char *const[]);
 };
 
 extern struct tfd_next tfd_next;
@@ -209,11 +227,55 @@ int64_t tfd_tsp_ns(const struct timespec *ts);
  * of time. */
 #define TFD_HORIZON ((int64_t)100 * 36525 * 864 * 1000000000)
 int64_t tfd_vnow(clockid_t c);
-int tfd_vwait(int64_t timeout_ns, int (*look)(void *), void *ctx);
-void tfd_virtual_read_wait(int fd);
-int tfd_virtual_sleep(int64_t ns); /* 0, or VWAIT_BLOCK: sleep for real */
+int64_t tfd_vdeadline(int64_t ns);
+void tfd_vsync(void);
+void tfd_vpublish(void);
+int tfd_vwait(int64_t timeout_ns, const sigset_t *mask, int (*look)(void *),
+              int (*block)(void *, const sigset_t *, int64_t), void *ctx);
+int tfd_virtual_read_wait(int fd);
+int tfd_virtual_sleep(int64_t ns, int64_t *left);
+int tfd_virtual_sleep_until(int64_t deadline, int64_t *left);
 clockid_t tfd_virtual_base(clockid_t c);
-extern int tfd_threads_started;
+
+/* ---- domain.c (see domain.h) ---- */
+
+int tfd_dom_join(const char *name);
+int tfd_dom_slot_take(int32_t pid);
+void tfd_dom_slot_name(int i, int32_t pid, int32_t tid);
+void tfd_dom_slot_free(int i);
+int tfd_dom_self(void);
+void tfd_dom_set_self(int i);
+void tfd_dom_forked(int slot);
+void tfd_dom_sync(void);
+void tfd_dom_publish(void);
+int tfd_dom_sleep(int64_t deadline);
+int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
+                  int (*look)(void *),
+                  int (*block)(void *, const sigset_t *, int64_t),
+                  void *ctx);
+int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
+                       void *ctx);
+
+/* ---- signals.c ---- */
+
+/* The program's handlers run through ours, which count them (on a
+ * virtual-time domain: tfd_counting_signals). */
+extern int tfd_counting_signals;
+extern __thread unsigned tfd_sig_handled
+	__attribute__((tls_model("initial-exec")));
+int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
+                   int (*next)(int, const struct sigaction *,
+                               struct sigaction *));
+
+/* ---- tree.c ---- */
+
+int tfd_tree_thread(pthread_t *th, const pthread_attr_t *attr,
+                    void *(*fn)(void *), void *arg);
+pid_t tfd_tree_fork(void);
+int tfd_tree_spawn(int path, pid_t *pid, const char *file,
+                   const posix_spawn_file_actions_t *fa,
+                   const posix_spawnattr_t *at, char *const argv[],
+                   char *const envp[]);
 
 /* ---- trace.c ---- */
 
