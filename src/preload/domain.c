@@ -342,6 +342,7 @@ void tfd_dom_forked(int slot)
 	int32_t pid = getpid();
 
 	my = slot;
+	tfd_sigtimers_forked();
 	procs_forget(pid);
 	me = proc_take(pid);
 	tfd_dom_slot_name(slot, pid, pid);
@@ -413,11 +414,14 @@ static int64_t unread_deadline(int64_t now)
 
 static void publish(void)
 {
-	int64_t now, next;
+	int64_t now, next, sig;
 
 	tfd_dom_sync();
 	now = tfd_dom_now(tfd_dom, DC_MONO);
 	next = unread_deadline(now);
+	sig = tfd_sigtimers_fire(now);
+	if (sig < next)
+		next = sig;
 	if (__atomic_exchange_n(&me->next_due, next, __ATOMIC_SEQ_CST) != next)
 		tfd_dom_changed(tfd_dom);
 }

@@ -7,7 +7,6 @@
  * definition.  See tfd-preload(7).
  */
 #include "preload/preload.h"
-#include "preload/domain.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -414,6 +413,69 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	if (e)
 		free(s);
 	return e;
+}
+
+/* ---- timers that signal (virtual time only) ---- */
+
+EXPORT int timer_create(clockid_t c, struct sigevent *ev, timer_t *id)
+{
+	int r;
+
+	if (!tfd_dom || tfd_inside ||
+	    (r = tfd_sigtimer_create(c, ev, id)) == -2)
+		return R(timer_create)(c, ev, id);
+	return r;
+}
+
+EXPORT int timer_settime(timer_t id, int flags, const struct itimerspec *nv,
+                         struct itimerspec *old)
+{
+	if (tfd_inside || !tfd_sigtimer_ours(id))
+		return R(timer_settime)(id, flags, nv, old);
+	return tfd_sigtimer_settime(id, flags, nv, old);
+}
+
+EXPORT int timer_gettime(timer_t id, struct itimerspec *cur)
+{
+	if (tfd_inside || !tfd_sigtimer_ours(id))
+		return R(timer_gettime)(id, cur);
+	return tfd_sigtimer_gettime(id, cur);
+}
+
+EXPORT int timer_getoverrun(timer_t id)
+{
+	if (tfd_inside || !tfd_sigtimer_ours(id))
+		return R(timer_getoverrun)(id);
+	return tfd_sigtimer_getoverrun(id);
+}
+
+EXPORT int timer_delete(timer_t id)
+{
+	if (tfd_inside || !tfd_sigtimer_ours(id))
+		return R(timer_delete)(id);
+	return tfd_sigtimer_delete(id);
+}
+
+EXPORT unsigned alarm(unsigned s)
+{
+	if (!tfd_dom || tfd_inside)
+		return R(alarm)(s);
+	return tfd_sigtimer_alarm(s);
+}
+
+EXPORT int setitimer(__itimer_which_t which, const struct itimerval *nv,
+                     struct itimerval *old)
+{
+	if (!tfd_dom || tfd_inside || which != ITIMER_REAL)
+		return R(setitimer)(which, nv, old);
+	return tfd_sigtimer_setitimer(nv, old);
+}
+
+EXPORT int getitimer(__itimer_which_t which, struct itimerval *cur)
+{
+	if (!tfd_dom || tfd_inside || which != ITIMER_REAL || !cur)
+		return R(getitimer)(which, cur);
+	return tfd_sigtimer_getitimer(cur);
 }
 
 /* ---- processes of a virtual-time domain ---- */

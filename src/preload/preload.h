@@ -18,6 +18,10 @@
  *   mover.c    the one mover of a domain, and the shared memory's
  *              operations (also in `tfd exec`)
  *   signals.c  the program's signal handlers, counted (virtual time)
+ *   sigtimers.c  timer_create & co, alarm, setitimer on virtual time
+ *   timedwaits.c  timed waits on conditions, semaphores, locks, joins
+ *   iowaits.c  sockets, message queues, signal waits on virtual time
+ *   exports_waits.c  the exported wrappers of those waits
  *   tree.c     threads and processes joining the domain from birth
  *   trace.c    TFD_TRACE
  *   rawsys.c   raw timerfd system calls (TFD_RAW_SYSCALLS): a seccomp
@@ -49,7 +53,10 @@ void tfd_rawsys_init(void);
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <mqueue.h>
+#include <semaphore.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
@@ -104,6 +111,55 @@ struct tfd_next {
 	int (*pthread_create)(pthread_t *, const pthread_attr_t *,
 	                      void *(*)(void *), void *);
 	pid_t (*fork)(void);
+	int (*pthread_cond_timedwait)(pthread_cond_t *, pthread_mutex_t *,
+	                              const struct timespec *);
+	int (*pthread_cond_clockwait)(pthread_cond_t *, pthread_mutex_t *,
+	                              clockid_t, const struct timespec *);
+	int (*sem_timedwait)(sem_t *, const struct timespec *);
+	int (*sem_clockwait)(sem_t *, clockid_t, const struct timespec *);
+	int (*pthread_mutex_timedlock)(pthread_mutex_t *,
+	                               const struct timespec *);
+	int (*pthread_mutex_clocklock)(pthread_mutex_t *, clockid_t,
+	                               const struct timespec *);
+	int (*pthread_rwlock_timedrdlock)(pthread_rwlock_t *,
+	                                  const struct timespec *);
+	int (*pthread_rwlock_timedwrlock)(pthread_rwlock_t *,
+	                                  const struct timespec *);
+	int (*pthread_rwlock_clockrdlock)(pthread_rwlock_t *, clockid_t,
+	                                  const struct timespec *);
+	int (*pthread_rwlock_clockwrlock)(pthread_rwlock_t *, clockid_t,
+	                                  const struct timespec *);
+	int (*pthread_timedjoin_np)(pthread_t, void **,
+	                            const struct timespec *);
+	int (*pthread_clockjoin_np)(pthread_t, void **, clockid_t,
+	                            const struct timespec *);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *,
+	                    socklen_t *);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	ssize_t (*sendto)(int, const void *, size_t, int,
+	                  const struct sockaddr *, socklen_t);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
+	ssize_t (*mq_timedreceive)(mqd_t, char *, size_t, unsigned *,
+	                           const struct timespec *);
+	int (*mq_timedsend)(mqd_t, const char *, size_t, unsigned,
+	                    const struct timespec *);
+	int (*sigtimedwait)(const sigset_t *, siginfo_t *,
+	                    const struct timespec *);
+	int (*sigwaitinfo)(const sigset_t *, siginfo_t *);
+	int (*sigwait)(const sigset_t *, int *);
+	int (*sigsuspend)(const sigset_t *);
+	int (*pause)(void);
+	int (*timer_create)(clockid_t, struct sigevent *, timer_t *);
+	int (*timer_settime)(timer_t, int, const struct itimerspec *,
+	                     struct itimerspec *);
+	int (*timer_gettime)(timer_t, struct itimerspec *);
+	int (*timer_getoverrun)(timer_t);
+	int (*timer_delete)(timer_t);
+	unsigned (*alarm)(unsigned);
+	int (*setitimer)(__itimer_which_t, const struct itimerval *,
+	                 struct itimerval *);
+	int (*getitimer)(__itimer_which_t, struct itimerval *);
 	int (*posix_spawn)(pid_t *, const char *,
 	                   const posix_spawn_file_actions_t *,
 	                   const posix_spawnattr_t *, char *const[],
@@ -123,6 +179,9 @@ void tfd_next_load(void);
                                      : tfd_next.f))
 /* A function libc may lack (closefrom, close_range, epoll_pwait2). */
 #define LOADED(f) (tfd_next_load(), tfd_next.f != NULL)
+
+/* domain.h's: the virtual-time domain this process is part of. */
+extern struct tfd_dom *tfd_dom;
 
 /* ---- the state every part reads ---- */
 
@@ -266,6 +325,45 @@ extern __thread unsigned tfd_sig_handled
 int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
                    int (*next)(int, const struct sigaction *,
                                struct sigaction *));
+
+/* ---- sigtimers.c ---- */
+
+int tfd_sigtimer_ours(timer_t id);
+/* -2: not a clock of virtual time (the caller passes it to libc). */
+int tfd_sigtimer_create(clockid_t c, struct sigevent *ev, timer_t *id);
+int tfd_sigtimer_settime(timer_t id, int flags, const struct itimerspec *nv,
+                         struct itimerspec *old);
+int tfd_sigtimer_gettime(timer_t id, struct itimerspec *cur);
+int tfd_sigtimer_getoverrun(timer_t id);
+int tfd_sigtimer_delete(timer_t id);
+int tfd_sigtimer_setitimer(const struct itimerval *nv, struct itimerval *old);
+int tfd_sigtimer_getitimer(struct itimerval *cur);
+unsigned tfd_sigtimer_alarm(unsigned s);
+int64_t tfd_sigtimers_fire(int64_t now);
+void tfd_sigtimers_forked(void);
+
+/* ---- timedwaits.c ---- */
+
+int tfd_timed_cond(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+                   const struct timespec *abs);
+int tfd_timed_sem(sem_t *s, clockid_t clk, const struct timespec *abs);
+int tfd_timed_lock(void *lock, int kind, clockid_t clk,
+                   const struct timespec *abs);
+int tfd_timed_join(pthread_t th, void **ret, clockid_t clk,
+                   const struct timespec *abs);
+
+/* ---- iowaits.c ---- */
+
+ssize_t tfd_sock_call(int fd, int flags, int out,
+                      ssize_t (*call)(void *, int), void *ctx);
+int tfd_sock_accept(int fd, int (*call)(void *), void *ctx);
+void tfd_sock_stamps(struct msghdr *msg);
+/* -2: not ours to wait on (libc's call is made). */
+ssize_t tfd_mq_timed(mqd_t q, int out, const struct timespec *abs,
+                     ssize_t (*try)(void *), void *ctx);
+int tfd_sig_wait(const sigset_t *set, siginfo_t *info,
+                 const struct timespec *timeout);
+int tfd_sig_suspend(const sigset_t *mask);
 
 /* ---- tree.c ---- */
 
