@@ -173,6 +173,8 @@ static void forward(int sig, siginfo_t *si, void *uc)
 	/* A terminal's signals reach the child's process group already. */
 	if (child_pid > 0 && si->si_code != SI_KERNEL)
 		kill((pid_t)child_pid, sig);
+	if (dom)
+		tfd_dom_changed(dom); /* the mover looks whether it ended */
 }
 
 static void on_child(int sig)

@@ -50,9 +50,12 @@ static void raise_hiwater(uint32_t *hw, uint32_t i)
 
 /* A free slot, taken for a thread that runs (tid -1 until it is known):
  * the mover holds time while it is on its way. */
+static int slot_take_again(int32_t pid);
+
 int tfd_dom_slot_take(int32_t pid)
 {
 	struct tfd_dom *d = tfd_dom;
+	static __thread int again;
 	int i;
 
 	for (i = 0; i < DOM_SLOTS; i++) {
@@ -75,7 +78,28 @@ int tfd_dom_slot_take(int32_t pid)
 		raise_hiwater(&d->hiwater, (uint32_t)i);
 		return i;
 	}
+	if (!again) {
+		again = 1;
+		i = slot_take_again(pid);
+		again = 0;
+		return i;
+	}
 	return -1; /* full: the thread runs unseen (tfd-preload(7)) */
+}
+
+/* Full: free the slots of threads that are gone, then take one. */
+static int slot_take_again(int32_t pid)
+{
+	uint32_t i;
+
+	for (i = 0; i < tfd_dom->hiwater; i++) {
+		struct dom_slot *s = &tfd_dom->slot[i];
+
+		if (s->tid > 0 && s->pid > 0 &&
+		    syscall(SYS_tgkill, s->pid, s->tid, 0) < 0 && errno == ESRCH)
+			tfd_dom_slot_free((int)i);
+	}
+	return tfd_dom_slot_take(pid);
 }
 
 /* The slot names its thread from now on. */
@@ -273,6 +297,10 @@ static void traced(void *ctx, int64_t from, int64_t to)
 
 static void *mover_thread(void *arg)
 {
+	sigset_t all;
+
+	sigfillset(&all); /* the program's signals are for its threads */
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	tfd_dom_move(arg, never_stop, traced, NULL);
 	return NULL;
 }
@@ -412,18 +440,26 @@ static int64_t unread_deadline(int64_t now)
 	return best;
 }
 
+/* Threads of the process publish one at a time: what each computes is
+ * stored before another computes (a stale answer never lands last). */
+static pthread_mutex_t publish_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void publish(void)
 {
 	int64_t now, next, sig;
 
+	/* Signals first, unlocked: a handler may run here and set a timer. */
+	tfd_sigtimers_fire(tfd_dom_now(tfd_dom, DC_MONO));
+	pthread_mutex_lock(&publish_lock);
 	tfd_dom_sync();
 	now = tfd_dom_now(tfd_dom, DC_MONO);
 	next = unread_deadline(now);
-	sig = tfd_sigtimers_fire(now);
+	sig = tfd_sigtimers_next();
 	if (sig < next)
 		next = sig;
 	if (__atomic_exchange_n(&me->next_due, next, __ATOMIC_SEQ_CST) != next)
 		tfd_dom_changed(tfd_dom);
+	pthread_mutex_unlock(&publish_lock);
 }
 
 /* The agent: a thread of ours, started with the process's first armed
@@ -434,7 +470,10 @@ static void publish(void)
 static void *agent(void *arg)
 {
 	struct dom_proc *p = arg;
+	sigset_t all;
 
+	sigfillset(&all); /* the program's signals are for its threads */
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	for (;;) {
 		uint32_t w = __atomic_load_n(&p->wake, __ATOMIC_SEQ_CST);
 		int64_t due = __atomic_load_n(&p->next_due, __ATOMIC_SEQ_CST);

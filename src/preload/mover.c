@@ -156,12 +156,13 @@ static void set_clocks(struct tfd_dom *d, int64_t mono)
 struct seen {
 	char state;    /* R S D T t Z..., 0 gone */
 	long switches; /* voluntary + involuntary context switches */
+	long threads;  /* of its process */
 };
 
 static struct seen look_thread(int pid, int tid)
 {
 	char path[64], buf[2048], *p;
-	struct seen s = { 0, 0 };
+	struct seen s = { 0, 0, 0 };
 	ssize_t n;
 	int fd;
 
@@ -177,6 +178,9 @@ static struct seen look_thread(int pid, int tid)
 	p = strstr(buf, "\nState:");
 	if (p)
 		s.state = p[8] == ' ' || p[8] == '\t' ? p[9] : p[8];
+	p = strstr(buf, "\nThreads:");
+	if (p)
+		s.threads = atol(p + 9);
 	p = strstr(buf, "\nvoluntary_ctxt_switches:");
 	if (p)
 		s.switches += atol(p + 25);
@@ -378,21 +382,37 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 	return best == DOM_NEVER ? V_IDLE : V_MOVE;
 }
 
+/* A thread that reaps a child shows S, in wait4, while it frees it (the
+ * kernel sets the state before it looks at the children): after a thread
+ * or a process is found gone, /proc is not believed for a moment. */
+#define GRACE_NS 2000000 /* 2 ms */
+static int64_t grace_until;
+
 /* The threads outside our waits: 1 if all are blocked (their context
  * switches noted in e->sw), 0 if one runs; gone ones are freed. */
 static int outside_blocked(struct tfd_dom *d, struct eval *e)
 {
-	int i, all = 1;
+	int i, all = tfd_dom_real_mono() >= grace_until;
 
 	for (i = 0; i < e->nout; i++) {
 		struct dom_slot *s = &d->slot[e->out[i]];
 		struct seen t = look_thread(s->pid, s->tid);
 
+		if (t.state == 'Z' && t.threads > 1) {
+			/* A process's first thread has ended, others are on
+			 * their way: its parent is told when the last goes. */
+			all = 0;
+			continue;
+		}
 		if (!t.state || t.state == 'Z' || t.state == 'X' ||
 		    (t.state != 'R' && slot_dead(s))) {
+			/* Its end wakes its parent (waitpid), which reaps it
+			 * showing S: look again in a moment. */
 			reclaim(d, s);
 			tfd_dom_changed(d);
 			e->sw[i] = -1;
+			all = 0;
+			grace_until = tfd_dom_real_mono() + GRACE_NS;
 			continue;
 		}
 		e->sw[i] = t.switches;
@@ -481,10 +501,15 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 
 	if (!e)
 		return -1;
-	while (!(r = stop(ctx))) {
+	for (;;) {
+		/* gen before stop(): a change after either wakes the wait. */
 		uint32_t gen = __atomic_load_n(&d->gen, __ATOMIC_SEQ_CST);
 		uint64_t act;
-		enum verdict v = evaluate(d, e, verified, repoke);
+		enum verdict v;
+
+		if ((r = stop(ctx)))
+			break;
+		v = evaluate(d, e, verified, repoke);
 
 		repoke = 0;
 		if (v == V_BUSY) {

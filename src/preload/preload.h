@@ -340,6 +340,7 @@ int tfd_sigtimer_setitimer(const struct itimerval *nv, struct itimerval *old);
 int tfd_sigtimer_getitimer(struct itimerval *cur);
 unsigned tfd_sigtimer_alarm(unsigned s);
 int64_t tfd_sigtimers_fire(int64_t now);
+int64_t tfd_sigtimers_next(void);
 void tfd_sigtimers_forked(void);
 
 /* ---- timedwaits.c ---- */

@@ -358,6 +358,7 @@ static void fire(int i, struct vtimer *t)
 		struct thread_call *c = malloc(sizeof(*c));
 		pthread_attr_t a;
 		pthread_t th;
+		int was;
 
 		if (!c)
 			return;
@@ -368,8 +369,13 @@ static void fire(int i, struct vtimer *t)
 		else
 			pthread_attr_init(&a);
 		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		/* A thread of the program's, in the domain, even when the
+		 * agent (a thread of ours) fires the timer. */
+		was = tfd_inside;
+		tfd_inside = 0;
 		if (pthread_create(&th, &a, notify_thread, c) != 0)
 			free(c);
+		tfd_inside = was;
 		return;
 	}
 	signal_one(i, t);
@@ -420,6 +426,23 @@ int64_t tfd_sigtimers_fire(int64_t now)
 		for (i = 0; i < n; i++) /* unlocked: a handler may set one */
 			fire(idx[i], &due[i]);
 	} while (again);
+	return next;
+}
+
+/* The next expiry of any, or DOM_NEVER. */
+int64_t tfd_sigtimers_next(void)
+{
+	int64_t next = DOM_NEVER;
+	int i;
+
+	if (!__atomic_load_n(&tfd_nsigtimers, __ATOMIC_ACQUIRE))
+		return next;
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < NTIMERS; i++)
+		if (timers[i].used && timers[i].next &&
+		    timers[i].next != INT64_MAX && timers[i].next < next)
+			next = timers[i].next;
+	pthread_mutex_unlock(&lock);
 	return next;
 }
 

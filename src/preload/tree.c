@@ -4,8 +4,8 @@
  * moment they exist: a thread's slot is taken by its creator before it
  * starts, a child's by the forking thread before the fork, so that the
  * mover never sees a moment where a thread of the tree runs unseen.  A
- * thread gives its slot back when it ends (return or pthread_exit); a
- * process that dies leaves its slots to the mover, which frees them.
+ * thread or a process that ends leaves its slots to the mover, which frees
+ * them once /proc shows them gone.
  */
 #include "preload/preload.h"
 #include "preload/domain.h"
@@ -21,23 +21,17 @@ struct start {
 	int slot;
 };
 
-static void thread_done(void *slot)
-{
-	tfd_dom_slot_free(*(int *)slot);
-}
-
+/* A thread that ends keeps its slot, running, until it is gone: the
+ * thread that joins it wakes only then, and time must not move between.
+ * The mover frees the slot when /proc no longer shows the thread. */
 static void *start_in_tree(void *p)
 {
 	struct start s = *(struct start *)p;
-	void *r;
 
 	free(p);
 	tfd_dom_set_self(s.slot);
 	tfd_dom_slot_name(s.slot, getpid(), gettid());
-	pthread_cleanup_push(thread_done, &s.slot);
-	r = s.fn(s.arg);
-	pthread_cleanup_pop(1);
-	return r;
+	return s.fn(s.arg);
 }
 
 int tfd_tree_thread(pthread_t *th, const pthread_attr_t *attr,

@@ -13,7 +13,7 @@ RP_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 RP_WL := $(shell pkg-config --exists wayland-server 2>/dev/null && echo yes)
 RP_SD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo yes)
 RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/rawsys $(RP)/ticker $(RP)/overhead \
-          $(RP)/vthreads $(RP)/vclock \
+          $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree \
           $(if $(RP_WL),$(RP)/wl_timers) $(if $(RP_SD),$(RP)/sd_timers)
 
 $(RP):
@@ -22,16 +22,17 @@ $(RP)/dropin: tests/realprog/dropin.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
 $(RP)/timerfd_glibc $(RP)/ticker $(RP)/rawsys: $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS)
-$(RP)/vthreads $(RP)/vclock: $(RP)/%: tests/realprog/%.c | $(RP)
+$(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree: $(RP)/%: \
+    tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
 $(RP)/overhead: tests/realprog/overhead.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS) -ldl
-$(RP)/wl_timers: tests/realprog/wl_timers.c | $(RP)
-	$(CC) $(RP_CFLAGS) $$(pkg-config --cflags wayland-server) $< -o $@ \
-	    $$(pkg-config --libs wayland-server) $(RP_LDFLAGS)
-$(RP)/sd_timers: tests/realprog/sd_timers.c | $(RP)
-	$(CC) $(RP_CFLAGS) $$(pkg-config --cflags libsystemd) $< -o $@ \
-	    $$(pkg-config --libs libsystemd) $(RP_LDFLAGS)
+$(RP)/wl_timers: tests/realprog/wl_timers.c tests/realprog/helper.h | $(RP)
+	$(CC) $(RP_CFLAGS) -pthread $$(pkg-config --cflags wayland-server) $< \
+	    -o $@ $$(pkg-config --libs wayland-server) $(RP_LDFLAGS) -pthread
+$(RP)/sd_timers: tests/realprog/sd_timers.c tests/realprog/helper.h | $(RP)
+	$(CC) $(RP_CFLAGS) -pthread $$(pkg-config --cflags libsystemd) $< \
+	    -o $@ $$(pkg-config --libs libsystemd) $(RP_LDFLAGS) -pthread
 
 .PHONY: check-realprog realprog-overhead
 check-realprog: $(PRELOAD) $(TOOL) $(RP_BIN)
