@@ -73,6 +73,7 @@ int tfd_dom_slot_take(int32_t pid)
 		s->deadline = DOM_NEVER;
 		s->looked = 0;
 		s->poked = 0;
+		s->inlib = 0;
 		__atomic_store_n(&s->state, DS_RUN, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&d->actrun, ACT_ONE + 1, __ATOMIC_SEQ_CST);
 		raise_hiwater(&d->hiwater, (uint32_t)i);
@@ -125,6 +126,22 @@ void tfd_dom_slot_free(int i)
 	__atomic_store_n(&s->state, DS_FREE, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->tid, 0, __ATOMIC_RELEASE);
 	tfd_dom_changed(tfd_dom);
+}
+
+/* The slot counted at the outermost entry, uncounted at its leave (the
+ * thread's slot may change meanwhile: a fork, the join at load). */
+static __thread struct dom_slot *counted;
+
+void tfd_dom_inlib(int d)
+{
+	struct dom_slot *s = d > 0 ? slot_of(my) : counted;
+
+	if (d > 0)
+		counted = s;
+	else
+		counted = NULL;
+	if (s && !__atomic_add_fetch(&s->inlib, (uint32_t)d, __ATOMIC_SEQ_CST))
+		tfd_dom_changed(tfd_dom); /* the mover may wait for this */
 }
 
 int tfd_dom_self(void)
@@ -447,9 +464,11 @@ static pthread_mutex_t publish_lock = PTHREAD_MUTEX_INITIALIZER;
 static void publish(void)
 {
 	int64_t now, next, sig;
+	int was;
 
 	/* Signals first, unlocked: a handler may run here and set a timer. */
 	tfd_sigtimers_fire(tfd_dom_now(tfd_dom, DC_MONO));
+	was = tfd_enter(); /* running, also while it waits for the lock */
 	pthread_mutex_lock(&publish_lock);
 	tfd_dom_sync();
 	now = tfd_dom_now(tfd_dom, DC_MONO);
@@ -460,6 +479,7 @@ static void publish(void)
 	if (__atomic_exchange_n(&me->next_due, next, __ATOMIC_SEQ_CST) != next)
 		tfd_dom_changed(tfd_dom);
 	pthread_mutex_unlock(&publish_lock);
+	tfd_leave(was);
 }
 
 /* The agent: a thread of ours, started with the process's first armed

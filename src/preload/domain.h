@@ -66,6 +66,10 @@ struct dom_slot {
 	uint64_t poked;    /* the mover's round when it was last poked */
 	int64_t deadline;  /* virtual CLOCK_MONOTONIC ns, DOM_NEVER */
 	uint32_t quiet;    /* its look began with no other thread running */
+	uint32_t inlib;    /* inside the library's code, which may wait a
+	                    * moment for a lock of ours: running, whatever
+	                    * /proc shows */
+	uint32_t pad2;
 };
 
 struct dom_proc {

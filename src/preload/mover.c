@@ -313,6 +313,12 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 			v = V_BUSY;
 			continue;
 		}
+		if (__atomic_load_n(&s->inlib, __ATOMIC_ACQUIRE)) {
+			/* In the library, maybe waiting for a lock of ours: it
+			 * runs (and a wait in there is about to block again). */
+			v = V_BUSY;
+			continue;
+		}
 		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != DS_WAIT) {
 			e->out[e->nout++] = (int)i;
 			continue;
@@ -401,6 +407,14 @@ static int outside_blocked(struct tfd_dom *d, struct eval *e)
 		if (t.state == 'Z' && t.threads > 1) {
 			/* A process's first thread has ended, others are on
 			 * their way: its parent is told when the last goes. */
+			all = 0;
+			continue;
+		}
+		if (!t.state &&
+		    !(syscall(SYS_tgkill, s->pid, s->tid, 0) < 0 &&
+		      errno == ESRCH)) {
+			/* Unreadable, not gone: on its way out (a thread
+			 * that the scheduler has not let finish yet). */
 			all = 0;
 			continue;
 		}

@@ -180,25 +180,31 @@ void tfd_next_load(void);
 /* A function libc may lack (closefrom, close_range, epoll_pwait2). */
 #define LOADED(f) (tfd_next_load(), tfd_next.f != NULL)
 
-/* domain.h's: the virtual-time domain this process is part of. */
-extern struct tfd_dom *tfd_dom;
-
 /* ---- the state every part reads ---- */
 
 /* Set while the library runs on this thread (and for good in its own
  * threads): its calls go straight through. */
 extern __thread int tfd_inside __attribute__((tls_model("initial-exec")));
 
+/* On a virtual-time domain, this thread is counted as running while it
+ * is inside the library (domain.c). */
+extern struct tfd_dom *tfd_dom;
+void tfd_dom_inlib(int d);
+
 static inline int tfd_enter(void)
 {
 	int was = tfd_inside;
 
 	tfd_inside = 1;
+	if (!was && unlikely(tfd_dom != NULL))
+		tfd_dom_inlib(1);
 	return was;
 }
 
 static inline void tfd_leave(int was)
 {
+	if (!was && unlikely(tfd_dom != NULL))
+		tfd_dom_inlib(-1);
 	tfd_inside = was;
 }
 
