@@ -2,8 +2,8 @@
 /*
  * exports_waits.c - the exported wrappers of the waits that only virtual
  * time changes: timed waits on conditions, semaphores, locks and joins
- * (timedwaits.c), socket calls, message queues and signal waits
- * (iowaits.c).  Off virtual time, and for the library's own calls, each
+ * (timedwaits.c), socket calls, message queues, waits for children and
+ * signal waits (iowaits.c).  Off virtual time, and for the library's own calls, each
  * goes straight to libc.  See tfd-preload(7), VIRTUAL TIME.
  */
 #include "preload/preload.h"
@@ -11,7 +11,11 @@
 #include <errno.h>
 #include <mqueue.h>
 #include <semaphore.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define OFF (!tfd_dom || tfd_inside)
 /* glibc declares these pointers nonnull; the kernel answers EFAULT, so
@@ -291,6 +295,78 @@ EXPORT int mq_timedsend(mqd_t q, const char *buf, size_t n, unsigned prio,
 	if (OFF || !abs || (r = tfd_mq_timed(q, 1, abs, try_send, &m)) == -2)
 		return R(mq_timedsend)(q, buf, n, prio, abs);
 	return (int)r;
+}
+
+/* ---- children ---- */
+
+struct cw4 {
+	pid_t pid;
+	int *st;
+	int opts;
+	struct rusage *ru;
+	pid_t got;
+	idtype_t idt;
+	id_t id;
+	siginfo_t *info;
+};
+
+static int look_wait4(void *p)
+{
+	struct cw4 *c = p;
+
+	c->got = (pid_t)syscall(SYS_wait4, c->pid, c->st, c->opts | WNOHANG,
+	                        c->ru);
+	return c->got != 0 ? 1 : 0; /* a child, or -1 (ECHILD...) */
+}
+
+static pid_t child_wait4(pid_t pid, int *st, int opts, struct rusage *ru)
+{
+	struct cw4 c = { .pid = pid, .st = st, .opts = opts, .ru = ru };
+	int r = tfd_child_wait(look_wait4, &c);
+
+	return r < 0 ? -1 : c.got;
+}
+
+EXPORT pid_t wait4(pid_t pid, int *st, int opts, struct rusage *ru)
+{
+	if (OFF || (opts & WNOHANG))
+		return (pid_t)syscall(SYS_wait4, pid, st, opts, ru);
+	return child_wait4(pid, st, opts, ru);
+}
+
+EXPORT pid_t waitpid(pid_t pid, int *st, int opts)
+{
+	return wait4(pid, st, opts, NULL);
+}
+
+EXPORT pid_t wait(int *st)
+{
+	return wait4(-1, st, 0, NULL);
+}
+
+EXPORT pid_t wait3(int *st, int opts, struct rusage *ru)
+{
+	return wait4(-1, st, opts, ru);
+}
+
+static int look_waitid(void *p)
+{
+	struct cw4 *c = p;
+	int r;
+
+	c->info->si_pid = 0;
+	r = (int)syscall(SYS_waitid, c->idt, c->id, c->info, c->opts | WNOHANG,
+	                 NULL);
+	return r < 0 ? -1 : c->info->si_pid != 0;
+}
+
+EXPORT int waitid(idtype_t idt, id_t id, siginfo_t *info, int opts)
+{
+	struct cw4 c = { .idt = idt, .id = id, .info = info, .opts = opts };
+
+	if (OFF || (opts & WNOHANG) || !info)
+		return (int)syscall(SYS_waitid, idt, id, info, opts, NULL);
+	return tfd_child_wait(look_waitid, &c) < 0 ? -1 : 0;
 }
 
 /* ---- signal waits ---- */

@@ -177,6 +177,32 @@ ssize_t tfd_mq_timed(mqd_t q, int out, const struct timespec *abs,
 	}
 }
 
+/* ---- children ---- */
+
+/* A wait for a child (waitpid, wait4, waitid): look(ctx) is the call
+ * with WNOHANG, > 0 when it returned something; it is looked at again
+ * when the mover pokes (a process of the tree ended: the mover found it
+ * gone) and every millisecond (a child outside the tree). */
+static int child_block(void *ctx, const sigset_t *mask, int64_t ns)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	(void)ctx;
+	if (ns >= 0 && ns < ms.tv_nsec)
+		ms.tv_nsec = (long)ns;
+	return R(ppoll)(NULL, 0, &ms, mask);
+}
+
+int tfd_child_wait(int (*look)(void *), void *ctx)
+{
+	int r;
+
+	do
+		r = tfd_dom_kwait(DOM_NEVER, NULL, look, child_block, ctx);
+	while (r == 0);
+	return r;
+}
+
 /* ---- signals ---- */
 
 struct sw {

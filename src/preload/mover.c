@@ -229,8 +229,12 @@ static void reclaim(struct tfd_dom *d, struct dom_slot *s)
 {
 	int32_t tid = __atomic_load_n(&s->tid, __ATOMIC_RELAXED);
 
+	/* An end may end waits (a parent's wait for it): looks made
+	 * before it are stale. */
 	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == DS_RUN)
-		__atomic_sub_fetch(&d->actrun, 1, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&d->actrun, ACT_ONE - 1, __ATOMIC_SEQ_CST);
+	else
+		__atomic_add_fetch(&d->actrun, ACT_ONE, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&s->state, DS_FREE, __ATOMIC_RELAXED);
 	__atomic_compare_exchange_n(&s->tid, &tid, 0, 0, __ATOMIC_RELEASE,
 	                            __ATOMIC_RELAXED);

@@ -371,6 +371,7 @@ ssize_t tfd_mq_timed(mqd_t q, int out, const struct timespec *abs,
 int tfd_sig_wait(const sigset_t *set, siginfo_t *info,
                  const struct timespec *timeout);
 int tfd_sig_suspend(const sigset_t *mask);
+int tfd_child_wait(int (*look)(void *), void *ctx);
 
 /* ---- tree.c ---- */
 

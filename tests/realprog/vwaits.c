@@ -83,6 +83,13 @@ static void length(const char *what, int64_t got, int64_t units)
 	failed |= !ok;
 }
 
+/* Elapsed on the clock the deadline was on (CLOCK_REALTIME runs at its
+ * own rate natively, slewed by NTP). */
+static int64_t since(clockid_t c, int64_t t0)
+{
+	return now(c) - t0;
+}
+
 static void sleep_units(int64_t units)
 {
 	struct timespec ts = ts_of(units * unit);
@@ -206,11 +213,11 @@ static void conds(void)
 	int r;
 
 	pthread_mutex_lock(&m);
-	t0 = mono();
-	abs = in_units(CLOCK_REALTIME, 5);
+	t0 = now(CLOCK_REALTIME);
+	abs = ts_of(t0 + 5 * unit);
 	r = pthread_cond_timedwait(&cv, &m, &abs);
 	fact("pthread_cond_timedwait: ETIMEDOUT", r == ETIMEDOUT);
-	length("pthread_cond_timedwait timeout", mono() - t0, 5);
+	length("pthread_cond_timedwait timeout", since(CLOCK_REALTIME, t0), 5);
 	t0 = mono();
 	abs = in_units(CLOCK_MONOTONIC, 5);
 	r = pthread_cond_clockwait(&cv, &m, CLOCK_MONOTONIC, &abs);
@@ -248,11 +255,11 @@ static void sems(void)
 	int64_t t0;
 
 	sem_init(&sem, 0, 0);
-	t0 = mono();
-	abs = in_units(CLOCK_REALTIME, 4);
+	t0 = now(CLOCK_REALTIME);
+	abs = ts_of(t0 + 4 * unit);
 	fact("sem_timedwait: ETIMEDOUT",
 	     sem_timedwait(&sem, &abs) < 0 && errno == ETIMEDOUT);
-	length("sem_timedwait timeout", mono() - t0, 4);
+	length("sem_timedwait timeout", since(CLOCK_REALTIME, t0), 4);
 	t0 = mono();
 	abs = in_units(CLOCK_MONOTONIC, 4);
 	fact("sem_clockwait: ETIMEDOUT",
@@ -301,27 +308,27 @@ static void locks(void)
 	sem_init(&taken, 0, 0);
 	pthread_create(&th, NULL, hold_then_release, (void *)(intptr_t)9);
 	sem_wait(&taken);
-	t0 = mono();
-	abs = in_units(CLOCK_REALTIME, 2);
+	t0 = now(CLOCK_REALTIME);
+	abs = ts_of(t0 + 2 * unit);
 	fact("pthread_mutex_timedlock: ETIMEDOUT",
 	     pthread_mutex_timedlock(&held, &abs) == ETIMEDOUT);
-	length("pthread_mutex_timedlock timeout", mono() - t0, 2);
+	length("pthread_mutex_timedlock timeout", since(CLOCK_REALTIME, t0), 2);
 	t0 = mono();
 	abs = in_units(CLOCK_MONOTONIC, 1);
 	fact("pthread_mutex_clocklock: ETIMEDOUT",
 	     pthread_mutex_clocklock(&held, CLOCK_MONOTONIC, &abs) ==
 	             ETIMEDOUT);
 	length("pthread_mutex_clocklock timeout", mono() - t0, 1);
-	t0 = mono();
-	abs = in_units(CLOCK_REALTIME, 1);
+	t0 = now(CLOCK_REALTIME);
+	abs = ts_of(t0 + unit);
 	fact("pthread_rwlock_timedrdlock: ETIMEDOUT",
 	     pthread_rwlock_timedrdlock(&rw, &abs) == ETIMEDOUT);
-	length("pthread_rwlock_timedrdlock timeout", mono() - t0, 1);
-	t0 = mono();
-	abs = in_units(CLOCK_REALTIME, 1);
+	length("pthread_rwlock_timedrdlock timeout", since(CLOCK_REALTIME, t0), 1);
+	t0 = now(CLOCK_REALTIME);
+	abs = ts_of(t0 + unit);
 	fact("pthread_rwlock_timedwrlock: ETIMEDOUT",
 	     pthread_rwlock_timedwrlock(&rw, &abs) == ETIMEDOUT);
-	length("pthread_rwlock_timedwrlock timeout", mono() - t0, 1);
+	length("pthread_rwlock_timedwrlock timeout", since(CLOCK_REALTIME, t0), 1);
 	t0 = mono();
 	abs = in_units(CLOCK_MONOTONIC, 1);
 	fact("pthread_rwlock_clockrdlock: ETIMEDOUT",
@@ -364,15 +371,24 @@ static void joins(void)
 
 	t0 = mono();
 	pthread_create(&th, NULL, sleeper, (void *)(intptr_t)3);
-	abs = in_units(CLOCK_REALTIME, 1);
-	fact("pthread_timedjoin_np: ETIMEDOUT",
-	     pthread_timedjoin_np(th, &ret, &abs) == ETIMEDOUT);
-	length("pthread_timedjoin_np timeout", mono() - t0, 1);
-	abs = in_units(CLOCK_MONOTONIC, 1);
-	fact("pthread_clockjoin_np: ETIMEDOUT",
-	     pthread_clockjoin_np(th, &ret, CLOCK_MONOTONIC, &abs) ==
-	             ETIMEDOUT);
-	length("pthread_clockjoin_np timeout", mono() - t0, 2);
+	{
+		int64_t r0 = now(CLOCK_REALTIME);
+
+		abs = ts_of(r0 + unit);
+		fact("pthread_timedjoin_np: ETIMEDOUT",
+		     pthread_timedjoin_np(th, &ret, &abs) == ETIMEDOUT);
+		length("pthread_timedjoin_np timeout",
+		       since(CLOCK_REALTIME, r0), 1);
+	}
+	{
+		int64_t t1 = mono();
+
+		abs = ts_of(t1 + unit);
+		fact("pthread_clockjoin_np: ETIMEDOUT",
+		     pthread_clockjoin_np(th, &ret, CLOCK_MONOTONIC, &abs) ==
+		             ETIMEDOUT);
+		length("pthread_clockjoin_np timeout", mono() - t1, 1);
+	}
 	abs = in_units(CLOCK_MONOTONIC, 60);
 	fact("pthread_clockjoin_np of the sleeper: 0",
 	     pthread_clockjoin_np(th, &ret, CLOCK_MONOTONIC, &abs) == 0 &&
@@ -444,20 +460,20 @@ static void queues(void)
 		return;
 	}
 	mq_unlink(name);
-	t0 = mono();
-	abs = in_units(CLOCK_REALTIME, 3);
+	t0 = now(CLOCK_REALTIME);
+	abs = ts_of(t0 + 3 * unit);
 	fact("mq_timedreceive of an empty queue: ETIMEDOUT",
 	     mq_timedreceive(q, buf, sizeof(buf), NULL, &abs) < 0 &&
 	             errno == ETIMEDOUT);
-	length("mq_timedreceive timeout", mono() - t0, 3);
+	length("mq_timedreceive timeout", since(CLOCK_REALTIME, t0), 3);
 	abs = in_units(CLOCK_REALTIME, 3);
 	fact("mq_timedsend into room: 0",
 	     mq_timedsend(q, buf, 1, 0, &abs) == 0);
-	t0 = mono();
-	abs = in_units(CLOCK_REALTIME, 2);
+	t0 = now(CLOCK_REALTIME);
+	abs = ts_of(t0 + 2 * unit);
 	fact("mq_timedsend into a full queue: ETIMEDOUT",
 	     mq_timedsend(q, buf, 1, 0, &abs) < 0 && errno == ETIMEDOUT);
-	length("mq_timedsend timeout", mono() - t0, 2);
+	length("mq_timedsend timeout", since(CLOCK_REALTIME, t0), 2);
 	mq_close(q);
 }
 
@@ -670,13 +686,13 @@ static void timers_(void)
 	ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
 	fact("timer_create SIGEV_THREAD_ID, CLOCK_REALTIME",
 	     timer_create(CLOCK_REALTIME, &ev, &t) == 0);
-	its.it_value = in_units(CLOCK_REALTIME, 3);
-	t0 = mono();
+	t0 = now(CLOCK_REALTIME);
+	its.it_value = ts_of(t0 + 3 * unit);
 	timer_settime(t, TIMER_ABSTIME, &its, NULL);
 	while (!alarms)
 		sigsuspend(&usr2);
 	length("SIGEV_THREAD_ID, absolute CLOCK_REALTIME, after 3 units",
-	       mono() - t0, 3);
+	       since(CLOCK_REALTIME, t0), 3);
 	timer_delete(t);
 
 	thread_calls = 0;
