@@ -281,18 +281,30 @@ struct eval {
 	long sw[DOM_SLOTS];
 };
 
+/* act when the current round of looks began: the threads then running
+ * were all blocked outside our waits, and none has run since. */
+static uint64_t round_act;
+
+/* A look is valid if nothing ran since it began (act): with no other
+ * thread running then (quiet), or in a round of looks begun when the only
+ * threads running were blocked outside our waits, none of which has run
+ * since (the round's act, and outside_still() before a move). */
 static int look_valid(const struct tfd_dom *d, const struct dom_slot *s,
                       uint64_t act)
 {
+	uint64_t look;
+
 	if (s->kind == DK_SLEEP)
 		return 1;
 	if (!__atomic_load_n(&s->looked, __ATOMIC_ACQUIRE))
 		return 0;
-	if (__atomic_load_n(&s->look, __ATOMIC_RELAXED) != act)
+	look = __atomic_load_n(&s->look, __ATOMIC_RELAXED);
+	if (look != act)
 		return 0;
 	return __atomic_load_n(&s->quiet, __ATOMIC_RELAXED) ||
-	       __atomic_load_n(&s->look_round, __ATOMIC_RELAXED) ==
-	               __atomic_load_n(&d->round, __ATOMIC_RELAXED);
+	       (__atomic_load_n(&s->look_round, __ATOMIC_RELAXED) ==
+	                __atomic_load_n(&d->round, __ATOMIC_RELAXED) &&
+	        look == round_act);
 }
 
 static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
@@ -543,12 +555,17 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			continue;
 		}
 		backoff = 20000;
-		if (verified && !same_outside(e, snap))
+		if (verified &&
+		    (!same_outside(e, snap) ||
+		     __atomic_load_n(&d->actrun, __ATOMIC_SEQ_CST) >> ACT_SHIFT !=
+		             round_act))
 			verified = 0;
 		if (!verified) {
 			/* The threads outside our waits are blocked: looks
 			 * made from now on see all they did. */
 			memcpy(snap, e, sizeof(*e));
+			round_act = __atomic_load_n(&d->actrun, __ATOMIC_SEQ_CST) >>
+			            ACT_SHIFT;
 			__atomic_add_fetch(&d->round, 1, __ATOMIC_SEQ_CST);
 			verified = 1;
 			continue;
