@@ -379,6 +379,19 @@ targets() {
 	else
 		skip "python3: not installed"
 	fi
+	# A busy program (issue 13 item 4): it polls a 5 s timer with a zero
+	# timeout, never blocking; time flows 100 times the real rate.
+	t0=$(date +%s%N)
+	run busy "$tool" exec --backend virtual --virtual-rate 100 -- \
+	    "$dir/vbusy" 5000
+	ms=$(ms_since)
+	if grep -q '^fired after some polls, not early$' "$out/busy" &&
+	    [ "$ms" -lt 4000 ]; then
+		ok "--virtual-rate 100: a busy program's 5 s timer in $ms ms"
+	else
+		bad "--virtual-rate 100: a busy program's timer ($ms ms)"
+		sed 's/^/    /' "$out/busy"
+	fi
 	if [ -x "$dir/cvwait" ]; then
 		run cvwait "$tool" exec --backend virtual -- "$dir/cvwait"
 		has "$out/cvwait" "condition_variable::wait_until wakes at the sleeper's time" \
