@@ -568,6 +568,19 @@ static void end_look(struct dom_slot *s)
 	tfd_dom_changed(tfd_dom);
 }
 
+/* A look found nothing: 1 if the deadline has come (the wait ends), else
+ * the mover is told, with this process's next deadline. */
+static int looked_nothing(struct dom_slot *s, int64_t deadline)
+{
+	if (tfd_dom_now(tfd_dom, DC_MONO) >= deadline)
+		return 1;
+	if (s) {
+		tfd_dom_publish();
+		end_look(s);
+	}
+	return 0;
+}
+
 /* RUN -> WAIT: the thread leaves the count of running ones. */
 static void to_wait(struct dom_slot *s, int kind, int64_t deadline)
 {
@@ -695,12 +708,8 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 			e = errno;
 			break;
 		}
-		if (tfd_dom_now(tfd_dom, DC_MONO) >= deadline)
+		if (looked_nothing(s, deadline))
 			break;
-		if (s) {
-			tfd_dom_publish();
-			end_look(s);
-		}
 		r = block(ctx, &during, real_left(deadline));
 		e = errno;
 		if (r > 0 || (r < 0 && !(e == EINTR && tfd_sig_handled == h0)))
@@ -737,14 +746,8 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
 		if (s)
 			begin_look(s);
 		r = try(ctx, 0);
-		if (r != ETIMEDOUT)
+		if (r != ETIMEDOUT || looked_nothing(s, deadline))
 			break;
-		if (tfd_dom_now(tfd_dom, DC_MONO) >= deadline)
-			break;
-		if (s) {
-			tfd_dom_publish();
-			end_look(s);
-		}
 		if (left >= 0 && left < slice)
 			slice = left;
 		r = try(ctx, slice);

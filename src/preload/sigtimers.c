@@ -228,6 +228,20 @@ static void alarm_slot(void)
 	}
 }
 
+/* An itimerspec as setitimer and getitimer give it: microseconds, the
+ * value rounded up (never 0 for a timer still armed). */
+static void to_itimerval(const struct itimerspec *v, struct itimerval *tv)
+{
+	tv->it_value.tv_sec = v->it_value.tv_sec;
+	tv->it_value.tv_usec = (v->it_value.tv_nsec + 999) / 1000;
+	tv->it_interval.tv_sec = v->it_interval.tv_sec;
+	tv->it_interval.tv_usec = v->it_interval.tv_nsec / 1000;
+	if (tv->it_value.tv_usec == 1000000) {
+		tv->it_value.tv_sec++;
+		tv->it_value.tv_usec = 0;
+	}
+}
+
 int tfd_sigtimer_setitimer(const struct itimerval *nv, struct itimerval *old)
 {
 	struct itimerspec n, o;
@@ -247,16 +261,8 @@ int tfd_sigtimer_setitimer(const struct itimerval *nv, struct itimerval *old)
 	alarm_slot();
 	pthread_mutex_unlock(&lock);
 	r = set(ALARM, 0, &n, &o);
-	if (r == 0 && old) {
-		old->it_value.tv_sec = o.it_value.tv_sec;
-		old->it_value.tv_usec = (o.it_value.tv_nsec + 999) / 1000;
-		old->it_interval.tv_sec = o.it_interval.tv_sec;
-		old->it_interval.tv_usec = o.it_interval.tv_nsec / 1000;
-		if (old->it_value.tv_usec == 1000000) {
-			old->it_value.tv_sec++;
-			old->it_value.tv_usec = 0;
-		}
-	}
+	if (r == 0 && old)
+		to_itimerval(&o, old);
 	return r;
 }
 
@@ -268,14 +274,7 @@ int tfd_sigtimer_getitimer(struct itimerval *cur)
 	alarm_slot();
 	query(&timers[ALARM], tfd_vnow(CLOCK_MONOTONIC), &c);
 	pthread_mutex_unlock(&lock);
-	cur->it_value.tv_sec = c.it_value.tv_sec;
-	cur->it_value.tv_usec = (c.it_value.tv_nsec + 999) / 1000;
-	cur->it_interval.tv_sec = c.it_interval.tv_sec;
-	cur->it_interval.tv_usec = c.it_interval.tv_nsec / 1000;
-	if (cur->it_value.tv_usec == 1000000) {
-		cur->it_value.tv_sec++;
-		cur->it_value.tv_usec = 0;
-	}
+	to_itimerval(&c, cur);
 	return 0;
 }
 
