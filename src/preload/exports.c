@@ -305,7 +305,7 @@ EXPORT int clock_nanosleep(clockid_t c, int flags, const struct timespec *req,
 	ns = tfd_ts_to_ns(req);
 	e = (flags & TIMER_ABSTIME)
 	            ? tfd_virtual_sleep_until(tfd_vnow(CLOCK_MONOTONIC) + ns -
-	                                              tfd_vnow(base),
+	                                              tfd_vnow(c),
 	                                      NULL)
 	            : tfd_virtual_sleep(ns, &left);
 	if (e == VWAIT_BLOCK)
@@ -352,7 +352,7 @@ EXPORT int clock_gettime(clockid_t c, struct timespec *ts)
 	__asm__("" : "+r"(ts));
 	if (!tfd_virt || tfd_inside || (base = tfd_virtual_base(c)) < 0 || !ts)
 		return R(clock_gettime)(c, ts); /* NULL: libc's EFAULT */
-	*ts = tfd_ns_to_ts(tfd_vnow(base));
+	*ts = tfd_ns_to_ts(tfd_vnow(c));
 	return 0;
 }
 

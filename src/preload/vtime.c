@@ -13,6 +13,22 @@
 #include <errno.h>
 #include <fcntl.h>
 
+/* CLOCK_TAI - CLOCK_REALTIME on this system, in whole seconds (0 where
+ * the kernel was never told the offset). */
+static int64_t tai_offset(void)
+{
+	static int64_t off = -1;
+	struct timespec tai, real;
+
+	if (off < 0) {
+		R(clock_gettime)(CLOCK_TAI, &tai);
+		R(clock_gettime)(CLOCK_REALTIME, &real);
+		off = (tfd_ts_to_ns(&tai) - tfd_ts_to_ns(&real) + TFD_NSEC / 2) /
+		      TFD_NSEC * TFD_NSEC;
+	}
+	return off;
+}
+
 int64_t tfd_vnow(clockid_t c)
 {
 	struct timespec ts = { 0, 0 };
@@ -23,7 +39,8 @@ int64_t tfd_vnow(clockid_t c)
 
 		return tfd_dom_now(tfd_dom, b == CLOCK_REALTIME   ? DC_REAL
 		                            : b == CLOCK_BOOTTIME ? DC_BOOT
-		                                                  : DC_MONO);
+		                                                  : DC_MONO) +
+		       (c == CLOCK_TAI ? tai_offset() : 0);
 	}
 	was = tfd_enter();
 	tfd_virtual_now(c, &ts);
