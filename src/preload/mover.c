@@ -446,7 +446,10 @@ static int outside_blocked(struct tfd_dom *d, struct eval *e)
 			continue;
 		}
 		e->sw[i] = t.switches;
-		if (t.state == 'R' || t.state == 'D')
+		/* Running, in a short wait of the kernel's (D), or stopped
+		 * (a debugger, SIGSTOP, a sanitizer's leak check at exit):
+		 * time holds for it. */
+		if (t.state != 'S')
 			all = 0;
 	}
 	return all;
@@ -464,7 +467,7 @@ static int outside_still(struct tfd_dom *d, struct eval *e)
 		if (e->sw[i] < 0)
 			continue;
 		t = look_thread(s->pid, s->tid);
-		if (t.state == 'R' || t.state == 'D' || t.switches != e->sw[i])
+		if (t.state != 'S' || t.switches != e->sw[i])
 			return 0;
 	}
 	return 1;

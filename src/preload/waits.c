@@ -166,10 +166,9 @@ static int pwait_run(struct pwait *w, int64_t ns, int poll_ms,
 	unwrite_take(&u, &s, w->fds, w->n);
 	r = tfd_virt ? tfd_vwait(ns, w->mask, pwait_look, pwait_block, w)
 	             : VWAIT_BLOCK;
-	if (r == VWAIT_BLOCK)
-		r = w->ppoll ? R(ppoll)(w->fds, w->n, tfd_virt ? NULL : ts,
-		                        w->mask)
-		             : R(poll)(w->fds, w->n, tfd_virt ? -1 : poll_ms);
+	if (r == VWAIT_BLOCK) /* not virtual, or no domain: real time */
+		r = w->ppoll ? R(ppoll)(w->fds, w->n, ts, w->mask)
+		             : R(poll)(w->fds, w->n, poll_ms);
 	e = errno;
 	unwrite_give(&u);
 	holds_end(&s);
@@ -317,8 +316,9 @@ static int select_run(int nfds, fd_set **set, const struct timespec *ts,
 	ns = tv ? tfd_tv_to_ns(tv) : tfd_tsp_ns(ts);
 	start = tfd_vnow(CLOCK_MONOTONIC);
 	r = swait_virtual(&w, ns);
-	if (r == VWAIT_BLOCK) {
-		r = R(pselect)(nfds, set[0], set[1], set[2], NULL, mask);
+	if (r == VWAIT_BLOCK) { /* no domain: real time */
+		r = tv ? R(select)(nfds, set[0], set[1], set[2], tv)
+		       : R(pselect)(nfds, set[0], set[1], set[2], ts, mask);
 	} else if (tv && r >= 0) { /* Linux leaves the time not slept */
 		int64_t left = ns - (tfd_vnow(CLOCK_MONOTONIC) - start);
 
@@ -384,7 +384,7 @@ int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
 	struct ewait w = { ep, ev, max, mask };
 	int r = tfd_vwait(ns, mask, ewait_look, ewait_block, &w);
 
-	if (r == VWAIT_BLOCK)
-		r = R(epoll_pwait)(ep, ev, max, -1, mask);
+	if (r == VWAIT_BLOCK) /* no domain: real time */
+		r = ewait_block(&w, mask, ns);
 	return r;
 }
