@@ -347,19 +347,11 @@ int tfd_dom_join(const char *name)
 	int32_t pid = getpid(), tid = gettid();
 	pthread_t th;
 
+	struct tfd_dom *own = NULL;
+
 	tfd_dom = name && *name ? map_named(name) : NULL;
 	if (!tfd_dom) {
-		int was = tfd_enter(), e;
-
-		tfd_dom = tfd_dom_create(NULL, 0);
-		if (tfd_dom) {
-			e = pthread_create(&th, NULL, mover_thread, tfd_dom);
-			if (e)
-				tfd_dom = NULL; /* leaked: a page, once */
-			else
-				pthread_detach(th);
-		}
-		tfd_leave(was);
+		tfd_dom = own = tfd_dom_create(NULL, 0);
 		if (!tfd_dom)
 			return -1;
 	}
@@ -377,6 +369,13 @@ int tfd_dom_join(const char *name)
 	}
 	slots_for_others(pid, tid);
 	engine_start();
+	if (own) { /* its mover, started last: not a thread of the program's */
+		int was = tfd_enter();
+
+		if (pthread_create(&th, NULL, mover_thread, own) == 0)
+			pthread_detach(th);
+		tfd_leave(was);
+	}
 	tfd_dom_changed(tfd_dom);
 	return 0;
 }

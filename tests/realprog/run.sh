@@ -335,6 +335,17 @@ domain() {
 		bad "vtree: two processes on virtual time not as on Linux"
 		diff -u "$out/vtree.native.events" "$out/vtree.events" | sed 's/^/    /'
 	fi
+	# Without tfd exec (TFD_DOMAIN cleared): the process makes a domain
+	# of its own, its mover a thread of the library's (it once took that
+	# thread for one of the program's and never moved time).
+	run fallback "$tool" exec --backend virtual -- env -u TFD_DOMAIN \
+	    "$dir/vtree"
+	if cut -d' ' -f2- "$out/fallback" | cmp -s - "$out/vtree.events"; then
+		ok "vtree without tfd exec: a domain of its own, the same events"
+	else
+		bad "vtree without tfd exec (a domain of its own)"
+		sed 's/^/    /' "$out/fallback"
+	fi
 }
 
 # What a new user tries first (issue 13's targets).
