@@ -38,6 +38,27 @@ static struct dom_slot *slot_of(int i)
 	return i >= 0 ? &tfd_dom->slot[i] : NULL;
 }
 
+/* This thread's slot; a thread that existed before the library loaded
+ * was given one by its tid (slots_for_others()): found once. */
+static struct dom_slot *self_slot(void)
+{
+	int32_t tid, pid;
+	uint32_t i;
+
+	if (my >= 0 || !tfd_dom)
+		return slot_of(my);
+	tid = gettid();
+	pid = getpid();
+	for (i = 0; i < tfd_dom->hiwater; i++)
+		if (__atomic_load_n(&tfd_dom->slot[i].tid, __ATOMIC_ACQUIRE) ==
+		            tid &&
+		    tfd_dom->slot[i].pid == pid) {
+			my = (int)i;
+			break;
+		}
+	return slot_of(my);
+}
+
 static void raise_hiwater(uint32_t *hw, uint32_t i)
 {
 	uint32_t h = __atomic_load_n(hw, __ATOMIC_RELAXED);
@@ -643,13 +664,16 @@ static int block_sleep(void *ctx, const sigset_t *mask, int64_t ns)
  * gets there. */
 int tfd_dom_sleep(int64_t deadline)
 {
-	struct dom_slot *s = slot_of(my);
+	struct dom_slot *s = self_slot();
 	sigset_t old, during;
 	int e = 0;
 
-	if (!s) { /* a thread without a slot: only time it can see */
-		while (tfd_dom_now(tfd_dom, DC_MONO) < deadline)
-			sched_yield();
+	if (!s) { /* no slot (the domain is full): a deadline of nobody's */
+		while (tfd_dom_now(tfd_dom, DC_MONO) < deadline) {
+			struct timespec ms = { 0, 1000000 };
+
+			R(nanosleep)(&ms, NULL);
+		}
 		return 0;
 	}
 	hold_signals(&old);
@@ -684,7 +708,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
                                                     int64_t),
                   void *ctx)
 {
-	struct dom_slot *s = slot_of(my);
+	struct dom_slot *s = self_slot();
 	sigset_t old, during;
 	int r = 0, e = 0;
 
@@ -734,7 +758,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
                        void *ctx)
 {
-	struct dom_slot *s = slot_of(my);
+	struct dom_slot *s = self_slot();
 	int r;
 
 	if (s)
