@@ -120,10 +120,10 @@ int64_t tfd_dom_now(const struct tfd_dom *d, int clock)
 		s = __atomic_load_n(&d->seq, __ATOMIC_ACQUIRE);
 		if (s & 1)
 			continue;
-		v = __atomic_load_n(&d->vbase[clock], __ATOMIC_RELAXED);
-		r = __atomic_load_n(&d->rbase, __ATOMIC_RELAXED);
-		rate = __atomic_load_n(&d->rate_milli, __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		/* Acquire loads: the second look at seq stays after them. */
+		v = __atomic_load_n(&d->vbase[clock], __ATOMIC_ACQUIRE);
+		r = __atomic_load_n(&d->rbase, __ATOMIC_ACQUIRE);
+		rate = __atomic_load_n(&d->rate_milli, __ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&d->seq, __ATOMIC_RELAXED) == s)
 			break;
 	}
