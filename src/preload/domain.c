@@ -401,6 +401,25 @@ int tfd_dom_join(const char *name)
 	return 0;
 }
 
+/* exit(): the process is on its way out (a sanitizer's report, the
+ * runtime's threads): its timers are no deadline any more, and the
+ * exiting thread counts as running until /proc shows it gone, so that
+ * time does not move between the program's end and its parent seeing
+ * it. */
+__attribute__((destructor)) static void leaving(void)
+{
+	struct dom_slot *s;
+
+	if (!tfd_dom || tfd_inside)
+		return;
+	if (me)
+		__atomic_store_n(&me->next_due, DOM_NEVER, __ATOMIC_SEQ_CST);
+	s = self_slot();
+	if (s)
+		__atomic_or_fetch(&s->inlib, DOM_LEAVING, __ATOMIC_SEQ_CST);
+	tfd_dom_changed(tfd_dom);
+}
+
 /* After fork(), in the child, with the slot the parent took for it. */
 void tfd_dom_forked(int slot)
 {

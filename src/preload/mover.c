@@ -266,6 +266,12 @@ static void poke(struct tfd_dom *d, struct dom_slot *s)
 	wake_slot(d, s);
 }
 
+/* A thread that reaps a child shows S, in wait4, while it frees it (the
+ * kernel sets the state before it looks at the children): after a thread
+ * or a process is found gone, /proc is not believed for a moment. */
+#define GRACE_NS 2000000 /* 2 ms */
+static int64_t grace_until;
+
 enum verdict {
 	V_BUSY,    /* something runs: wait for a change */
 	V_SOON,    /* waiting for looks or slices: a change, or a moment */
@@ -326,6 +332,22 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 		if (tid == 0)
 			continue;
 		if (tid < 0) { /* a thread or child on its way */
+			v = V_BUSY;
+			continue;
+		}
+		if (__atomic_load_n(&s->inlib, __ATOMIC_ACQUIRE) & DOM_LEAVING) {
+			/* Exiting: it runs until it is gone (or a zombie its
+			 * parent may reap). */
+			struct seen t = look_thread(s->pid, s->tid);
+
+			if ((!t.state &&
+			     syscall(SYS_tgkill, s->pid, s->tid, 0) < 0 &&
+			     errno == ESRCH) ||
+			    ((t.state == 'Z' || t.state == 'X') && t.threads <= 1)) {
+				reclaim(d, s);
+				tfd_dom_changed(d);
+				grace_until = tfd_dom_real_mono() + GRACE_NS;
+			}
 			v = V_BUSY;
 			continue;
 		}
@@ -404,11 +426,6 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 	return best == DOM_NEVER ? V_IDLE : V_MOVE;
 }
 
-/* A thread that reaps a child shows S, in wait4, while it frees it (the
- * kernel sets the state before it looks at the children): after a thread
- * or a process is found gone, /proc is not believed for a moment. */
-#define GRACE_NS 2000000 /* 2 ms */
-static int64_t grace_until;
 
 /* The threads outside our waits: 1 if all are blocked (their context
  * switches noted in e->sw), 0 if one runs; gone ones are freed. */
