@@ -145,10 +145,12 @@ $(PRELOAD): $(PIC_OBJ) $(PRELOAD_OBJ)
 TOOL_SRC := $(wildcard tools/*.c)
 $(TOOL): private ALL_CFLAGS += -DTFD_LIBDIR='"$(LIBDIR)"' \
     $(if $(GIT_DESCRIBE),-DTFD_GIT='"$(GIT_DESCRIBE)"')
-$(TOOL): $(TOOL_SRC) $(CONF_SRC) $(wildcard tools/*.h) \
-    tests/conformance/conform.h include/tfd.h $(STATIC) $(B)/config.stamp
+# tfd exec is the mover of a virtual-time domain: src/preload/mover.c.
+$(TOOL): $(TOOL_SRC) $(CONF_SRC) $(wildcard tools/*.h) src/preload/mover.c \
+    src/preload/domain.h tests/conformance/conform.h include/tfd.h \
+    $(STATIC) $(B)/config.stamp
 	$(CC) $(ALL_CFLAGS) -Itools -Itests/conformance $(TOOL_SRC) $(CONF_SRC) \
-	    $(STATIC) -o $@ $(ALL_LDFLAGS)
+	    src/preload/mover.c $(STATIC) -o $@ $(ALL_LDFLAGS)
 # test_fault.c makes allocation, thread creation and eventfd() fail
 # through the linker's --wrap.
 WRAP := -Wl,--wrap=calloc,--wrap=realloc,--wrap=pthread_create,--wrap=eventfd

@@ -74,6 +74,11 @@ extern const struct tfd_backend tfd_virtual_backend;
 /* The backend selected now (api.c); the preload library uses its ops. */
 const struct tfd_backend *tfd_current_backend(void);
 
+/* The virtual clocks of the engine start at these values (a virtual-time
+ * domain's, tfd-preload(7)) instead of the system's: only with no timer
+ * open; 0, EBUSY, or ENOTSUP when the backend is not virtual. */
+int tfd_engine_virtual_start(int64_t mono, int64_t real, int64_t boot);
+
 /* Test hooks of the engine (tests/, fuzz/).  What the engine does when the
  * kernel says CLOCK_REALTIME was set, to exercise TFD_TIMER_CANCEL_ON_SET
  * without setting the clock; and how many times the service thread has

@@ -6,6 +6,7 @@
 #include "t.h"
 
 #include "tfd.h"
+#include "backend.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -575,4 +576,27 @@ TEST(virtual_event_loop_one_hour_exact_order_and_counts)
 	CHECK(hb == 514);            /* 7, 14, ..., 3598 */
 	CHECK(r.n == 514 + 3 + 4 + 1);
 	CHECK(spent < SEC);
+}
+
+/* The hook of a virtual-time domain (tfd-preload(7)): the virtual clocks
+ * start where it says, only while no timer is open, and only on them. */
+TEST(virtual_start_sets_the_clocks_with_no_timer_open)
+{
+	struct timespec ts;
+	int fd;
+
+	CHECK(tfd_use_backend("engine") == 0);
+	CHECK(tfd_engine_virtual_start(1, 2, 3) == ENOTSUP);
+	CHECK(tfd_use_backend("virtual") == 0);
+	CHECK(tfd_engine_virtual_start(5000000000LL, 7000000000LL,
+	                               9000000000LL) == 0);
+	CHECK(tfd_virtual_now(CLOCK_MONOTONIC, &ts) == 0);
+	CHECK(ts.tv_sec == 5 && ts.tv_nsec == 0);
+	CHECK(tfd_virtual_now(CLOCK_REALTIME, &ts) == 0 && ts.tv_sec == 7);
+	CHECK(tfd_virtual_now(CLOCK_BOOTTIME, &ts) == 0 && ts.tv_sec == 9);
+	fd = CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0));
+	CHECK(tfd_engine_virtual_start(1, 1, 1) == EBUSY);
+	CHECK(tfd_virtual_now(CLOCK_MONOTONIC, &ts) == 0 && ts.tv_sec == 5);
+	CHECK(tfd_close(fd) == 0);
+	CHECK(tfd_use_backend("engine") == 0);
 }

@@ -18,12 +18,16 @@
 #define _GNU_SOURCE
 #include "cmd.h"
 
+#include "preload/domain.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef TFD_LIBDIR
@@ -133,7 +137,7 @@ static int known_backend(const char *b)
 	       !strcmp(b, "kernel");
 }
 
-enum { O_BACKEND, O_TRACE, O_RAW };
+enum { O_BACKEND, O_TRACE, O_RAW, O_RATE };
 static const struct tfd_opt opts[] = {
 	[O_BACKEND] = { "backend", "NAME",
 	                "engine, virtual or kernel (default: $TFD_BACKEND,\n"
@@ -144,10 +148,172 @@ static const struct tfd_opt opts[] = {
 	[O_RAW] = { "raw-syscalls", NULL,
 	            "take over raw timerfd system calls too (a seccomp\n"
 	            "filter; sets no_new_privs: tfd-preload(7))" },
+	[O_RATE] = { "virtual-rate", "FACTOR",
+	             "on virtual, time also flows between jumps, FACTOR\n"
+	             "times the real rate (busy programs; default 0: it\n"
+	             "moves only when every thread waits)" },
 	{ NULL, NULL, NULL },
 };
 
 static int tfd_cmd_exec(int argc, char **argv);
+
+/* ---- virtual time: tfd exec stays as the tree's parent and moves time
+ * for it (tfd-preload(7), VIRTUAL TIME) ---- */
+
+static volatile sig_atomic_t child_pid;
+static struct tfd_dom *dom;
+
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	/* A terminal's signals reach the child's process group already. */
+	if (child_pid > 0 && si->si_code != SI_KERNEL)
+		kill((pid_t)child_pid, sig);
+	if (dom)
+		tfd_dom_changed(dom); /* the mover looks whether it ended */
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	if (dom)
+		tfd_dom_changed(dom); /* the mover looks (atomics, a futex) */
+}
+
+struct run {
+	pid_t pid;
+	int status, done;
+	const char *trace; /* TFD_TRACE: each move is a line of it */
+};
+
+/* A move, as the preload's trace shows one (tfd-preload(7), TRACE),
+ * under the pid of the program tfd exec runs (the root of the tree). */
+static void traced(void *ctx, int64_t from, int64_t to)
+{
+	struct run *r = ctx;
+	char line[128];
+	int fd, n;
+
+	if (!r->trace)
+		return;
+	n = snprintf(line, sizeof(line),
+	             "%lld.%09lld %d - virtual-advance(+%lld.%09lld) = 0\n",
+	             (long long)(to / 1000000000), (long long)(to % 1000000000),
+	             (int)r->pid, (long long)((to - from) / 1000000000),
+	             (long long)((to - from) % 1000000000));
+	if (!strcmp(r->trace, "/dev/stderr"))
+		fd = 2;
+	else if (!strcmp(r->trace, "/dev/stdout"))
+		fd = 1;
+	else
+		fd = open(r->trace, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	if (write(fd, line, (size_t)n) < 0)
+		n = 0;
+	if (fd > 2)
+		close(fd);
+}
+
+static int child_ended(void *ctx)
+{
+	struct run *r = ctx;
+
+	if (waitpid(r->pid, &r->status, WNOHANG) == r->pid)
+		r->done = 1;
+	return r->done;
+}
+
+static int handlers(void)
+{
+	static const int fwd[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
+		                   SIGUSR2 };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	for (i = 0; i < sizeof(fwd) / sizeof(*fwd); i++)
+		if (sigaction(fwd[i], &sa, NULL) < 0)
+			return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_NOCLDSTOP;
+	return sigaction(SIGCHLD, &sa, NULL);
+}
+
+/* Runs PROG in a child on a domain of its own; returns its status. */
+static int run_in_domain(char **argv, uint32_t rate)
+{
+	struct run r = { 0, 0, 0, NULL };
+	struct tfd_dom *d;
+	char name[64];
+	int fd, slot;
+
+	d = dom = tfd_dom_create(&fd, rate);
+	if (!d) {
+		fprintf(stderr, "tfd: exec: cannot make the virtual-time "
+		                "domain: %s\n", strerror(errno));
+		return 1;
+	}
+	snprintf(name, sizeof(name), "%d:%d", (int)getpid(), fd);
+	if (setenv("TFD_DOMAIN", name, 1) < 0 || handlers() < 0) {
+		fprintf(stderr, "tfd: exec: %s\n", strerror(errno));
+		return 1;
+	}
+	/* The child's slot, taken before it exists: time holds until the
+	 * library, loaded with PROG, finds it by its thread id. */
+	slot = 0;
+	d->slot[slot].tid = -1;
+	d->slot[slot].pid = -1;
+	d->slot[slot].parent = getpid();
+	d->slot[slot].state = DS_RUN;
+	d->slot[slot].deadline = DOM_NEVER;
+	d->actrun += ACT_ONE + 1;
+	d->hiwater = 1;
+	fflush(NULL);
+	r.pid = fork();
+	if (r.pid < 0) {
+		fprintf(stderr, "tfd: exec: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (r.pid == 0) {
+		signal(SIGCHLD, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "tfd: exec: %s: %s\n", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	child_pid = r.pid;
+	__atomic_store_n(&d->slot[slot].pid, r.pid, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->slot[slot].tid, r.pid, __ATOMIC_RELEASE);
+	tfd_dom_changed(d);
+	r.trace = getenv("TFD_TRACE");
+	tfd_dom_move(d, child_ended, traced, &r);
+	/* Programs the child left behind go on with time flowing for real
+	 * from where it is. */
+	__atomic_store_n(&d->rbase, tfd_dom_real_mono(), __ATOMIC_RELAXED);
+	__atomic_store_n(&d->ended, 1, __ATOMIC_RELEASE);
+	tfd_dom_changed(d);
+	if (WIFSIGNALED(r.status)) {
+		signal(WTERMSIG(r.status), SIG_DFL);
+		raise(WTERMSIG(r.status));
+		return 128 + WTERMSIG(r.status);
+	}
+	return WEXITSTATUS(r.status);
+}
+
+/* FACTOR as thousandths: 0 (pure virtual time) to 1000000. */
+static int parse_rate(const char *s, uint32_t *milli)
+{
+	char *end;
+	double f = strtod(s, &end);
+
+	if (end == s || *end || !(f >= 0) || f > 1000)
+		return -1;
+	*milli = (uint32_t)(f * 1000 + 0.5);
+	return 0;
+}
 
 const struct tfd_cmd tfd_exec_cmd = {
 	.name = "exec",
@@ -165,7 +331,8 @@ const struct tfd_cmd tfd_exec_cmd = {
 
 static int tfd_cmd_exec(int argc, char **argv)
 {
-	const char *backend = NULL, *trace = NULL;
+	const char *backend = NULL, *trace = NULL, *env;
+	uint32_t rate = 0;
 	int raw = 0;
 	char path[PATH_MAX], why[PATH_MAX + 64];
 	struct tfd_args a;
@@ -184,6 +351,11 @@ static int tfd_cmd_exec(int argc, char **argv)
 				return tfd_cmd_bad("%s", "--trace needs a file");
 		} else if (o == O_RAW) {
 			raw = 1;
+		} else if (o == O_RATE) {
+			if (parse_rate(a.val, &rate) < 0)
+				return tfd_cmd_bad("--virtual-rate: '%s' is not a "
+				                   "factor from 0 to 1000",
+				                   a.val);
 		}
 	}
 	if (o != TFD_OPT_END)
@@ -202,6 +374,10 @@ static int tfd_cmd_exec(int argc, char **argv)
 			fprintf(stderr, "tfd: exec: %s\n", strerror(errno));
 		return 1;
 	}
+	env = backend ? backend : getenv("TFD_BACKEND");
+	if (env && !strcmp(env, "virtual"))
+		return run_in_domain(a.argv, rate);
+	unsetenv("TFD_DOMAIN");
 	fflush(NULL);
 	execvp(a.argv[0], a.argv);
 	fprintf(stderr, "tfd: exec: %s: %s\n", a.argv[0], strerror(errno));

@@ -101,6 +101,31 @@ int tfd_engine_virtual_now(int clockid, int64_t *ns)
 	return e;
 }
 
+/*
+ * The hook of a virtual-time domain (the preload's src/preload/domain.c):
+ * the virtual clocks start at the domain's values instead of the system's,
+ * so that every process of a tree starts on one clock; the preload then
+ * keeps them in step with virtual_move.  Only while no timer is open (at
+ * load), else EBUSY; ENOTSUP when the clocks are not virtual.
+ */
+int tfd_engine_virtual_start(int64_t mono, int64_t real, int64_t boot)
+{
+	int e = 0, cs;
+
+	tfd_engine_lock(&cs);
+	if (!g.virtual)
+		e = ENOTSUP;
+	else if (g.ntimers || g.nholds)
+		e = EBUSY;
+	else {
+		g.vnow[BASE_MONO] = mono;
+		g.vnow[BASE_REAL] = real;
+		g.vnow[BASE_BOOT] = boot;
+	}
+	tfd_engine_unlock(cs);
+	return e;
+}
+
 /* Switch between real and virtual clocks: only with no timer open.  The
  * service thread, idle, is stopped first. */
 int tfd_engine_virtual_use(int on)

@@ -279,42 +279,68 @@ EXPORT int epoll_pwait2(int ep, struct epoll_event *ev, int max,
 
 EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 {
+	int64_t left = 0;
+	int e;
+
 	if (!tfd_virt || tfd_inside || !req || !tfd_ts_valid(req))
 		return R(nanosleep)(req, rem);
-	if (tfd_virtual_sleep(tfd_ts_to_ns(req)) == VWAIT_BLOCK)
+	e = tfd_virtual_sleep(tfd_ts_to_ns(req), &left);
+	if (e == VWAIT_BLOCK)
 		return R(nanosleep)(req, rem);
-	return 0;
+	if (e && rem)
+		*rem = tfd_ns_to_ts(left);
+	errno = e ? e : errno;
+	return e ? -1 : 0;
 }
 
 EXPORT int clock_nanosleep(clockid_t c, int flags, const struct timespec *req,
                            struct timespec *rem)
 {
 	clockid_t base = tfd_virtual_base(c);
+	int64_t left = 0, ns;
+	int e;
 
 	if (!tfd_virt || tfd_inside || base < 0 || !req || !tfd_ts_valid(req))
 		return R(clock_nanosleep)(c, flags, req, rem);
-	if (tfd_virtual_sleep((flags & TIMER_ABSTIME)
-	                              ? tfd_ts_to_ns(req) - tfd_vnow(base)
-	                              : tfd_ts_to_ns(req)) == VWAIT_BLOCK)
+	ns = tfd_ts_to_ns(req);
+	e = (flags & TIMER_ABSTIME)
+	            ? tfd_virtual_sleep_until(tfd_vnow(CLOCK_MONOTONIC) + ns -
+	                                              tfd_vnow(c),
+	                                      NULL)
+	            : tfd_virtual_sleep(ns, &left);
+	if (e == VWAIT_BLOCK)
 		return R(clock_nanosleep)(c, flags & ~TIMER_ABSTIME, req, rem);
-	return 0;
+	if (e && rem && !(flags & TIMER_ABSTIME))
+		*rem = tfd_ns_to_ts(left);
+	return e;
 }
 
 EXPORT unsigned sleep(unsigned s)
 {
+	int64_t left = 0;
+	int e;
+
 	if (!tfd_virt || tfd_inside)
 		return R(sleep)(s);
-	if (tfd_virtual_sleep((int64_t)s * TFD_NSEC) == VWAIT_BLOCK)
+	e = tfd_virtual_sleep((int64_t)s * TFD_NSEC, &left);
+	if (e == VWAIT_BLOCK)
 		return R(sleep)(s);
-	return 0;
+	return e ? (unsigned)((left + TFD_NSEC - 1) / TFD_NSEC) : 0;
 }
 
 EXPORT int usleep(useconds_t us)
 {
+	int64_t left;
+	int e;
+
 	if (!tfd_virt || tfd_inside)
 		return R(usleep)(us);
-	tfd_virtual_sleep((int64_t)us * 1000);
-	return 0;
+	e = tfd_virtual_sleep((int64_t)us * 1000, &left);
+	if (e == VWAIT_BLOCK)
+		return R(usleep)(us);
+	if (e)
+		errno = e;
+	return e ? -1 : 0;
 }
 
 EXPORT int clock_gettime(clockid_t c, struct timespec *ts)
@@ -326,7 +352,7 @@ EXPORT int clock_gettime(clockid_t c, struct timespec *ts)
 	__asm__("" : "+r"(ts));
 	if (!tfd_virt || tfd_inside || (base = tfd_virtual_base(c)) < 0 || !ts)
 		return R(clock_gettime)(c, ts); /* NULL: libc's EFAULT */
-	*ts = tfd_ns_to_ts(tfd_vnow(base));
+	*ts = tfd_ns_to_ts(tfd_vnow(c));
 	return 0;
 }
 
@@ -375,10 +401,9 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	struct start *s;
 	int e;
 
-	if (!tfd_inside) {
-		__atomic_store_n(&tfd_threads_started, 1, __ATOMIC_RELAXED);
-		return R(pthread_create)(th, attr, fn, arg);
-	}
+	if (!tfd_inside)
+		return tfd_dom ? tfd_tree_thread(th, attr, fn, arg)
+		               : R(pthread_create)(th, attr, fn, arg);
 	s = malloc(sizeof(*s));
 	if (!s)
 		return EAGAIN;
@@ -388,6 +413,98 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	if (e)
 		free(s);
 	return e;
+}
+
+/* ---- timers that signal (virtual time only) ---- */
+
+EXPORT int timer_create(clockid_t c, struct sigevent *ev, timer_t *id)
+{
+	int r;
+
+	if (!tfd_dom || tfd_inside ||
+	    (r = tfd_sigtimer_create(c, ev, id)) == -2)
+		return R(timer_create)(c, ev, id);
+	return r;
+}
+
+EXPORT int timer_settime(timer_t id, int flags, const struct itimerspec *nv,
+                         struct itimerspec *old)
+{
+	if (tfd_inside || !tfd_sigtimer_ours(id))
+		return R(timer_settime)(id, flags, nv, old);
+	return tfd_sigtimer_settime(id, flags, nv, old);
+}
+
+EXPORT int timer_gettime(timer_t id, struct itimerspec *cur)
+{
+	if (tfd_inside || !tfd_sigtimer_ours(id))
+		return R(timer_gettime)(id, cur);
+	return tfd_sigtimer_gettime(id, cur);
+}
+
+EXPORT int timer_getoverrun(timer_t id)
+{
+	if (tfd_inside || !tfd_sigtimer_ours(id))
+		return R(timer_getoverrun)(id);
+	return tfd_sigtimer_getoverrun(id);
+}
+
+EXPORT int timer_delete(timer_t id)
+{
+	if (tfd_inside || !tfd_sigtimer_ours(id))
+		return R(timer_delete)(id);
+	return tfd_sigtimer_delete(id);
+}
+
+EXPORT unsigned alarm(unsigned s)
+{
+	if (!tfd_dom || tfd_inside)
+		return R(alarm)(s);
+	return tfd_sigtimer_alarm(s);
+}
+
+EXPORT int setitimer(__itimer_which_t which, const struct itimerval *nv,
+                     struct itimerval *old)
+{
+	if (!tfd_dom || tfd_inside || which != ITIMER_REAL)
+		return R(setitimer)(which, nv, old);
+	return tfd_sigtimer_setitimer(nv, old);
+}
+
+EXPORT int getitimer(__itimer_which_t which, struct itimerval *cur)
+{
+	if (!tfd_dom || tfd_inside || which != ITIMER_REAL || !cur)
+		return R(getitimer)(which, cur);
+	return tfd_sigtimer_getitimer(cur);
+}
+
+/* ---- processes of a virtual-time domain ---- */
+
+EXPORT pid_t fork(void)
+{
+	if (!tfd_dom || tfd_inside)
+		return R(fork)();
+	return tfd_tree_fork();
+}
+
+EXPORT int posix_spawn(pid_t *pid, const char *path,
+                       const posix_spawn_file_actions_t *fa,
+                       const posix_spawnattr_t *at, char *const argv[],
+                       char *const envp[])
+{
+	if (!tfd_dom || tfd_inside)
+		return R(posix_spawn)(pid, path, fa, at, argv, envp);
+	return tfd_tree_spawn(0, pid, path, fa, at, argv, envp);
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file,
+                        const posix_spawn_file_actions_t *fa,
+                        const posix_spawnattr_t *at, char *const argv[],
+                        char *const envp[])
+{
+	if (!tfd_dom || tfd_inside)
+		return R(posix_spawnp)(pid, file, fa, at, argv, envp);
+	return tfd_tree_spawn(1, pid, file, fa, at, argv, envp);
 }
 
 /* ---- start ---- */
@@ -407,6 +524,8 @@ static void init_once(void)
 	tfd_leave(was);
 	tfd_emulated = !tfd_be->native;
 	tfd_virt = tfd_be->virtual_move != NULL;
+	if (tfd_virt)
+		tfd_dom_join(secure_getenv("TFD_DOMAIN"));
 	tfd_rawsys_init(); /* needs tfd_virt */
 }
 

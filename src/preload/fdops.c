@@ -63,11 +63,15 @@ int tfd_timer_settime(int fd, int flags, const struct itimerspec *nv,
 	if (!tfd_emulated) {
 		r = R(timerfd_settime)(fd, flags, nv, old);
 	} else {
+		if (tfd_virt)
+			tfd_vsync();
 		was = tfd_enter();
 		r = tfd_settime(fd, flags, nv, old);
 		tfd_leave(was);
 		if (r == 0)
 			tfd_epoll_consumed(fd); /* the count is 0 again */
+		if (r == 0 && tfd_virt)
+			tfd_vpublish();
 	}
 	e = errno;
 	if (tfd_trace_path)
@@ -89,6 +93,8 @@ int tfd_timer_gettime(int fd, struct itimerspec *cur)
 	if (!tfd_emulated) {
 		r = R(timerfd_gettime)(fd, cur);
 	} else {
+		if (tfd_virt)
+			tfd_vsync();
 		was = tfd_enter();
 		r = tfd_gettime(fd, cur);
 		tfd_leave(was);
@@ -118,8 +124,14 @@ ssize_t tfd_timer_read(int fd, void *buf, size_t n)
 			memcpy(&count, buf, sizeof(count));
 		goto out;
 	}
-	if (tfd_virt && n >= sizeof(count)) /* else it fails at once */
-		tfd_virtual_read_wait(fd);
+	if (tfd_virt && n >= sizeof(count) && /* else it fails at once */
+	    tfd_virtual_read_wait(fd) < 0) {
+		r = -1;
+		e = errno;
+		goto out;
+	}
+	if (tfd_virt)
+		tfd_vsync();
 	was = tfd_enter();
 	/* A NULL buffer: Linux waits (or fails EAGAIN) first, then takes the
 	 * count and fails EFAULT copying it out. */

@@ -49,6 +49,41 @@ static void load_waits(void)
 	LOAD(gettimeofday);
 	LOAD(time);
 	LOAD(pthread_create);
+	LOAD(fork);
+	LOAD(pthread_cond_timedwait);
+	LOAD(pthread_cond_clockwait);
+	LOAD(sem_timedwait);
+	LOAD(sem_clockwait);
+	LOAD(pthread_mutex_timedlock);
+	LOAD(pthread_mutex_clocklock);
+	LOAD(pthread_rwlock_timedrdlock);
+	LOAD(pthread_rwlock_timedwrlock);
+	LOAD(pthread_rwlock_clockrdlock);
+	LOAD(pthread_rwlock_clockwrlock);
+	LOAD(pthread_timedjoin_np);
+	LOAD(pthread_clockjoin_np);
+	LOAD(recvfrom);
+	LOAD(recvmsg);
+	LOAD(sendto);
+	LOAD(sendmsg);
+	LOAD(accept4);
+	LOAD(mq_timedreceive);
+	LOAD(mq_timedsend);
+	LOAD(sigtimedwait);
+	LOAD(sigwaitinfo);
+	LOAD(sigwait);
+	LOAD(sigsuspend);
+	LOAD(pause);
+	LOAD(timer_create);
+	LOAD(timer_settime);
+	LOAD(timer_gettime);
+	LOAD(timer_getoverrun);
+	LOAD(timer_delete);
+	LOAD(alarm);
+	LOAD(setitimer);
+	LOAD(getitimer);
+	LOAD(posix_spawn);
+	LOAD(posix_spawnp);
 }
 
 static void load_all(void)

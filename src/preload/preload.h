@@ -10,7 +10,19 @@
  *   fdops.c    read, write, close, dup, fcntl, ioctl on a timer
  *   epoll.c    epoll registrations of timers (writability, EPOLLET)
  *   waits.c    poll, select, epoll waits on timers
- *   vtime.c    the virtual-time scheduler: sleeps, clocks, moving time
+ *   vtime.c    virtual time as the program sees it: clocks, sleeps,
+ *              the waits' entry to the domain
+ *   domain.c   this process's part in the virtual-time domain: joining
+ *              it, a slot per thread, the three ways a wait blocks,
+ *              the engine kept in step (domain.h)
+ *   mover.c    the one mover of a domain, and the shared memory's
+ *              operations (also in `tfd exec`)
+ *   signals.c  the program's signal handlers, counted (virtual time)
+ *   sigtimers.c  timer_create & co, alarm, setitimer on virtual time
+ *   timedwaits.c  timed waits on conditions, semaphores, locks, joins
+ *   iowaits.c  sockets, message queues, signal waits on virtual time
+ *   exports_waits.c  the exported wrappers of those waits
+ *   tree.c     threads and processes joining the domain from birth
  *   trace.c    TFD_TRACE
  *   rawsys.c   raw timerfd system calls (TFD_RAW_SYSCALLS): a seccomp
  *              filter, a SIGSYS handler, the program's SIGSYS handler
@@ -41,6 +53,10 @@ void tfd_rawsys_init(void);
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <mqueue.h>
+#include <semaphore.h>
+#include <spawn.h>
+#include <sys/socket.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
@@ -94,6 +110,64 @@ struct tfd_next {
 	time_t (*time)(time_t *);
 	int (*pthread_create)(pthread_t *, const pthread_attr_t *,
 	                      void *(*)(void *), void *);
+	pid_t (*fork)(void);
+	int (*pthread_cond_timedwait)(pthread_cond_t *, pthread_mutex_t *,
+	                              const struct timespec *);
+	int (*pthread_cond_clockwait)(pthread_cond_t *, pthread_mutex_t *,
+	                              clockid_t, const struct timespec *);
+	int (*sem_timedwait)(sem_t *, const struct timespec *);
+	int (*sem_clockwait)(sem_t *, clockid_t, const struct timespec *);
+	int (*pthread_mutex_timedlock)(pthread_mutex_t *,
+	                               const struct timespec *);
+	int (*pthread_mutex_clocklock)(pthread_mutex_t *, clockid_t,
+	                               const struct timespec *);
+	int (*pthread_rwlock_timedrdlock)(pthread_rwlock_t *,
+	                                  const struct timespec *);
+	int (*pthread_rwlock_timedwrlock)(pthread_rwlock_t *,
+	                                  const struct timespec *);
+	int (*pthread_rwlock_clockrdlock)(pthread_rwlock_t *, clockid_t,
+	                                  const struct timespec *);
+	int (*pthread_rwlock_clockwrlock)(pthread_rwlock_t *, clockid_t,
+	                                  const struct timespec *);
+	int (*pthread_timedjoin_np)(pthread_t, void **,
+	                            const struct timespec *);
+	int (*pthread_clockjoin_np)(pthread_t, void **, clockid_t,
+	                            const struct timespec *);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *,
+	                    socklen_t *);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	ssize_t (*sendto)(int, const void *, size_t, int,
+	                  const struct sockaddr *, socklen_t);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
+	ssize_t (*mq_timedreceive)(mqd_t, char *, size_t, unsigned *,
+	                           const struct timespec *);
+	int (*mq_timedsend)(mqd_t, const char *, size_t, unsigned,
+	                    const struct timespec *);
+	int (*sigtimedwait)(const sigset_t *, siginfo_t *,
+	                    const struct timespec *);
+	int (*sigwaitinfo)(const sigset_t *, siginfo_t *);
+	int (*sigwait)(const sigset_t *, int *);
+	int (*sigsuspend)(const sigset_t *);
+	int (*pause)(void);
+	int (*timer_create)(clockid_t, struct sigevent *, timer_t *);
+	int (*timer_settime)(timer_t, int, const struct itimerspec *,
+	                     struct itimerspec *);
+	int (*timer_gettime)(timer_t, struct itimerspec *);
+	int (*timer_getoverrun)(timer_t);
+	int (*timer_delete)(timer_t);
+	unsigned (*alarm)(unsigned);
+	int (*setitimer)(__itimer_which_t, const struct itimerval *,
+	                 struct itimerval *);
+	int (*getitimer)(__itimer_which_t, struct itimerval *);
+	int (*posix_spawn)(pid_t *, const char *,
+	                   const posix_spawn_file_actions_t *,
+	                   const posix_spawnattr_t *, char *const[],
+	                   char *const[]);
+	int (*posix_spawnp)(pid_t *, const char *,
+	                    const posix_spawn_file_actions_t *,
+	                    const posix_spawnattr_t *, char *const[],
+	                    char *const[]);
 };
 
 extern struct tfd_next tfd_next;
@@ -112,16 +186,25 @@ void tfd_next_load(void);
  * threads): its calls go straight through. */
 extern __thread int tfd_inside __attribute__((tls_model("initial-exec")));
 
+/* On a virtual-time domain, this thread is counted as running while it
+ * is inside the library (domain.c). */
+extern struct tfd_dom *tfd_dom;
+void tfd_dom_inlib(int d);
+
 static inline int tfd_enter(void)
 {
 	int was = tfd_inside;
 
 	tfd_inside = 1;
+	if (!was && unlikely(tfd_dom != NULL))
+		tfd_dom_inlib(1);
 	return was;
 }
 
 static inline void tfd_leave(int was)
 {
+	if (!was && unlikely(tfd_dom != NULL))
+		tfd_dom_inlib(-1);
 	tfd_inside = was;
 }
 
@@ -209,11 +292,96 @@ int64_t tfd_tsp_ns(const struct timespec *ts);
  * of time. */
 #define TFD_HORIZON ((int64_t)100 * 36525 * 864 * 1000000000)
 int64_t tfd_vnow(clockid_t c);
-int tfd_vwait(int64_t timeout_ns, int (*look)(void *), void *ctx);
-void tfd_virtual_read_wait(int fd);
-int tfd_virtual_sleep(int64_t ns); /* 0, or VWAIT_BLOCK: sleep for real */
+int64_t tfd_vdeadline(int64_t ns);
+void tfd_vsync(void);
+void tfd_vpublish(void);
+int tfd_vwait(int64_t timeout_ns, const sigset_t *mask, int (*look)(void *),
+              int (*block)(void *, const sigset_t *, int64_t), void *ctx);
+int tfd_virtual_read_wait(int fd);
+int tfd_virtual_sleep(int64_t ns, int64_t *left);
+int tfd_virtual_sleep_until(int64_t deadline, int64_t *left);
 clockid_t tfd_virtual_base(clockid_t c);
-extern int tfd_threads_started;
+
+/* ---- domain.c (see domain.h) ---- */
+
+int tfd_dom_join(const char *name);
+int tfd_dom_slot_take(int32_t pid);
+void tfd_dom_slot_name(int i, int32_t pid, int32_t tid);
+void tfd_dom_slot_free(int i);
+int tfd_dom_self(void);
+void tfd_dom_set_self(int i);
+void tfd_dom_forked(int slot);
+void tfd_dom_sync(void);
+void tfd_dom_publish(void);
+int tfd_dom_sleep(int64_t deadline);
+int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
+                  int (*look)(void *),
+                  int (*block)(void *, const sigset_t *, int64_t),
+                  void *ctx);
+int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
+                       void *ctx);
+
+/* ---- signals.c ---- */
+
+/* The program's handlers run through ours, which count them (on a
+ * virtual-time domain: tfd_counting_signals). */
+extern int tfd_counting_signals;
+extern __thread unsigned tfd_sig_handled
+	__attribute__((tls_model("initial-exec")));
+int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
+                   int (*next)(int, const struct sigaction *,
+                               struct sigaction *));
+
+/* ---- sigtimers.c ---- */
+
+int tfd_sigtimer_ours(timer_t id);
+/* -2: not a clock of virtual time (the caller passes it to libc). */
+int tfd_sigtimer_create(clockid_t c, struct sigevent *ev, timer_t *id);
+int tfd_sigtimer_settime(timer_t id, int flags, const struct itimerspec *nv,
+                         struct itimerspec *old);
+int tfd_sigtimer_gettime(timer_t id, struct itimerspec *cur);
+int tfd_sigtimer_getoverrun(timer_t id);
+int tfd_sigtimer_delete(timer_t id);
+int tfd_sigtimer_setitimer(const struct itimerval *nv, struct itimerval *old);
+int tfd_sigtimer_getitimer(struct itimerval *cur);
+unsigned tfd_sigtimer_alarm(unsigned s);
+int64_t tfd_sigtimers_fire(int64_t now);
+int64_t tfd_sigtimers_next(void);
+void tfd_sigtimers_forked(void);
+
+/* ---- timedwaits.c ---- */
+
+int tfd_timed_cond(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+                   const struct timespec *abs);
+int tfd_timed_sem(sem_t *s, clockid_t clk, const struct timespec *abs);
+int tfd_timed_lock(void *lock, int kind, clockid_t clk,
+                   const struct timespec *abs);
+int tfd_timed_join(pthread_t th, void **ret, clockid_t clk,
+                   const struct timespec *abs);
+
+/* ---- iowaits.c ---- */
+
+ssize_t tfd_sock_call(int fd, int flags, int out,
+                      ssize_t (*call)(void *, int), void *ctx);
+int tfd_sock_accept(int fd, int (*call)(void *), void *ctx);
+void tfd_sock_stamps(struct msghdr *msg);
+/* -2: not ours to wait on (libc's call is made). */
+ssize_t tfd_mq_timed(mqd_t q, int out, const struct timespec *abs,
+                     ssize_t (*try)(void *), void *ctx);
+int tfd_sig_wait(const sigset_t *set, siginfo_t *info,
+                 const struct timespec *timeout);
+int tfd_sig_suspend(const sigset_t *mask);
+int tfd_child_wait(int (*look)(void *), void *ctx);
+
+/* ---- tree.c ---- */
+
+int tfd_tree_thread(pthread_t *th, const pthread_attr_t *attr,
+                    void *(*fn)(void *), void *arg);
+pid_t tfd_tree_fork(void);
+int tfd_tree_spawn(int path, pid_t *pid, const char *file,
+                   const posix_spawn_file_actions_t *fa,
+                   const posix_spawnattr_t *at, char *const argv[],
+                   char *const envp[]);
 
 /* ---- trace.c ---- */
 

@@ -478,6 +478,8 @@ static int prog_sigaction(const struct sigaction *act, struct sigaction *old)
 EXPORT int sigaction(int sig, const struct sigaction *act,
                      struct sigaction *old)
 {
+	if (tfd_counting_signals && !tfd_inside && sig != SIGSYS)
+		return tfd_sig_action(sig, act, old, next_sigaction);
 	if (sig != SIGSYS || !__atomic_load_n(&raw_on, __ATOMIC_ACQUIRE))
 		return next_sigaction(sig, act, old);
 	return prog_sigaction(act, old);
@@ -490,6 +492,16 @@ EXPORT sighandler_t signal(int sig, sighandler_t h)
 	static sighandler_t (*real_signal)(int, sighandler_t);
 	struct sigaction a, old;
 
+	if (tfd_counting_signals && !tfd_inside && sig != SIGSYS) {
+		memset(&a, 0, sizeof(a));
+		a.sa_handler = h;
+		a.sa_flags = SA_RESTART;
+		sigemptyset(&a.sa_mask);
+		sigaddset(&a.sa_mask, sig);
+		if (tfd_sig_action(sig, &a, &old, next_sigaction) < 0)
+			return SIG_ERR;
+		return old.sa_handler;
+	}
 	if (sig != SIGSYS || !__atomic_load_n(&raw_on, __ATOMIC_ACQUIRE)) {
 		if (unlikely(!real_signal))
 			real_signal = (__typeof__(real_signal))dlsym(RTLD_NEXT,

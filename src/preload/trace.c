@@ -71,7 +71,9 @@ void tfd_trace(int fd, long ret, int err, const char *fmt, ...)
 		return;
 	/* The program's CLOCK_MONOTONIC: the virtual one on virtual. */
 	m = tfd_enter();
-	if (!tfd_virt || tfd_virtual_now(CLOCK_MONOTONIC, &now) != 0)
+	if (tfd_virt)
+		now = tfd_ns_to_ts(tfd_vnow(CLOCK_MONOTONIC));
+	else
 		R(clock_gettime)(CLOCK_MONOTONIC, &now);
 	tfd_leave(m);
 	n = snprintf(line, sizeof(line), "%lld.%09ld %d ", (long long)now.tv_sec,

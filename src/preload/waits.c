@@ -152,6 +152,14 @@ static int pwait_look(void *ctx)
 	return R(poll)(w->fds, w->n, 0);
 }
 
+static int pwait_block(void *ctx, const sigset_t *mask, int64_t ns)
+{
+	struct pwait *w = ctx;
+	struct timespec ts = tfd_ns_to_ts(ns);
+
+	return R(ppoll)(w->fds, w->n, ns < 0 ? NULL : &ts, mask);
+}
+
 /* ns: the wait's limit on the caller's clock; poll_ms: poll's own. */
 static int pwait_run(struct pwait *w, int64_t ns, int poll_ms,
                      const struct timespec *ts)
@@ -162,11 +170,11 @@ static int pwait_run(struct pwait *w, int64_t ns, int poll_ms,
 
 	holds_init(&s, ns);
 	unwrite_take(&u, &s, w->fds, w->n);
-	r = tfd_virt ? tfd_vwait(ns, pwait_look, w) : VWAIT_BLOCK;
-	if (r == VWAIT_BLOCK)
-		r = w->ppoll ? R(ppoll)(w->fds, w->n, tfd_virt ? NULL : ts,
-		                        w->mask)
-		             : R(poll)(w->fds, w->n, tfd_virt ? -1 : poll_ms);
+	r = tfd_virt ? tfd_vwait(ns, w->mask, pwait_look, pwait_block, w)
+	             : VWAIT_BLOCK;
+	if (r == VWAIT_BLOCK) /* not virtual, or no domain: real time */
+		r = w->ppoll ? R(ppoll)(w->fds, w->n, ts, w->mask)
+		             : R(poll)(w->fds, w->n, poll_ms);
 	e = errno;
 	unwrite_give(&u);
 	holds_end(&s);
@@ -244,17 +252,30 @@ static void sets_take(int nfds, fd_set **set, struct holds *s)
 	tfd_leave(was);
 }
 
-static int swait_look(void *ctx)
+static int swait_call(struct swait *w, const struct timespec *ts,
+                      const sigset_t *mask)
 {
-	struct swait *w = ctx;
-	struct timespec zero = { 0, 0 };
 	int i;
 
 	for (i = 0; i < 3; i++)
 		if (w->set[i])
 			memcpy(w->set[i], w->saved[i], set_bytes(w->nfds));
-	return R(pselect)(w->nfds, w->set[0], w->set[1], w->set[2], &zero,
-	                  w->mask);
+	return R(pselect)(w->nfds, w->set[0], w->set[1], w->set[2], ts, mask);
+}
+
+static int swait_look(void *ctx)
+{
+	struct swait *w = ctx;
+	struct timespec zero = { 0, 0 };
+
+	return swait_call(w, &zero, w->mask);
+}
+
+static int swait_block(void *ctx, const sigset_t *mask, int64_t ns)
+{
+	struct timespec ts = tfd_ns_to_ts(ns);
+
+	return swait_call(ctx, ns < 0 ? NULL : &ts, mask);
 }
 
 /* Virtual time: 0 or a result when time moved; VWAIT_BLOCK with the sets
@@ -274,7 +295,7 @@ static int swait_virtual(struct swait *w, int64_t ns)
 		if (w->set[i])
 			memcpy(w->saved[i], w->set[i], len);
 	}
-	r = tfd_vwait(ns, swait_look, w);
+	r = tfd_vwait(ns, w->mask, swait_look, swait_block, w);
 	if (r == VWAIT_BLOCK)
 		for (i = 0; i < 3; i++)
 			if (w->set[i])
@@ -300,8 +321,9 @@ static int select_run(int nfds, fd_set **set, const struct timespec *ts,
 	}
 	start = tfd_vnow(CLOCK_MONOTONIC);
 	r = swait_virtual(&w, ns);
-	if (r == VWAIT_BLOCK) {
-		r = R(pselect)(nfds, set[0], set[1], set[2], NULL, mask);
+	if (r == VWAIT_BLOCK) { /* no domain: real time */
+		r = tv ? R(select)(nfds, set[0], set[1], set[2], tv)
+		       : R(pselect)(nfds, set[0], set[1], set[2], ts, mask);
 	} else if (tv && r >= 0) { /* Linux leaves the time not slept */
 		int64_t left = ns - (tfd_vnow(CLOCK_MONOTONIC) - start);
 
@@ -352,13 +374,22 @@ static int ewait_look(void *ctx)
 	return R(epoll_pwait)(w->ep, w->ev, w->max, 0, w->mask);
 }
 
+static int ewait_block(void *ctx, const sigset_t *mask, int64_t ns)
+{
+	struct ewait *w = ctx;
+	int ms = ns < 0 ? -1 : ns > INT_MAX * 1000000LL ? INT_MAX
+	                                                : (int)((ns + 999999) / 1000000);
+
+	return R(epoll_pwait)(w->ep, w->ev, w->max, ms, mask);
+}
+
 int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
                    const sigset_t *mask)
 {
 	struct ewait w = { ep, ev, max, mask };
-	int r = tfd_vwait(ns, ewait_look, &w);
+	int r = tfd_vwait(ns, mask, ewait_look, ewait_block, &w);
 
-	if (r == VWAIT_BLOCK)
-		r = R(epoll_pwait)(ep, ev, max, -1, mask);
+	if (r == VWAIT_BLOCK) /* no domain: real time */
+		r = ewait_block(&w, mask, ns);
 	return r;
 }

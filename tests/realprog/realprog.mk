@@ -12,10 +12,12 @@ RP_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(SANFLAGS) $(CFLAGS)
 RP_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 RP_WL := $(shell pkg-config --exists wayland-server 2>/dev/null && echo yes)
 RP_SD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo yes)
+RP_CXX := $(shell command -v $(CXX) >/dev/null 2>&1 && echo yes)
 RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/rawsys $(RP)/ticker $(RP)/overhead \
           $(RP)/nowork \
-          $(RP)/vthreads $(RP)/vclock \
-          $(if $(RP_WL),$(RP)/wl_timers) $(if $(RP_SD),$(RP)/sd_timers)
+          $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy \
+          $(if $(RP_WL),$(RP)/wl_timers) $(if $(RP_SD),$(RP)/sd_timers) \
+          $(if $(RP_CXX),$(RP)/cvwait)
 
 $(RP):
 	mkdir -p $@
@@ -23,28 +25,33 @@ $(RP)/dropin: tests/realprog/dropin.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
 $(RP)/timerfd_glibc $(RP)/ticker $(RP)/rawsys: $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS)
-$(RP)/vthreads $(RP)/vclock: $(RP)/%: tests/realprog/%.c | $(RP)
+$(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy: $(RP)/%: \
+    tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
 # nowork defines snprintf and pthread_mutex_lock for the preload to call.
 $(RP)/nowork: tests/realprog/nowork.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread \
 	    -Wl,--export-dynamic -ldl
+$(RP)/cvwait: tests/realprog/cvwait.cc | $(RP)
+	$(CXX) -std=c++17 $(OPT) -Wall -Wextra -Werror $(SANFLAGS) -pthread $< \
+	    -o $@ $(RP_LDFLAGS) -pthread
 $(RP)/overhead: tests/realprog/overhead.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS) -ldl
-$(RP)/wl_timers: tests/realprog/wl_timers.c | $(RP)
-	$(CC) $(RP_CFLAGS) $$(pkg-config --cflags wayland-server) $< -o $@ \
-	    $$(pkg-config --libs wayland-server) $(RP_LDFLAGS)
-$(RP)/sd_timers: tests/realprog/sd_timers.c | $(RP)
-	$(CC) $(RP_CFLAGS) $$(pkg-config --cflags libsystemd) $< -o $@ \
-	    $$(pkg-config --libs libsystemd) $(RP_LDFLAGS)
+$(RP)/wl_timers: tests/realprog/wl_timers.c tests/realprog/helper.h | $(RP)
+	$(CC) $(RP_CFLAGS) -pthread $$(pkg-config --cflags wayland-server) $< \
+	    -o $@ $$(pkg-config --libs wayland-server) $(RP_LDFLAGS) -pthread
+$(RP)/sd_timers: tests/realprog/sd_timers.c tests/realprog/helper.h | $(RP)
+	$(CC) $(RP_CFLAGS) -pthread $$(pkg-config --cflags libsystemd) $< \
+	    -o $@ $$(pkg-config --libs libsystemd) $(RP_LDFLAGS) -pthread
 
 .PHONY: check-realprog realprog-overhead
-check-realprog: $(PRELOAD) $(TOOL) $(RP_BIN)
+check-realprog: $(PRELOAD) $(TOOL) $(RP_BIN) $(EX)/eventloop-timerfd
 	@test -n "$(RP_WL)" || echo "realprog: skipped the Wayland test:" \
 	    "pkg-config finds no wayland-server (apt-get install libwayland-dev)"
 	@test -n "$(RP_SD)" || echo "realprog: skipped the sd-event test:" \
 	    "pkg-config finds no libsystemd (apt-get install libsystemd-dev)"
-	TFD_TOOL=$(TOOL) TFD_SAN=$(SAN) sh tests/realprog/run.sh $(RP)
+	TFD_TOOL=$(TOOL) TFD_SAN=$(SAN) TFD_EXAMPLES=$(EX) \
+	    sh tests/realprog/run.sh $(RP)
 
 # The cost of the preload on calls that do not concern a timer; prints
 # figures, never fails (tfd-preload(7)).

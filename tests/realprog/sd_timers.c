@@ -20,6 +20,8 @@
 #include <systemd/sd-event.h>
 #include <time.h>
 
+#include "helper.h"
+
 #define MS 1000ULL /* sd-event counts microseconds */
 
 struct src {
@@ -79,7 +81,7 @@ static void add(sd_event *e, struct src *x)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct src srcs[] = {
 		{ "tick", CLOCK_MONOTONIC, 0, 30, 1, NULL },
@@ -97,6 +99,8 @@ int main(void)
 	size_t n = sizeof(srcs) / sizeof(*srcs), i;
 	sd_event *e;
 	int r = 0, rounds;
+
+	helper_start(argc, argv);
 
 	check(sd_event_new(&e), "sd_event_new");
 	for (i = 0; i < n; i++)

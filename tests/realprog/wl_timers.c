@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include "helper.h"
 #include <wayland-server-core.h>
 
 struct timer {
@@ -85,7 +87,7 @@ static void idle_window(struct wl_event_loop *loop, int ms)
 	       events - before);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct wl_event_loop *loop = wl_event_loop_create();
 	struct timer P = { "P (re-armed while pending)", NULL, 0, 0 };
@@ -96,6 +98,8 @@ int main(void)
 	struct timer D = { "D (disarmed before its time)", NULL, 0, 0 };
 	struct timer S = { "S (stop)", NULL, 0, 0 };
 	int spurious = 0, rounds = 0;
+
+	helper_start(argc, argv);
 
 	if (!loop) {
 		perror("wl_event_loop_create");

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * domain.h - virtual time as a domain: the memory that every process of a
+ * `tfd exec --backend virtual` tree maps, and what the processes and the
+ * mover do with it.  Shared by the preload (domain.c, the waits) and the
+ * mover (mover.c: `tfd exec` itself, or a thread of the preload when a
+ * program runs on virtual time without `tfd exec`).
+ *
+ * One clock.  The three virtual clocks are written by the mover alone,
+ * under a sequence count; every process reads them from here.
+ *
+ * One table of threads.  Every thread of every process of the tree has a
+ * slot from the moment it exists (its creator takes the slot for it, the
+ * forking thread for its child) to the moment it ends.  A slot is RUN
+ * (the thread runs, or is blocked somewhere we do not see: only /proc can
+ * tell) or WAIT (the thread is in one of our waits, with what ends it:
+ * a deadline on the virtual CLOCK_MONOTONIC, and its kind).  A thread in
+ * a wait blocks in the kernel (ppoll, epoll_pwait, pselect...) with the
+ * signal DOM_POKE_SIG let through: the mover sends it when time reaches
+ * the deadline, or to ask for another look.
+ *
+ * Time moves only when every slot is WAIT, or RUN with its thread blocked
+ * in the kernel and not running (/proc), and every wait that something
+ * else than time could end has looked, without blocking, after the last
+ * thing that could have ended it: then nothing can end any wait but time,
+ * and the mover moves the clocks to the earliest deadline of the tree.
+ *
+ * Nothing of this is in a program's descriptor table: the memory is a
+ * memfd of the mover's, which each process opens through
+ * /proc/<mover>/fd/<n> (TFD_DOMAIN=<mover>:<n>), maps and closes at once.
+ */
+#ifndef TFD_DOMAIN_H
+#define TFD_DOMAIN_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define DOM_MAGIC 0x74666431u /* "tfd1" */
+#define DOM_SLOTS 2048
+#define DOM_PROCS 512
+#define DOM_NEVER INT64_MAX /* no deadline */
+/* The signal that tells a thread in a wait of the kernel's (ppoll,
+ * epoll_pwait, pselect, sigtimedwait) to look again. */
+#define DOM_POKE_SIG (__SIGRTMAX - 1)
+
+enum dom_state { DS_FREE, DS_RUN, DS_WAIT };
+
+enum dom_kind {
+	DK_SLEEP = 1, /* only time (or a signal to the thread) ends it */
+	DK_KERNEL,    /* blocked in the kernel on something else as well
+	               * (descriptors, signals): poked with DOM_POKE_SIG */
+	DK_SLICE,     /* a real wait in short slices (a condition, a lock):
+	               * it looks again at each slice's end by itself */
+};
+
+struct dom_slot {
+	int32_t tid;       /* 0 free; -1 taken, thread not started yet */
+	int32_t pid;       /* its process (-1: a child not forked yet) */
+	int32_t parent;    /* for a child's slot: the process forking it */
+	uint32_t pad1;
+	uint32_t state;    /* dom_state */
+	uint32_t kind;     /* dom_kind, while WAIT */
+	uint32_t looked;   /* its look since it registered found nothing */
+	uint64_t look;     /* act when its last look began */
+	uint64_t look_round; /* the mover's round when it began */
+	uint64_t poked;    /* the mover's round when it was last poked */
+	int64_t deadline;  /* virtual CLOCK_MONOTONIC ns, DOM_NEVER */
+	uint32_t quiet;    /* its look began with no other thread running */
+	uint32_t inlib;    /* inside the library's code, which may wait a
+	                    * moment for a lock of ours: running, whatever
+	                    * /proc shows; DOM_LEAVING: in exit() */
+	uint32_t pad2;
+};
+
+struct dom_proc {
+	int32_t pid;       /* 0 free */
+	int32_t kwaiters;  /* threads of it in DK_KERNEL waits */
+	uint32_t wake;     /* futex word of its agent (a thread of ours that
+	                    * delivers its timers when time reaches them) */
+	uint32_t agent;    /* it has one */
+	int64_t next_due;  /* earliest expiry that makes one of its timers
+	                    * readable or sends one of its signals */
+};
+
+struct tfd_dom {
+	uint32_t magic;
+	uint32_t size;
+	uint32_t gen;        /* futex word: bumped at every change */
+	uint32_t sleeping;   /* the mover sleeps on gen */
+	/* act << ACT_SHIFT | slots in RUN: act is bumped whenever a thread
+	 * starts running (or something else happens that may end a wait),
+	 * and read with the count in one load. */
+	uint64_t actrun;
+	uint64_t round;      /* the mover's rounds of looks */
+	int32_t mover;       /* its pid */
+	uint32_t pad0;
+	uint32_t ended;      /* the mover is gone: time flows for real */
+	uint32_t seq;        /* clocks: odd while the mover writes them */
+	int64_t vbase[3];    /* CLOCK_MONOTONIC, _REALTIME, _BOOTTIME */
+	int64_t rbase;       /* the system's CLOCK_MONOTONIC at vbase */
+	uint32_t rate_milli; /* busy mode: time flows at rate/1000 of the
+	                      * real rate between jumps; 0 pure */
+	uint32_t hiwater;    /* no slot in use at or above */
+	uint32_t phiwater;   /* no process in use at or above */
+	uint32_t pad;
+	uint64_t jumps;      /* moves of the clocks (tests, figures) */
+	struct dom_slot slot[DOM_SLOTS];
+	struct dom_proc proc[DOM_PROCS];
+};
+
+enum { DC_MONO, DC_REAL, DC_BOOT };
+#define DOM_LEAVING 0x80000000u /* inlib: the process is exiting */
+#define ACT_SHIFT 24
+#define ACT_ONE ((uint64_t)1 << ACT_SHIFT)
+#define NRUN(ar) ((uint32_t)((ar) & (ACT_ONE - 1)))
+
+/* The mapping, set up: NULL if none (the backend is not virtual). */
+extern struct tfd_dom *tfd_dom;
+
+/* Shared by the preload and the mover. */
+struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli);
+int64_t tfd_dom_now(const struct tfd_dom *d, int clock);
+void tfd_dom_changed(struct tfd_dom *d);
+long tfd_dom_futex_wait(uint32_t *w, uint32_t val, int64_t ns);
+void tfd_dom_futex_wake(uint32_t *w);
+int64_t tfd_dom_real_mono(void);
+
+/* mover.c: moves time for the tree until stop() says to stop (called
+ * whenever the mover wakes); moved() (if not NULL) is told of each move,
+ * from and to on the virtual CLOCK_MONOTONIC.  Returns what stop()
+ * returned. */
+int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
+                 void (*moved)(void *, int64_t, int64_t), void *ctx);
+
+#endif

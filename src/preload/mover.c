@@ -1,0 +1,629 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mover.c - the one mover of a virtual-time domain (domain.h), and the
+ * operations on the shared memory that the mover and the processes share.
+ * It runs in `tfd exec`, which stays as the tree's parent, or in a thread
+ * of the preload's when a program runs on virtual time without `tfd exec`.
+ *
+ * The mover sleeps on the domain's futex word while anything runs.  When
+ * every thread of the tree is in a wait of ours (or blocked outside them,
+ * which /proc tells), it makes sure that each wait which something else
+ * than time could end has looked since the last thing that could have
+ * ended it (else it pokes it and waits for its look), then moves the
+ * clocks to the earliest deadline of the tree, and wakes what is due.
+ */
+#define _GNU_SOURCE
+#include "preload/domain.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NSEC 1000000000LL
+
+/* ---- shared by the mover and the processes ---- */
+
+int64_t tfd_dom_real_mono(void)
+{
+	struct timespec ts;
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * NSEC + ts.tv_nsec;
+}
+
+static int64_t real_clock(clockid_t c)
+{
+	struct timespec ts;
+
+	syscall(SYS_clock_gettime, c, &ts);
+	return (int64_t)ts.tv_sec * NSEC + ts.tv_nsec;
+}
+
+long tfd_dom_futex_wait(uint32_t *w, uint32_t val, int64_t ns)
+{
+	struct timespec ts, *t = NULL;
+
+	if (ns >= 0) {
+		ts.tv_sec = (time_t)(ns / NSEC);
+		ts.tv_nsec = (long)(ns % NSEC);
+		t = &ts;
+	}
+	return syscall(SYS_futex, w, FUTEX_WAIT, val, t, NULL, 0);
+}
+
+void tfd_dom_futex_wake(uint32_t *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
+}
+
+void tfd_dom_changed(struct tfd_dom *d)
+{
+	__atomic_add_fetch(&d->gen, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&d->sleeping, __ATOMIC_SEQ_CST))
+		tfd_dom_futex_wake(&d->gen);
+}
+
+struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli)
+{
+	size_t len = sizeof(struct tfd_dom);
+	struct tfd_dom *d;
+	int fd = -1;
+
+	if (memfd) {
+		fd = (int)syscall(SYS_memfd_create, "tfd-domain", MFD_CLOEXEC);
+		if (fd < 0 || ftruncate(fd, (off_t)len) < 0) {
+			if (fd >= 0)
+				close(fd);
+			return NULL;
+		}
+		d = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	} else {
+		d = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		         MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	}
+	if (d == MAP_FAILED) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	memset(d, 0, len);
+	d->size = (uint32_t)len;
+	d->mover = getpid();
+	d->rate_milli = rate_milli;
+	d->vbase[DC_MONO] = real_clock(CLOCK_MONOTONIC);
+	d->vbase[DC_REAL] = real_clock(CLOCK_REALTIME);
+	d->vbase[DC_BOOT] = real_clock(CLOCK_BOOTTIME);
+	d->rbase = d->vbase[DC_MONO];
+	d->actrun = ACT_ONE;
+	__atomic_store_n(&d->magic, DOM_MAGIC, __ATOMIC_RELEASE);
+	if (memfd)
+		*memfd = fd;
+	return d;
+}
+
+/* The clock now: its value at the last jump, plus, in busy mode (or once
+ * the mover is gone), the real time since at the rate. */
+int64_t tfd_dom_now(const struct tfd_dom *d, int clock)
+{
+	uint32_t s, rate;
+	int64_t v, r;
+
+	for (;;) {
+		s = __atomic_load_n(&d->seq, __ATOMIC_ACQUIRE);
+		if (s & 1)
+			continue;
+		/* Acquire loads: the second look at seq stays after them. */
+		v = __atomic_load_n(&d->vbase[clock], __ATOMIC_ACQUIRE);
+		r = __atomic_load_n(&d->rbase, __ATOMIC_ACQUIRE);
+		rate = __atomic_load_n(&d->rate_milli, __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&d->seq, __ATOMIC_RELAXED) == s)
+			break;
+	}
+	if (__atomic_load_n(&d->ended, __ATOMIC_RELAXED))
+		rate = rate ? rate : 1000;
+	if (rate)
+		v += (tfd_dom_real_mono() - r) * (int64_t)rate / 1000;
+	return v;
+}
+
+/* ---- the mover ---- */
+
+/* Set the clocks to mono (forward only), the others by as much. */
+static void set_clocks(struct tfd_dom *d, int64_t mono)
+{
+	int64_t now = tfd_dom_now(d, DC_MONO), delta = mono - now;
+	int64_t real = tfd_dom_now(d, DC_REAL), boot = tfd_dom_now(d, DC_BOOT);
+
+	if (delta < 0)
+		delta = 0;
+	__atomic_add_fetch(&d->seq, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&d->vbase[DC_MONO], now + delta, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->vbase[DC_REAL], real + delta, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->vbase[DC_BOOT], boot + delta, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->rbase, tfd_dom_real_mono(), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&d->seq, 1, __ATOMIC_ACQ_REL);
+}
+
+/* What /proc says of a thread outside our waits. */
+struct seen {
+	char state;    /* R S D T t Z..., 0 gone */
+	long switches; /* voluntary + involuntary context switches */
+	long threads;  /* of its process */
+};
+
+static struct seen look_thread(int pid, int tid)
+{
+	char path[64], buf[2048], *p;
+	struct seen s = { 0, 0, 0 };
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return s;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return s;
+	buf[n] = 0;
+	p = strstr(buf, "\nState:");
+	if (p)
+		s.state = p[8] == ' ' || p[8] == '\t' ? p[9] : p[8];
+	p = strstr(buf, "\nThreads:");
+	if (p)
+		s.threads = atol(p + 9);
+	p = strstr(buf, "\nvoluntary_ctxt_switches:");
+	if (p)
+		s.switches += atol(p + 25);
+	p = strstr(buf, "\nnonvoluntary_ctxt_switches:");
+	if (p)
+		s.switches += atol(p + 28);
+	return s;
+}
+
+/* 1 if the process is gone or a zombie. */
+static int proc_dead(int pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
+static int slot_dead(struct dom_slot *s)
+{
+	int pid = __atomic_load_n(&s->pid, __ATOMIC_RELAXED);
+	int tid = __atomic_load_n(&s->tid, __ATOMIC_RELAXED);
+
+	if (pid <= 0 || tid <= 0)
+		return 0;
+	if (syscall(SYS_tgkill, pid, tid, 0) < 0 && errno == ESRCH)
+		return 1;
+	return proc_dead(pid);
+}
+
+/* A slot whose thread is gone: free it (the thread cannot). */
+static void reclaim(struct tfd_dom *d, struct dom_slot *s)
+{
+	int32_t tid = __atomic_load_n(&s->tid, __ATOMIC_RELAXED);
+
+	/* An end may end waits (a parent's wait for it): looks made
+	 * before it are stale. */
+	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == DS_RUN)
+		__atomic_add_fetch(&d->actrun, ACT_ONE - 1, __ATOMIC_SEQ_CST);
+	else
+		__atomic_add_fetch(&d->actrun, ACT_ONE, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->state, DS_FREE, __ATOMIC_RELAXED);
+	__atomic_compare_exchange_n(&s->tid, &tid, 0, 0, __ATOMIC_RELEASE,
+	                            __ATOMIC_RELAXED);
+}
+
+/* A poke is sent once per round of looks and per jump. */
+static uint64_t poke_key(const struct tfd_dom *d)
+{
+	return __atomic_load_n(&d->round, __ATOMIC_RELAXED) +
+	       (__atomic_load_n(&d->jumps, __ATOMIC_RELAXED) << 32);
+}
+
+static void wake_slot(struct tfd_dom *d, struct dom_slot *s)
+{
+	uint64_t round = poke_key(d);
+
+	if (s->kind != DK_SLICE &&
+	    __atomic_load_n(&s->poked, __ATOMIC_RELAXED) != round) {
+		__atomic_store_n(&s->poked, round, __ATOMIC_RELAXED);
+		syscall(SYS_tgkill, s->pid, s->tid, DOM_POKE_SIG);
+	}
+}
+
+/* Poke again a slot poked in an earlier round (its signal may have come
+ * while it was not waiting for it). */
+static void poke(struct tfd_dom *d, struct dom_slot *s)
+{
+	__atomic_store_n(&s->poked, 0, __ATOMIC_RELAXED);
+	wake_slot(d, s);
+}
+
+/* A thread that reaps a child shows S, in wait4, while it frees it (the
+ * kernel sets the state before it looks at the children): after a thread
+ * or a process is found gone, /proc is not believed for a moment. */
+#define GRACE_NS 2000000 /* 2 ms */
+static int64_t grace_until;
+
+enum verdict {
+	V_BUSY,    /* something runs: wait for a change */
+	V_SOON,    /* waiting for looks or slices: a change, or a moment */
+	V_OUTSIDE, /* a thread outside our waits runs: look again soon */
+	V_IDLE,    /* all blocked, no deadline */
+	V_MOVE,    /* all blocked: move to *to */
+};
+
+struct eval {
+	int64_t to;
+	int nout;
+	int out[DOM_SLOTS]; /* slots in RUN, blocked outside our waits */
+	long sw[DOM_SLOTS];
+};
+
+/* act when the current round of looks began: the threads then running
+ * were all blocked outside our waits, and none has run since. */
+static uint64_t round_act;
+
+/* A look is valid if nothing ran since it began (act): with no other
+ * thread running then (quiet), or in a round of looks begun when the only
+ * threads running were blocked outside our waits, none of which has run
+ * since (the round's act, and outside_still() before a move). */
+static int look_valid(const struct tfd_dom *d, const struct dom_slot *s,
+                      uint64_t act)
+{
+	uint64_t look;
+
+	if (s->kind == DK_SLEEP)
+		return 1;
+	if (!__atomic_load_n(&s->looked, __ATOMIC_ACQUIRE))
+		return 0;
+	look = __atomic_load_n(&s->look, __ATOMIC_RELAXED);
+	if (look != act)
+		return 0;
+	return __atomic_load_n(&s->quiet, __ATOMIC_RELAXED) ||
+	       (__atomic_load_n(&s->look_round, __ATOMIC_RELAXED) ==
+	                __atomic_load_n(&d->round, __ATOMIC_RELAXED) &&
+	        look == round_act);
+}
+
+static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
+                             int repoke)
+{
+	uint64_t ar = __atomic_load_n(&d->actrun, __ATOMIC_SEQ_CST);
+	uint64_t act = ar >> ACT_SHIFT;
+	int64_t now = tfd_dom_now(d, DC_MONO), best = DOM_NEVER;
+	uint32_t i, hi = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
+	enum verdict v = V_MOVE;
+	int invalid = 0;
+
+	e->nout = 0;
+	for (i = 0; i < hi; i++) {
+		struct dom_slot *s = &d->slot[i];
+		int32_t tid = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
+		int64_t dl;
+
+		if (tid == 0)
+			continue;
+		if (tid < 0) { /* a thread or child on its way */
+			v = V_BUSY;
+			continue;
+		}
+		if (__atomic_load_n(&s->inlib, __ATOMIC_ACQUIRE) & DOM_LEAVING) {
+			/* Exiting: it runs until it is gone (or a zombie its
+			 * parent may reap). */
+			struct seen t = look_thread(s->pid, s->tid);
+
+			if ((!t.state &&
+			     syscall(SYS_tgkill, s->pid, s->tid, 0) < 0 &&
+			     errno == ESRCH) ||
+			    ((t.state == 'Z' || t.state == 'X') && t.threads <= 1)) {
+				reclaim(d, s);
+				tfd_dom_changed(d);
+				grace_until = tfd_dom_real_mono() + GRACE_NS;
+			}
+			v = V_BUSY;
+			continue;
+		}
+		if (__atomic_load_n(&s->inlib, __ATOMIC_ACQUIRE)) {
+			/* In the library, maybe waiting for a lock of ours: it
+			 * runs (and a wait in there is about to block again). */
+			v = V_BUSY;
+			continue;
+		}
+		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != DS_WAIT) {
+			e->out[e->nout++] = (int)i;
+			continue;
+		}
+		dl = __atomic_load_n(&s->deadline, __ATOMIC_RELAXED);
+		if (dl <= now) { /* due: it is about to run */
+			wake_slot(d, s);
+			if (v == V_MOVE)
+				v = V_SOON;
+			continue;
+		}
+		if (!look_valid(d, s, act)) {
+			invalid = 1;
+			if (verified && s->kind == DK_KERNEL &&
+			    __atomic_load_n(&s->looked, __ATOMIC_ACQUIRE)) {
+				if (repoke)
+					poke(d, s);
+				else
+					wake_slot(d, s);
+			}
+		}
+		if (dl < best)
+			best = dl;
+	}
+	hi = __atomic_load_n(&d->phiwater, __ATOMIC_ACQUIRE);
+	for (i = 0; i < hi; i++) {
+		struct dom_proc *p = &d->proc[i];
+		int32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
+		int64_t due = __atomic_load_n(&p->next_due, __ATOMIC_RELAXED);
+		uint32_t k;
+		int found;
+
+		if (pid <= 0)
+			continue;
+		if (due > now) {
+			if (due < best)
+				best = due;
+			continue;
+		}
+		/* Its timers are due: a thread of it in one of our waits
+		 * delivers them (in its own descriptor table), else its
+		 * agent; with neither, they are delivered when looked at. */
+		found = 0;
+		for (k = 0; k < d->hiwater; k++) {
+			struct dom_slot *s = &d->slot[k];
+
+			if (s->pid == pid && s->tid > 0 &&
+			    __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) ==
+			            DS_WAIT && s->kind != DK_SLICE) {
+				wake_slot(d, s);
+				found = 1;
+			}
+		}
+		if (!found && __atomic_load_n(&p->agent, __ATOMIC_RELAXED)) {
+			__atomic_add_fetch(&p->wake, 1, __ATOMIC_SEQ_CST);
+			tfd_dom_futex_wake(&p->wake);
+			found = 1;
+		}
+		if (found && v == V_MOVE)
+			v = V_SOON;
+	}
+	e->to = best;
+	if (v != V_MOVE)
+		return v;
+	if (invalid)
+		return V_SOON;
+	return best == DOM_NEVER ? V_IDLE : V_MOVE;
+}
+
+
+/* The threads outside our waits: 1 if all are blocked (their context
+ * switches noted in e->sw), 0 if one runs; gone ones are freed. */
+static int outside_blocked(struct tfd_dom *d, struct eval *e)
+{
+	int i, all = tfd_dom_real_mono() >= grace_until;
+
+	for (i = 0; i < e->nout; i++) {
+		struct dom_slot *s = &d->slot[e->out[i]];
+		struct seen t = look_thread(s->pid, s->tid);
+
+		if (t.state == 'Z' && t.threads > 1) {
+			/* A process's first thread has ended, others are on
+			 * their way: its parent is told when the last goes. */
+			all = 0;
+			continue;
+		}
+		if (!t.state &&
+		    !(syscall(SYS_tgkill, s->pid, s->tid, 0) < 0 &&
+		      errno == ESRCH)) {
+			/* Unreadable, not gone: on its way out (a thread
+			 * that the scheduler has not let finish yet). */
+			all = 0;
+			continue;
+		}
+		if (!t.state || t.state == 'Z' || t.state == 'X' ||
+		    (t.state != 'R' && slot_dead(s))) {
+			/* Its end wakes its parent (waitpid), which reaps it
+			 * showing S: look again in a moment. */
+			reclaim(d, s);
+			tfd_dom_changed(d);
+			e->sw[i] = -1;
+			all = 0;
+			grace_until = tfd_dom_real_mono() + GRACE_NS;
+			continue;
+		}
+		e->sw[i] = t.switches;
+		/* Running, in a short wait of the kernel's (D), or stopped
+		 * (a debugger, SIGSTOP, a sanitizer's leak check at exit):
+		 * time holds for it. */
+		if (t.state != 'S')
+			all = 0;
+	}
+	return all;
+}
+
+/* 1 if none of them ran since outside_blocked(). */
+static int outside_still(struct tfd_dom *d, struct eval *e)
+{
+	int i;
+
+	for (i = 0; i < e->nout; i++) {
+		struct dom_slot *s = &d->slot[e->out[i]];
+		struct seen t;
+
+		if (e->sw[i] < 0)
+			continue;
+		t = look_thread(s->pid, s->tid);
+		if (t.state != 'S' || t.switches != e->sw[i])
+			return 0;
+	}
+	return 1;
+}
+
+/* The deadline chosen belongs to a live thread or process (a process
+ * killed in a sleep leaves its slot behind): 0 if not, after freeing it. */
+static int deadline_alive(struct tfd_dom *d, int64_t to)
+{
+	uint32_t i, hi = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
+	int alive = 1;
+
+	for (i = 0; i < hi; i++) {
+		struct dom_slot *s = &d->slot[i];
+
+		if (s->tid > 0 && s->state == DS_WAIT && s->deadline == to &&
+		    slot_dead(s)) {
+			reclaim(d, s);
+			alive = 0;
+		}
+	}
+	hi = __atomic_load_n(&d->phiwater, __ATOMIC_ACQUIRE);
+	for (i = 0; i < hi; i++) {
+		struct dom_proc *p = &d->proc[i];
+		int32_t pid = p->pid;
+
+		if (pid > 0 && p->next_due == to && proc_dead(pid)) {
+			__atomic_compare_exchange_n(&p->pid, &pid, 0, 0,
+			                            __ATOMIC_RELEASE,
+			                            __ATOMIC_RELAXED);
+			alive = 0;
+		}
+	}
+	return alive;
+}
+
+static void sleep_on(struct tfd_dom *d, uint32_t gen, int64_t ns)
+{
+	__atomic_store_n(&d->sleeping, 1, __ATOMIC_SEQ_CST);
+	tfd_dom_futex_wait(&d->gen, gen, ns);
+	__atomic_store_n(&d->sleeping, 0, __ATOMIC_SEQ_CST);
+}
+
+/* The threads outside our waits are the ones seen at the verification,
+ * and have not run since. */
+static int same_outside(const struct eval *e, const struct eval *snap)
+{
+	int i;
+
+	if (e->nout != snap->nout)
+		return 0;
+	for (i = 0; i < e->nout; i++)
+		if (e->out[i] != snap->out[i] || e->sw[i] != snap->sw[i])
+			return 0;
+	return 1;
+}
+
+int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
+                 void (*moved)(void *, int64_t, int64_t), void *ctx)
+{
+	struct eval *e = malloc(2 * sizeof(*e)), *snap = e + 1;
+	int64_t backoff = 20000; /* looking at threads outside: 20 us .. 5 ms */
+	int verified = 0, repoke = 0, r;
+
+	if (!e)
+		return -1;
+	for (;;) {
+		/* gen before stop(): a change after either wakes the wait. */
+		uint32_t gen = __atomic_load_n(&d->gen, __ATOMIC_SEQ_CST);
+		uint64_t act;
+		enum verdict v;
+
+		if ((r = stop(ctx)))
+			break;
+		v = evaluate(d, e, verified, repoke);
+
+		repoke = 0;
+		if (v == V_BUSY) {
+			verified = 0;
+			sleep_on(d, gen, -1);
+			continue;
+		}
+		if (e->nout && !outside_blocked(d, e)) {
+			verified = 0;
+			sleep_on(d, gen, backoff);
+			if (backoff < 5000000)
+				backoff *= 2;
+			continue;
+		}
+		backoff = 20000;
+		if (verified &&
+		    (!same_outside(e, snap) ||
+		     __atomic_load_n(&d->actrun, __ATOMIC_SEQ_CST) >> ACT_SHIFT !=
+		             round_act))
+			verified = 0;
+		if (!verified) {
+			/* The threads outside our waits are blocked: looks
+			 * made from now on see all they did. */
+			memcpy(snap, e, sizeof(*e));
+			round_act = __atomic_load_n(&d->actrun, __ATOMIC_SEQ_CST) >>
+			            ACT_SHIFT;
+			__atomic_add_fetch(&d->round, 1, __ATOMIC_SEQ_CST);
+			verified = 1;
+			continue;
+		}
+		if (v == V_SOON) {
+			/* Looks and slices: their change, or a moment (a poke
+			 * may have come before its wait began: poke again). */
+			sleep_on(d, gen, 2000000);
+			repoke = __atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) == gen;
+			continue;
+		}
+		if (v == V_IDLE) {
+			/* Nothing to move to until something changes; a thread
+			 * outside our waits may end: look now and then. */
+			sleep_on(d, gen, e->nout ? 100000000 : -1);
+			continue;
+		}
+		act = __atomic_load_n(&d->actrun, __ATOMIC_SEQ_CST) >> ACT_SHIFT;
+		if (e->nout && !outside_still(d, snap)) {
+			verified = 0;
+			continue;
+		}
+		if ((__atomic_load_n(&d->actrun, __ATOMIC_SEQ_CST) >> ACT_SHIFT) !=
+		            act ||
+		    __atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) != gen)
+			continue; /* something happened meanwhile */
+		if (!deadline_alive(d, e->to))
+			continue;
+		{
+			int64_t from = tfd_dom_now(d, DC_MONO);
+
+			set_clocks(d, e->to);
+			__atomic_add_fetch(&d->jumps, 1, __ATOMIC_RELAXED);
+			if (moved)
+				moved(ctx, from, e->to);
+		}
+		/* The next evaluation wakes what is due. */
+	}
+	free(e);
+	return r;
+}

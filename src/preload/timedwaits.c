@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timedwaits.c - waits with a timeout on a condition, a semaphore, a lock
+ * or a thread's end, on virtual time.  Only another thread ends them
+ * early, through memory the kernel does not tell us about: they wait for
+ * real in slices of a millisecond (domain.c's DK_SLICE), looking again
+ * at each slice's end, and end with ETIMEDOUT when the virtual clock
+ * reaches their deadline.  A deadline is counted on the clock the call
+ * names, as an absolute time.
+ */
+#include "preload/preload.h"
+#include "preload/domain.h"
+
+#include <errno.h>
+#include <semaphore.h>
+
+/* The deadline of an absolute time on clock c, on the virtual
+ * CLOCK_MONOTONIC (DOM_NEVER beyond the horizon). */
+static int64_t deadline_of(clockid_t c, const struct timespec *abs)
+{
+	int64_t now = tfd_vnow(CLOCK_MONOTONIC);
+	int64_t left = tfd_ts_to_ns(abs) - tfd_vnow(c);
+
+	if (left > TFD_HORIZON)
+		return DOM_NEVER;
+	return left < 0 ? now : now + left;
+}
+
+/* The real time slice ns from now on CLOCK_MONOTONIC, as an absolute
+ * timespec for the real call. */
+static struct timespec real_after(int64_t ns)
+{
+	struct timespec ts;
+
+	R(clock_gettime)(CLOCK_MONOTONIC, &ts);
+	return tfd_ns_to_ts(tfd_ts_to_ns(&ts) + ns);
+}
+
+/* Which clock a condition variable measures its timeouts on: glibc keeps
+ * it in bit 1 of __wrefs (pthread_condattr_setclock). */
+static clockid_t cond_clock(const pthread_cond_t *c)
+{
+	return (c->__data.__wrefs & 2) ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+}
+
+/* ---- conditions ---- */
+
+struct cw {
+	pthread_cond_t *c;
+	pthread_mutex_t *m;
+};
+
+static int cond_try(void *ctx, int64_t slice)
+{
+	struct cw *w = ctx;
+	struct timespec t;
+
+	if (!slice)
+		return ETIMEDOUT; /* nothing to try without waiting */
+	t = real_after(slice);
+	return R(pthread_cond_clockwait)(w->c, w->m, CLOCK_MONOTONIC, &t);
+}
+
+int tfd_timed_cond(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+                   const struct timespec *abs)
+{
+	struct cw w = { c, m };
+
+	if (clk == (clockid_t)-1)
+		clk = cond_clock(c);
+	return tfd_dom_slice_wait(deadline_of(clk, abs), cond_try, &w);
+}
+
+/* ---- semaphores ---- */
+
+static int sem_try(void *ctx, int64_t slice)
+{
+	struct timespec t;
+
+	if (!slice)
+		return sem_trywait(ctx) == 0 ? 0 : errno == EAGAIN ? ETIMEDOUT
+		                                                   : errno;
+	t = real_after(slice);
+	return R(sem_clockwait)(ctx, CLOCK_MONOTONIC, &t) == 0 ? 0 : errno;
+}
+
+int tfd_timed_sem(sem_t *s, clockid_t clk, const struct timespec *abs)
+{
+	int e;
+
+	if (abs->tv_nsec < 0 || abs->tv_nsec >= 1000000000) {
+		if (sem_trywait(s) == 0)
+			return 0; /* Linux takes an available count first */
+		errno = EINVAL;
+		return -1;
+	}
+	e = tfd_dom_slice_wait(deadline_of(clk, abs), sem_try, s);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- mutexes and read-write locks ---- */
+
+struct lw {
+	void *lock;
+	int kind; /* 0 mutex, 1 read, 2 write */
+};
+
+static int lock_try(void *ctx, int64_t slice)
+{
+	struct lw *w = ctx;
+	struct timespec t;
+
+	if (!slice) {
+		int e = w->kind == 0 ? pthread_mutex_trylock(w->lock)
+		        : w->kind == 1 ? pthread_rwlock_tryrdlock(w->lock)
+		                       : pthread_rwlock_trywrlock(w->lock);
+
+		return e == EBUSY ? ETIMEDOUT : e;
+	}
+	t = real_after(slice);
+	if (w->kind == 0)
+		return R(pthread_mutex_clocklock)(w->lock, CLOCK_MONOTONIC, &t);
+	if (w->kind == 1)
+		return R(pthread_rwlock_clockrdlock)(w->lock, CLOCK_MONOTONIC,
+		                                       &t);
+	return R(pthread_rwlock_clockwrlock)(w->lock, CLOCK_MONOTONIC, &t);
+}
+
+int tfd_timed_lock(void *lock, int kind, clockid_t clk,
+                   const struct timespec *abs)
+{
+	struct lw w = { lock, kind };
+	int e = lock_try(&w, 0);
+
+	if (e != ETIMEDOUT)
+		return e; /* taken, or an error (EDEADLK...) */
+	if (abs->tv_nsec < 0 || abs->tv_nsec >= 1000000000)
+		return EINVAL;
+	return tfd_dom_slice_wait(deadline_of(clk, abs), lock_try, &w);
+}
+
+/* ---- joins ---- */
+
+struct jw {
+	pthread_t th;
+	void **ret;
+};
+
+static int join_try(void *ctx, int64_t slice)
+{
+	struct jw *w = ctx;
+	struct timespec t;
+	int e;
+
+	if (!slice) {
+		e = pthread_tryjoin_np(w->th, w->ret);
+		return e == EBUSY ? ETIMEDOUT : e;
+	}
+	t = real_after(slice);
+	return R(pthread_clockjoin_np)(w->th, w->ret, CLOCK_MONOTONIC, &t);
+}
+
+int tfd_timed_join(pthread_t th, void **ret, clockid_t clk,
+                   const struct timespec *abs)
+{
+	struct jw w = { th, ret };
+
+	if (!abs)
+		return pthread_join(th, ret);
+	return tfd_dom_slice_wait(deadline_of(clk, abs), join_try, &w);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tree.c - the threads and processes of a virtual-time domain, from the
+ * moment they exist: a thread's slot is taken by its creator before it
+ * starts, a child's by the forking thread before the fork, so that the
+ * mover never sees a moment where a thread of the tree runs unseen.  A
+ * thread or a process that ends leaves its slots to the mover, which frees
+ * them once /proc shows them gone.
+ */
+#include "preload/preload.h"
+#include "preload/domain.h"
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+	int slot;
+};
+
+/* A thread that ends keeps its slot, running, until it is gone: the
+ * thread that joins it wakes only then, and time must not move between.
+ * The mover frees the slot when /proc no longer shows the thread. */
+static void *start_in_tree(void *p)
+{
+	struct start s = *(struct start *)p;
+
+	free(p);
+	tfd_dom_set_self(s.slot);
+	tfd_dom_slot_name(s.slot, getpid(), gettid());
+	return s.fn(s.arg);
+}
+
+int tfd_tree_thread(pthread_t *th, const pthread_attr_t *attr,
+                    void *(*fn)(void *), void *arg)
+{
+	struct start *s = malloc(sizeof(*s));
+	int e;
+
+	if (!s)
+		return EAGAIN;
+	s->fn = fn;
+	s->arg = arg;
+	s->slot = tfd_dom_slot_take(getpid());
+	e = R(pthread_create)(th, attr, start_in_tree, s);
+	if (e) {
+		tfd_dom_slot_free(s->slot);
+		free(s);
+	}
+	return e;
+}
+
+pid_t tfd_tree_fork(void)
+{
+	int slot = tfd_dom_slot_take(-1);
+	pid_t pid = R(fork)();
+
+	if (pid == 0)
+		tfd_dom_forked(slot);
+	else if (pid > 0)
+		tfd_dom_slot_name(slot, pid, pid);
+	else
+		tfd_dom_slot_free(slot);
+	return pid;
+}
+
+/* posix_spawn: the child runs no code of ours before its program loads
+ * the library, which finds the slot by its thread id. */
+int tfd_tree_spawn(int path, pid_t *pid, const char *file,
+                   const posix_spawn_file_actions_t *fa,
+                   const posix_spawnattr_t *at, char *const argv[],
+                   char *const envp[])
+{
+	int slot = tfd_dom_slot_take(-1);
+	pid_t child = 0;
+	int e = path ? R(posix_spawnp)(&child, file, fa, at, argv, envp)
+	             : R(posix_spawn)(&child, file, fa, at, argv, envp);
+
+	if (e)
+		tfd_dom_slot_free(slot);
+	else
+		tfd_dom_slot_name(slot, child, child);
+	if (!e && pid)
+		*pid = child;
+	return e;
+}
