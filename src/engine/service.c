@@ -500,8 +500,8 @@ static void *service(void *arg)
 	g.state = RUNNING;
 	tfd_family_changed();
 	for (;;) {
+		close_freed(); /* first: a fetch near the limit needs room */
 		fetch_files();
-		close_freed();
 		if (g.nholds && g.pool_max &&
 		    (tfd_engine_pool_count(0) < POOL_LOW ||
 		     tfd_engine_pool_count(1) < POOL_LOW))
