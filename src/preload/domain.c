@@ -554,13 +554,14 @@ static void *agent(void *arg)
 	return NULL;
 }
 
+static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void agent_start(void)
 {
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	pthread_t th;
 	int was;
 
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&agent_lock);
 	if (!__atomic_load_n(&me->agent, __ATOMIC_ACQUIRE)) {
 		was = tfd_enter(); /* a thread of the library's */
 		if (pthread_create(&th, NULL, agent, me) == 0) {
@@ -569,7 +570,7 @@ static void agent_start(void)
 		}
 		tfd_leave(was);
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&agent_lock);
 }
 
 /* Tell the mover when this process's timers next need time to stop. */
@@ -807,4 +808,13 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
 	if (s)
 		to_run(s);
 	return r;
+}
+
+/* In a child of fork(): this part's locks, which another thread of the
+ * parent may have held, are made anew (tree.c). */
+void tfd_dom_locks_forked(void)
+{
+	pthread_mutex_init(&sync_lock, NULL);
+	pthread_mutex_init(&publish_lock, NULL);
+	pthread_mutex_init(&agent_lock, NULL);
 }

@@ -150,3 +150,10 @@ void tfd_epoll_closed(int fd)
 	}
 	pthread_mutex_unlock(&lock);
 }
+
+/* In a child of fork(): the lock, which another thread of the parent may
+ * have held, made anew (tree.c). */
+void tfd_epoll_forked(void)
+{
+	pthread_mutex_init(&lock, NULL);
+}

@@ -518,6 +518,7 @@ static void init_once(void)
 
 	tfd_next_load();
 	tfd_numbers_init();
+	tfd_tree_init();
 	tfd_trace_init();
 	was = tfd_enter();
 	tfd_be = tfd_current_backend();

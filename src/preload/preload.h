@@ -38,12 +38,6 @@
 #undef _FORTIFY_SOURCE /* we define read() and poll() ourselves */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
-/* ---- rawsys.c ---- */
-
-/* TFD_RAW_SYSCALLS=1: raw timerfd_* system calls trap to the exported
- * functions; our own calls of them go through a stub of ours. */
-void tfd_rawsys_init(void);
-
 #endif
 #include "tfd.h"
 
@@ -268,6 +262,7 @@ int tfd_timer_create(int clockid, int flags);
 int tfd_timer_epoll_ctl(int ep, int op, int fd, struct epoll_event *ev);
 void tfd_epoll_consumed(int fd); /* fd's count was read or reset */
 void tfd_epoll_closed(int fd);   /* fd (a timer or an epoll) was closed */
+void tfd_epoll_forked(void);     /* in a child of fork(): the lock anew */
 extern int tfd_nedge;            /* EPOLLET registrations of timers */
 
 /* ---- waits.c ---- */
@@ -311,6 +306,7 @@ void tfd_dom_slot_free(int i);
 int tfd_dom_self(void);
 void tfd_dom_set_self(int i);
 void tfd_dom_forked(int slot);
+void tfd_dom_locks_forked(void); /* in a child of fork(): locks anew */
 void tfd_dom_sync(void);
 void tfd_dom_publish(void);
 int tfd_dom_sleep(int64_t deadline);
@@ -331,6 +327,7 @@ extern __thread unsigned tfd_sig_handled
 int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
                    int (*next)(int, const struct sigaction *,
                                struct sigaction *));
+void tfd_signals_forked(void); /* in a child of fork(): the lock anew */
 
 /* ---- sigtimers.c ---- */
 
@@ -378,6 +375,7 @@ int tfd_child_wait(int (*look)(void *), void *ctx);
 int tfd_tree_thread(pthread_t *th, const pthread_attr_t *attr,
                     void *(*fn)(void *), void *arg);
 pid_t tfd_tree_fork(void);
+void tfd_tree_init(void); /* the child's locks anew after every fork() */
 int tfd_tree_spawn(int path, pid_t *pid, const char *file,
                    const posix_spawn_file_actions_t *fa,
                    const posix_spawnattr_t *at, char *const argv[],
@@ -400,5 +398,6 @@ const char *tfd_next_text(char *buf, size_t n, int fd);
 /* TFD_RAW_SYSCALLS=1: raw timerfd_* system calls trap to the exported
  * functions; our own calls of them go through a stub of ours. */
 void tfd_rawsys_init(void);
+void tfd_rawsys_forked(void); /* in a child of fork(): the lock anew */
 
 #endif

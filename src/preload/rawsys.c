@@ -89,6 +89,13 @@ static int next_sigaction(int sig, const struct sigaction *act,
 	return real_sigaction(sig, act, old);
 }
 
+/* In a child of fork(): the lock, which another thread of the parent may
+ * have held, made anew (tree.c). */
+void tfd_rawsys_forked(void)
+{
+	pthread_mutex_init(&prog_lock, NULL);
+}
+
 #ifdef RAWSYS_ARCH
 
 /* long tfd_rawsys(long nr, long a, long b, long c, long d): the system

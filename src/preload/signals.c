@@ -72,3 +72,10 @@ int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	return r;
 }
+
+/* In a child of fork(): the lock, which another thread of the parent may
+ * have held, made anew (tree.c). */
+void tfd_signals_forked(void)
+{
+	pthread_mutex_init(&lock, NULL);
+}

@@ -53,6 +53,27 @@ int tfd_tree_thread(pthread_t *th, const pthread_attr_t *attr,
 	return e;
 }
 
+/* In a child of fork(), before its program runs on: the locks of the
+ * preload's parts, which another thread of the parent may have held when
+ * it forked (a timed wait on virtual time publishing a deadline, an
+ * agent, an epoll registration), are made anew: the child has none of
+ * the parent's other threads to let go of them.  Not taken before the
+ * fork: the engine's handler, which runs first, takes the engine's lock,
+ * and these come before it in the lock order. */
+static void forked_child(void)
+{
+	tfd_dom_locks_forked();
+	tfd_epoll_forked();
+	tfd_signals_forked();
+	tfd_sigtimers_forked();
+	tfd_rawsys_forked();
+}
+
+void tfd_tree_init(void)
+{
+	pthread_atfork(NULL, NULL, forked_child);
+}
+
 pid_t tfd_tree_fork(void)
 {
 	int slot = tfd_dom_slot_take(-1);
