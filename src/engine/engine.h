@@ -37,8 +37,9 @@
  * field marked [L], in the family's memory and in g.  [S] fields belong
  * to this process's service thread alone; [D] fields of a timer to the
  * process that delivers it (under the lock); [I] are set once before
- * anything else reads them.  Lock order: api.c's select_lock -> the
- * family's lock; the preload library's locks -> the family's lock.
+ * anything else reads them; [A] are read and written atomically.  Lock
+ * order: api.c's select_lock -> the family's lock; the preload library's
+ * locks -> the family's lock.
  * Nothing is called with the lock held that takes another lock of ours,
  * and no cancellation point is reached with it held (tfd_engine_lock()
  * disables cancellation; tfd_read re-enables it only while it blocks,
@@ -116,7 +117,8 @@ struct tfd_proc {
 
 struct tfd_family {
 	pthread_mutex_t lock;   /* robust, process-shared */
-	unsigned want;          /* threads waiting for it (atomic) */
+	unsigned sleepers;      /* futex: a thread sleeps waiting for the
+	                         * lock (atomic; family.c) */
 	unsigned changed;       /* futex: bumped when a wait may end */
 	unsigned nwaiting;      /* [L] threads waiting on changed */
 	struct tfd_proc proc[PROC_MAX];
@@ -143,12 +145,15 @@ struct tfd_hold {
 	                  * -1 when there is none to post to */
 	unsigned nfds;   /* [L] user descriptors naming it here */
 	unsigned waiters; /* [L] tfd_read()s blocked, holds (preload) */
-	uint32_t efd_id; /* [I] the eventfd's id (its fdinfo), 0 if unknown:
+	uint32_t efd_id; /* [L] the eventfd's id (its fdinfo), 0 if unknown:
 	                  * a forked child (a copy of this) checks that a
-	                  * number it inherited is still this file */
+	                  * number it inherited is this file */
 	uint16_t gen;    /* [L] t->gen when taken */
 	unsigned char direct; /* [I] file is a user number (fallback) */
 	unsigned char closed; /* [L] no descriptor left; kept for waiters */
+	unsigned char unchecked; /* [L] file is the copy a forked child's
+	                          * thread took of its number at fork(),
+	                          * its id not yet compared (fork.c) */
 };
 
 /* A tfd_read() blocked in read(2) on number fd, in this process.  Another
@@ -201,6 +206,8 @@ struct tfd_engine {
 	int clock_set;           /* [L] the watcher saw CLOCK_REALTIME set */
 	int in_fork;             /* [L] a fork handler runs: no allocation */
 	int start_pending;       /* [L] a forked child's thread to start */
+	unsigned keeping;        /* [A] a forked child's new thread copies the
+	                          * inherited files; fork() waits (fork.c) */
 	int64_t idle_since;      /* [L] no timer left since (mono ns) */
 	struct tfd_fetch *fetch[FETCH_MAX]; /* [L] */
 	unsigned nfetch;         /* [L] */
@@ -252,6 +259,9 @@ void tfd_family_orphan(struct tfd_timer *t); /* no deliverer: adopt it */
 void tfd_family_poke(int i);        /* wake record i's service thread */
 void tfd_family_repair(void);
 uint64_t tfd_proc_bit(int i);
+void tfd_futex_wait(unsigned *word, unsigned val); /* while *word == val */
+void tfd_futex_nap(unsigned *word, unsigned val, long ns);
+void tfd_futex_wake(unsigned *word, int n);
 
 /* table.c */
 int tfd_engine_find(int fd, struct tfd_hold **h);
@@ -299,6 +309,7 @@ void tfd_engine_after_fork(void);
 /* files.c */
 int tfd_files_private(void);          /* 1 if the mechanism works */
 int tfd_files_unshare(void);          /* in a new thread: empty table */
+int tfd_files_close_range(unsigned lo, unsigned hi); /* unshares too */
 int tfd_files_fetch(int tid, int fd); /* >= 0, or -errno */
 void tfd_files_close(int fd);         /* a number of the thread's table */
 int tfd_files_fresh(int nonblock);    /* a new eventfd there, or -1 */
@@ -328,6 +339,7 @@ int tfd_engine_virtual_now(int clockid, int64_t *ns);
 /* fork.c */
 void tfd_engine_fork_init(void);
 void tfd_engine_start_pending(void); /* lock held: see g.start_pending */
+int tfd_engine_keep_inherited(void); /* the child's new service thread */
 
 /* The timer whose queue node is n. */
 static inline struct tfd_timer *tfd_timer_of(struct tfd_qnode *n)

@@ -52,12 +52,20 @@ void tfd_engine_assert_locked(void)
 #define HELD(v) ((void)0)
 #endif
 
-static void futex_wait(unsigned *word, unsigned val)
+void tfd_futex_wait(unsigned *word, unsigned val)
 {
 	syscall(SYS_futex, word, FUTEX_WAIT, val, NULL, NULL, 0);
 }
 
-static void futex_wake(unsigned *word, int n)
+/* As tfd_futex_wait, for ns nanoseconds at most. */
+void tfd_futex_nap(unsigned *word, unsigned val, long ns)
+{
+	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+
+	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
+}
+
+void tfd_futex_wake(unsigned *word, int n)
 {
 	syscall(SYS_futex, word, FUTEX_WAKE, n, NULL, NULL, 0);
 }
@@ -118,15 +126,31 @@ int tfd_family_open(void)
 
 /* ---- the lock ---- */
 
+/*
+ * Nobody sleeps inside the robust mutex itself.  Its unlock wakes one
+ * sleeper, and a sleeper woken and killed before it takes the lock takes
+ * that wake-up with it: the kernel passes it on only if the lock is still
+ * free when the sleeper dies, so the others could sleep for ever beside a
+ * free lock (a parent whose children are killed in their calls hung so).
+ * A thread that cannot have the lock sets `sleepers` and sleeps on that
+ * word; the unlock that finds it set clears it and wakes all of them (a
+ * dead one cannot swallow that), and each tries again.  A sleep lasts
+ * LOCK_NAP at most: an owner that dies holding the lock unlocks nothing,
+ * and the next try finds it dead (EOWNERDEAD).
+ */
+#define LOCK_NAP (10 * 1000 * 1000L) /* ns */
+
 void tfd_family_lock(void)
 {
 	struct tfd_family *f = tfd_fam;
-	int r = pthread_mutex_trylock(&f->lock);
+	int r;
 
-	if (r == EBUSY) {
-		__atomic_add_fetch(&f->want, 1, __ATOMIC_RELAXED);
-		r = pthread_mutex_lock(&f->lock);
-		__atomic_sub_fetch(&f->want, 1, __ATOMIC_RELAXED);
+	while ((r = pthread_mutex_trylock(&f->lock)) == EBUSY) {
+		__atomic_store_n(&f->sleepers, 1, __ATOMIC_SEQ_CST);
+		r = pthread_mutex_trylock(&f->lock);
+		if (r != EBUSY)
+			break;
+		tfd_futex_nap(&f->sleepers, 1, LOCK_NAP);
 	}
 	if (r == EOWNERDEAD) {
 		pthread_mutex_consistent(&f->lock);
@@ -137,11 +161,11 @@ void tfd_family_lock(void)
 }
 
 /* The service thread, busy with many timers, lets the threads that wait
- * for the lock have it in turn (a mutex hands itself to whoever asks
- * first, which is the thread that has just let it go). */
+ * for the lock have it in turn (the thread that has just let it go would
+ * take it again first). */
 int tfd_family_wanted(void)
 {
-	return __atomic_load_n(&tfd_fam->want, __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&tfd_fam->sleepers, __ATOMIC_RELAXED) != 0;
 }
 
 void tfd_family_yield(void)
@@ -153,8 +177,14 @@ void tfd_family_yield(void)
 
 void tfd_family_unlock(void)
 {
+	struct tfd_family *f = tfd_fam;
+
 	HELD(0);
-	pthread_mutex_unlock(&tfd_fam->lock);
+	pthread_mutex_unlock(&f->lock);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the unlock, then this */
+	if (__atomic_load_n(&f->sleepers, __ATOMIC_RELAXED) &&
+	    __atomic_exchange_n(&f->sleepers, 0, __ATOMIC_SEQ_CST))
+		tfd_futex_wake(&f->sleepers, INT_MAX);
 }
 
 /* The lock, with cancellation off while it is held: a pthread_cancel()
@@ -183,7 +213,7 @@ void tfd_family_wait(void)
 
 	f->nwaiting++;
 	tfd_family_unlock();
-	futex_wait(&f->changed, seq);
+	tfd_futex_wait(&f->changed, seq);
 	tfd_family_lock();
 	f->nwaiting--;
 }
@@ -194,7 +224,7 @@ void tfd_family_changed(void)
 
 	__atomic_store_n(&f->changed, f->changed + 1, __ATOMIC_RELEASE);
 	if (f->nwaiting)
-		futex_wake(&f->changed, INT_MAX);
+		tfd_futex_wake(&f->changed, INT_MAX);
 }
 
 /* ---- timer records ---- */
@@ -345,7 +375,7 @@ void tfd_family_poke(int i)
 
 	__atomic_store_n(&p->wake, p->wake + 1, __ATOMIC_RELEASE);
 	if (p->sleeping)
-		futex_wake(&p->wake, 1);
+		tfd_futex_wake(&p->wake, 1);
 }
 
 /* t has no deliverer: every process that holds it looks at it. */

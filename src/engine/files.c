@@ -87,13 +87,21 @@ int tfd_engine_private_files(void)
 	return tfd_files_private();
 }
 
+/* Close numbers lo..hi of the calling thread's table, giving the thread a
+ * table of its own first if it shares one (the rest of the numbers stay,
+ * as copies).  0 or errno. */
+int tfd_files_close_range(unsigned lo, unsigned hi)
+{
+	if (syscall(SYS_close_range, lo, hi, CLOSE_RANGE_UNSHARE) == 0)
+		return 0;
+	return errno;
+}
+
 /* Called first thing in a new thread: give it an empty table of its own.
  * 0 or errno. */
 int tfd_files_unshare(void)
 {
-	if (syscall(SYS_close_range, 0U, ~0U, CLOSE_RANGE_UNSHARE) == 0)
-		return 0;
-	return errno;
+	return tfd_files_close_range(0U, ~0U);
 }
 
 /*

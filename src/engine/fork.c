@@ -7,9 +7,12 @@
  * family, its holds (its copy of the parent's, for the numbers it
  * inherited), and a service thread, to take over their delivery if the
  * parent lets go of them or dies (daemon(): the parent exits at once).
- * The thread takes a copy of an inherited file only then, from the
- * number that named it, if that number is still the timer's eventfd (its
- * id, tfd_engine_hold_file): the program may have closed or reused it.
+ * The thread starts in the child's fork handler and, before fork()
+ * returns, copies the inherited numbers into a table of its own
+ * (tfd_engine_keep_inherited): from then on the program may close or
+ * reuse them.  A copy is used only if it is the timer's eventfd (its id,
+ * tfd_engine_hold_file): the parent may have closed a number plainly and
+ * reused it before fork().
  *
  * The fork handlers make that happen atomically with fork(): the prepare
  * handler takes the lock and makes the child's record, marking it as a
@@ -18,14 +21,15 @@
  * parent's handler undoes that if fork() failed (glibc leaves fork's
  * errno for the parent's handlers; ours set it to 0 before) and lets go
  * of the lock.  The child's handler waits for the lock, claims its record
- * and starts its service thread, without waiting for it.  Inside fork()
- * nothing here allocates or frees, and nothing waits for the thread: other
- * libraries may hold their allocators' locks until it returns.  A child
- * whose record was undone after all (another library's handler changed
- * errno) registers anew, keeping the timers that still exist; one that
- * finds no record free (PROC_MAX processes of the family hold timers)
- * shares nothing: its inherited numbers are plain eventfds (tfd(7), FORK
- * AND EXEC, NOTES 6).
+ * and starts its service thread, waiting only until it has its copies
+ * (for which the thread takes no lock).  Inside fork() nothing here
+ * allocates or frees, and the thread's code needs no lock of another
+ * library's: other libraries may hold their allocators' locks until
+ * fork() returns.  A child whose record was undone after all (another
+ * library's handler changed errno) registers anew, keeping the timers
+ * that still exist; one that finds no record free (PROC_MAX processes of
+ * the family hold timers) shares nothing: its inherited numbers are
+ * plain eventfds (tfd(7), FORK AND EXEC, NOTES 6).
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
@@ -183,6 +187,49 @@ static int claim(int c)
 	return 0;
 }
 
+/* In the child's new service thread, first thing, while the thread that
+ * started it waits in tfd_engine_start_pending (holding the lock, so that
+ * nothing here changes): a table of the thread's own with a copy of each inherited
+ * timer's lowest number, and nothing else of the program's.  The first
+ * close_range(2) unshares the table.  1 if the thread has its table. */
+int tfd_engine_keep_inherited(void)
+{
+	size_t i, from = 0;
+	int kept;
+
+	if (!__atomic_load_n(&g.keeping, __ATOMIC_ACQUIRE))
+		return 0;
+	if (!g.private_files) {
+		__atomic_store_n(&g.keeping, 0, __ATOMIC_RELEASE);
+		tfd_futex_wake(&g.keeping, 1);
+		return 0;
+	}
+	for (i = 0; i < g.nslot; i++) {
+		struct tfd_hold *h = g.slot[i];
+
+		if (!h || h->file >= 0)
+			continue; /* the program's, or a second number */
+		if (i > from && tfd_files_close_range(from, i - 1) != 0)
+			break;
+		h->file = (int)i;
+		h->unchecked = 1;
+		from = i + 1;
+	}
+	kept = i == g.nslot && tfd_files_close_range(from, ~0U) == 0;
+	if (!kept) {
+		/* No table of its own after all (a sandbox forbids
+		 * close_range(2)): service() tries again, with no copies. */
+		for (i = 0; i < g.nslot; i++)
+			if (g.slot[i]) {
+				g.slot[i]->file = -1;
+				g.slot[i]->unchecked = 0;
+			}
+	}
+	__atomic_store_n(&g.keeping, 0, __ATOMIC_RELEASE);
+	tfd_futex_wake(&g.keeping, 1);
+	return kept;
+}
+
 static void child(void)
 {
 	struct tfd_hold *h;
@@ -207,7 +254,8 @@ static void child(void)
 	for (i = g.nholds; i-- > 0;) {
 		h = g.holds[i];
 		h->waiters = 0; /* the parent's threads */
-		h->file = -1;   /* the parent's; ours when we need it */
+		h->file = -1;   /* the parent's; ours as fork() returns */
+		h->unchecked = 0;
 		if (!h->nfds)
 			forget_here(h); /* kept for a parent's waiter */
 	}
@@ -228,12 +276,22 @@ static void child(void)
 }
 
 /* The service thread of a child that holds inherited timers: started in
- * the fork handler (it does not wait for it), or where that is not safe,
- * by the first call of the library after fork().  Lock held. */
+ * the fork handler, or where that is not safe, by the first call of the
+ * library after fork() (then the copies are of the numbers as they are
+ * at that call).  It returns once the thread has its copies.  Lock held
+ * (the thread does not take it before). */
 void tfd_engine_start_pending(void)
 {
+	int e;
+
 	g.start_pending = 0;
-	if (tfd_engine_start() == 0)
+	__atomic_store_n(&g.keeping, 1, __ATOMIC_RELEASE);
+	e = tfd_engine_start();
+	if (e != 0 || g.state != STARTING)
+		__atomic_store_n(&g.keeping, 0, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&g.keeping, __ATOMIC_ACQUIRE))
+		tfd_futex_wait(&g.keeping, 1);
+	if (e == 0)
 		return;
 	let_all_go(); /* nothing to take over with */
 	if (g.self >= 0 && !g.nholds) {

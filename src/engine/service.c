@@ -465,11 +465,12 @@ static void sleep_until_due(void)
 static void *service(void *arg)
 {
 	struct tfd_proc *me;
-	int again, b, e;
+	int again, b, e, kept;
 
 	(void)arg;
+	kept = tfd_engine_keep_inherited(); /* in a forked child */
 	tfd_family_lock();
-	if (g.private_files && tfd_files_unshare() != 0)
+	if (g.private_files && !kept && tfd_files_unshare() != 0)
 		g.private_files = 0;
 	me = &tfd_fam->proc[g.self];
 	g.tid = gettid();
@@ -548,8 +549,9 @@ static void *service(void *arg)
 }
 
 /* Start the service thread if it is not running, and wait until it runs
- * (in a forked child, inside fork() (g.in_fork), it does not wait: other
- * libraries may keep locks the new thread needs until fork() returns).
+ * (in a forked child, not: inside fork() (g.in_fork) other libraries may
+ * keep locks the new thread needs until fork() returns, and a thread that
+ * first copies inherited numbers (g.keeping) must find them unchanged).
  * Lock held; may drop it. */
 int tfd_engine_start(void)
 {
@@ -579,8 +581,8 @@ int tfd_engine_start(void)
 	if (e)
 		return e;
 	g.state = STARTING;
-	if (g.in_fork)
-		return 0; /* the thread goes on alone */
+	if (g.in_fork || __atomic_load_n(&g.keeping, __ATOMIC_ACQUIRE))
+		return 0; /* the thread goes on alone (fork.c) */
 	while (g.state == STARTING)
 		tfd_family_wait();
 	return g.state == RUNNING ? 0 : g.start_error;

@@ -129,32 +129,40 @@ void tfd_engine_let_hold_go(struct tfd_hold *h)
 }
 
 /* This process's file for h's timer, to post to.  A forked child's holds
- * have none until they take over a timer's delivery: then the file is
- * taken from the lowest number naming it, if that number is still the
- * timer's eventfd (the program may have closed or reused it since: its
- * id tells), into the service thread's table (so only there, service),
- * or on the fallback the number itself.  -1 if there is none. */
+ * have copies its service thread took of the inherited numbers as fork()
+ * returned (fork.c), each compared, the first time it is needed, with the
+ * id of the timer's eventfd (the parent may have closed the number plainly
+ * and reused it; as long as the copy is held, no new eventfd can take the
+ * id).  Where the thread starts later (fork.c, START_IN_FORK), the copy is
+ * taken then, from the lowest number naming the timer.  On the fallback
+ * the file is that number itself.  Comparing needs the service thread's
+ * table (service).  -1 if there is none. */
 int tfd_engine_hold_file(struct tfd_hold *h, int service)
 {
 	size_t i;
 	int k;
 
-	if (h->file >= 0 || h->closed)
+	if ((h->file >= 0 && !h->unchecked) || h->closed)
 		return h->file;
-	for (i = 0; i < g.nslot && g.slot[i] != h; i++)
-		;
-	if (i == g.nslot)
+	if (!service && !h->direct)
 		return -1;
-	if (h->direct)
-		return h->file = (int)i;
-	if (!service || !h->efd_id)
-		return -1;
-	k = tfd_files_fetch(getpid(), (int)i);
-	if (k < 0)
-		return -1;
-	if (tfd_files_id(k) != h->efd_id) {
-		tfd_files_close(k); /* not the timer's now */
-		return -1;
+	k = h->file;
+	if (k < 0) {
+		for (i = 0; i < g.nslot && g.slot[i] != h; i++)
+			;
+		if (i == g.nslot)
+			return -1;
+		if (h->direct)
+			return h->file = (int)i;
+		k = h->efd_id ? tfd_files_fetch(getpid(), (int)i) : -1;
+		if (k < 0)
+			return -1;
+	}
+	h->unchecked = 0;
+	if (!h->efd_id || tfd_files_id(k) != h->efd_id) {
+		tfd_files_close(k); /* not the timer's */
+		h->efd_id = 0;      /* never again */
+		return h->file = -1;
 	}
 	return h->file = k;
 }
