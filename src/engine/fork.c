@@ -189,9 +189,10 @@ static int claim(int c)
 
 /* In the child's new service thread, first thing, while the thread that
  * started it waits in tfd_engine_start_pending (holding the lock, so that
- * nothing here changes): a table of the thread's own with a copy of each inherited
- * timer's lowest number, and nothing else of the program's.  The first
- * close_range(2) unshares the table.  1 if the thread has its table. */
+ * nothing here changes): a table of the thread's own with a copy of each
+ * inherited timer's lowest number, and nothing else of the program's.
+ * The first close_range(2) unshares the table.  1 if the thread has its
+ * table. */
 int tfd_engine_keep_inherited(void)
 {
 	size_t i, from = 0;
