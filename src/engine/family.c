@@ -146,7 +146,8 @@ void tfd_family_lock(void)
 	int r;
 
 	while ((r = pthread_mutex_trylock(&f->lock)) == EBUSY) {
-		__atomic_store_n(&f->sleepers, 1, __ATOMIC_SEQ_CST);
+		/* A read-modify-write: the try below comes after it. */
+		(void)__atomic_exchange_n(&f->sleepers, 1, __ATOMIC_SEQ_CST);
 		r = pthread_mutex_trylock(&f->lock);
 		if (r != EBUSY)
 			break;
@@ -181,9 +182,9 @@ void tfd_family_unlock(void)
 
 	HELD(0);
 	pthread_mutex_unlock(&f->lock);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the unlock, then this */
-	if (__atomic_load_n(&f->sleepers, __ATOMIC_RELAXED) &&
-	    __atomic_exchange_n(&f->sleepers, 0, __ATOMIC_SEQ_CST))
+	/* After the unlock, in that order (a read-modify-write: the word
+	 * shares the lock's cache line, which this thread has just written). */
+	if (__atomic_exchange_n(&f->sleepers, 0, __ATOMIC_SEQ_CST))
 		tfd_futex_wake(&f->sleepers, INT_MAX);
 }
 
