@@ -30,8 +30,11 @@ export ASAN_OPTIONS
 # That signal is synchronous, raised by the program's own system-call
 # instruction, so calling the library there is a function call at that
 # point of the program, not an interruption: ThreadSanitizer's report of
-# signal-unsafe calls does not apply.
-TSAN_OPTIONS="report_signal_unsafe=0${TSAN_OPTIONS:+ $TSAN_OPTIONS}"
+# signal-unsafe calls does not apply.  A forked child of a program that
+# holds timers starts the library's service thread (tfd(7), FORK AND
+# EXEC), which ThreadSanitizer refuses by default after a fork of a
+# threaded process: die_after_fork=0, as `make check` gives the suite.
+TSAN_OPTIONS="report_signal_unsafe=0 die_after_fork=0${TSAN_OPTIONS:+ $TSAN_OPTIONS}"
 export TSAN_OPTIONS
 
 ok() {
