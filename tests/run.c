@@ -133,6 +133,29 @@ uint64_t t_due(int64_t e0, int64_t i, int64_t t)
 	return i ? 1 + (uint64_t)((t - e0) / i) : 1;
 }
 
+int t_wait_asleep(pid_t tid)
+{
+	char path[64], buf[256];
+	int seen = 0, k;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	for (k = 0; k < 5000 && seen < 10; k++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		const char *st;
+
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			return 0;
+		buf[n] = 0;
+		st = strrchr(buf, ')');
+		seen = st && st[1] == ' ' && st[2] == 'S' ? seen + 1 : 0;
+		t_sleep_ns(2 * MS);
+	}
+	return seen >= 10;
+}
+
 void t_sleep_ns(int64_t ns)
 {
 	struct timespec ts = { ns / SEC, ns % SEC };

@@ -114,6 +114,10 @@ void t_arm(int fd, int flags, int64_t value_ns, int64_t interval_ns);
 /* Expirations a model timer armed at e0 with interval i has had by t. */
 uint64_t t_due(int64_t e0, int64_t i, int64_t t);
 void t_sleep_ns(int64_t ns);
+/* Wait until thread tid of this process sleeps and stays asleep for 20 ms
+ * (in a wait of the library's, for the caller); 0 if it never does within
+ * 10 s.  A fixed sleep is not enough on a loaded machine. */
+int t_wait_asleep(pid_t tid);
 /* sh -c cmd: its stdout and stderr into out and err (NUL-terminated, cut
  * to their size), its exit status (a signal fails the test). */
 int t_sh(const char *cmd, char *out, size_t outn, char *err, size_t errn);
