@@ -480,15 +480,31 @@ static int fd_readable(int fd)
 
 /* The earliest expiry that would make one of this process's timers
  * readable (one readable already only adds to its count), absolute on
- * the virtual CLOCK_MONOTONIC, or DOM_NEVER. */
-static int64_t unread_deadline(int64_t now)
+ * the virtual CLOCK_MONOTONIC, or DOM_NEVER.
+ *
+ * A timer's time left is counted from the engine's clock, not from the
+ * domain's: the mover may have moved the domain's clock since the engine
+ * was synced to it (a thread woken by a late poke looks again just as the
+ * mover, which found its last look valid, moves), and an expiry counted
+ * from the domain's clock is then late by as much as that move.  Such an
+ * expiry was published as the process's next deadline, and the mover
+ * moved past the timer's own (vtree: the engine at 3.450 s, the domain
+ * moved to 3.500 s, a ping timer due at 3.500 s published as due at
+ * 3.550 s and read there).  Counted from the engine's clock, the expiry
+ * is the timer's own, due on the domain's clock: the mover wakes the
+ * process to deliver it.  The engine's clock is never ahead of the
+ * domain's and moves only forward: another process of the family that
+ * moves it meanwhile makes an expiry early (looked at again), not late. */
+static int64_t unread_deadline(int64_t dom_now)
 {
-	int64_t best = DOM_NEVER;
+	int64_t best = DOM_NEVER, now = dom_now;
 	int fd, h = __atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED), was;
 
 	if (!__atomic_load_n(&tfd_nmarked, __ATOMIC_RELAXED))
 		return best;
 	was = tfd_enter();
+	if (tfd_be->virtual_now(CLOCK_MONOTONIC, &now) != 0 || now > dom_now)
+		now = dom_now;
 	for (fd = 0; fd < h; fd++) {
 		struct itimerspec cur;
 		int64_t ns;

@@ -282,8 +282,8 @@ vwaits() {
 #
 # A batch with a run that differs is shown, and run once more: now and
 # then a batch of vtree (two processes, several threads) has one run where
-# an event is stamped one deadline late, a known fault of the domain's
-# mover (tfd-preload(7), BUGS) that this does not hide: the diff is
+# an event is stamped early or one deadline late, known faults of virtual
+# time (tfd-preload(7), BUGS) that this does not hide: the diff is
 # printed and the ok line says so.  Two such batches fail.
 again() {
 	label=$1 n=$2 batch=1
