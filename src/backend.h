@@ -78,6 +78,10 @@ const struct tfd_backend *tfd_current_backend(void);
  * domain's, tfd-preload(7)) instead of the system's: only with no timer
  * open; 0, EBUSY, or ENOTSUP when the backend is not virtual. */
 int tfd_engine_virtual_start(int64_t mono, int64_t real, int64_t boot);
+/* The engine's virtual clocks moved forward until CLOCK_MONOTONIC reads
+ * mono (the others by as much; none if it reads as much already), in one
+ * hold of the family's lock, and what is due delivered: 0, or ENOTSUP. */
+int tfd_engine_virtual_move_to(int64_t mono);
 
 /* Test hooks of the engine (tests/, fuzz/).  What the engine does when the
  * kernel says CLOCK_REALTIME was set, to exercise TFD_TIMER_CANCEL_ON_SET

@@ -782,3 +782,42 @@ TEST(fork_daemon_reusing_an_inherited_number_gets_no_counts)
 	line[len > 0 ? len : 0] = 0;
 	CHECKF(!strcmp(line, "1 5\n"), "same number, eventfd count: %s", line);
 }
+
+/* A virtual-time domain (tfd-preload(7)) has each process of a family
+ * bring the family's virtual clocks to the domain's: two that do so at
+ * once, each having read the clocks before the other moved them, must
+ * move them once.  A move by the difference each read moved them twice
+ * (vtree: the clocks 400 ms ahead of the domain's, a tick and a ping
+ * early); a move to the domain's time does not, and never moves back. */
+TEST(fork_virtual_move_to_moves_the_family_once)
+{
+	struct timespec ts;
+	uint64_t n = 0;
+	pid_t pid;
+	int fd;
+
+	CHECK(tfd_use_backend("engine") == 0);
+	CHECK(tfd_engine_virtual_move_to(SEC) == ENOTSUP);
+	CHECK(tfd_use_backend("virtual") == 0);
+	CHECK(tfd_engine_virtual_start(5 * SEC, 7 * SEC, 9 * SEC) == 0);
+	fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	t_arm(fd, 0, SEC, SEC); /* due at 6 s, 7 s... */
+	pid = fork();
+	if (pid == 0) {
+		CHECK(tfd_engine_virtual_move_to(6 * SEC) == 0);
+		_exit(0);
+	}
+	reap(pid);
+	CHECK(tfd_engine_virtual_move_to(6 * SEC) == 0);
+	CHECK(tfd_engine_virtual_move_to(5 * SEC) == 0);
+	CHECK(tfd_virtual_now(CLOCK_MONOTONIC, &ts) == 0);
+	CHECKF(t_ns(&ts) == 6 * SEC, "monotonic at %lld ns",
+	       (long long)t_ns(&ts));
+	CHECK(tfd_virtual_now(CLOCK_REALTIME, &ts) == 0 && t_ns(&ts) == 8 * SEC);
+	CHECK(tfd_virtual_now(CLOCK_BOOTTIME, &ts) == 0 &&
+	      t_ns(&ts) == 10 * SEC);
+	CHECK(tfd_read(fd, &n, 8) == 8);
+	CHECKF(n == 1, "count %llu", (unsigned long long)n);
+	CHECK_OK(tfd_close(fd));
+	CHECK(tfd_use_backend("engine") == 0);
+}

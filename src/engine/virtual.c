@@ -88,6 +88,38 @@ int tfd_engine_virtual_move(int64_t d_mono, int64_t d_boot, int64_t d_real,
 	return 0;
 }
 
+/*
+ * The other hook of a virtual-time domain: the clocks moved forward, each
+ * by as much, until CLOCK_MONOTONIC reads mono (not moved if it reads as
+ * much or more), and what is due delivered.  The processes of a family
+ * share the clocks, and each brings them to the domain's when it syncs:
+ * a move by a difference read before the lock was taken adds up when two
+ * sync at once (the clocks ran ahead of the domain's, timers expired
+ * early); a move to a time does not.  0, or ENOTSUP.
+ */
+int tfd_engine_virtual_move_to(int64_t mono)
+{
+	int64_t before[NBASE], d;
+	int b, cs;
+
+	tfd_engine_lock(&cs);
+	if (!g.virtual) {
+		tfd_engine_unlock(cs);
+		return ENOTSUP;
+	}
+	for (b = 0; b < NBASE; b++)
+		before[b] = g.vnow[b];
+	d = mono - g.vnow[BASE_MONO];
+	if (d > 0) {
+		g.vnow[BASE_MONO] = clamp_add(g.vnow[BASE_MONO], d);
+		g.vnow[BASE_BOOT] = clamp_add(g.vnow[BASE_BOOT], d);
+		g.vnow[BASE_REAL] = clamp_add(g.vnow[BASE_REAL], d);
+	}
+	tfd_engine_virtual_deliver(before);
+	tfd_engine_unlock(cs);
+	return 0;
+}
+
 int tfd_engine_virtual_now(int clockid, int64_t *ns)
 {
 	int e = 0, cs;

@@ -443,7 +443,9 @@ static int64_t real_left(int64_t deadline);
  * to now is delivered (its eventfd written).  The engine's clocks are
  * its family's (the processes forked from one another without exec): one
  * of them may have moved them already, and then what this one delivers
- * is delivered now, with a move of nothing. */
+ * is delivered now, with a move of nothing.  Two may sync at once (each
+ * under its own sync_lock): the move is to the domain's time, not by a
+ * difference read before, which would count the move twice. */
 void tfd_dom_sync(void)
 {
 	int64_t now = tfd_dom_now(tfd_dom, DC_MONO), at = 0, d, in = 0;
@@ -460,7 +462,7 @@ void tfd_dom_sync(void)
 		d = at < now ? now - at : 0;
 		due = d > 0 || (tfd_be->next_due(&in) == 0 && in == 0);
 		if (due)
-			tfd_be->virtual_move(d, d, d, NULL, 0);
+			tfd_engine_virtual_move_to(now);
 		if (due && me &&
 		    __atomic_load_n(&me->next_due, __ATOMIC_RELAXED) <= now)
 			/* Timers were delivered: waits on them may end. */
