@@ -420,6 +420,25 @@ __attribute__((destructor)) static void leaving(void)
 	tfd_dom_changed(tfd_dom);
 }
 
+/* pthread_exit() in the process's first thread, which ends while the
+ * others go on.  /proc shows it a zombie until the last one ends, as it
+ * shows the first thread of a process on its way out (exit_group): the
+ * mover, told which, frees its slot once it is a zombie instead of
+ * holding time until the process ends (which, the others waiting for
+ * time, it never did). */
+void tfd_dom_first_ends(void)
+{
+	struct dom_slot *s;
+
+	if (!tfd_dom || tfd_inside || gettid() != getpid())
+		return;
+	s = self_slot();
+	if (s) {
+		__atomic_or_fetch(&s->inlib, DOM_ALONE, __ATOMIC_SEQ_CST);
+		tfd_dom_changed(tfd_dom);
+	}
+}
+
 /* After fork(), in the child, with the slot the parent took for it. */
 void tfd_dom_forked(int slot)
 {

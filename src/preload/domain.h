@@ -68,7 +68,9 @@ struct dom_slot {
 	uint32_t quiet;    /* its look began with no other thread running */
 	uint32_t inlib;    /* inside the library's code, which may wait a
 	                    * moment for a lock of ours: running, whatever
-	                    * /proc shows; DOM_LEAVING: in exit() */
+	                    * /proc shows; DOM_LEAVING: in exit(),
+	                    * DOM_ALONE: in pthread_exit(), the first
+	                    * thread of its process */
 	uint32_t pad2;
 };
 
@@ -110,6 +112,7 @@ struct tfd_dom {
 
 enum { DC_MONO, DC_REAL, DC_BOOT };
 #define DOM_LEAVING 0x80000000u /* inlib: the process is exiting */
+#define DOM_ALONE 0x40000000u   /* inlib: its first thread ends alone */
 #define ACT_SHIFT 24
 #define ACT_ONE ((uint64_t)1 << ACT_SHIFT)
 #define NRUN(ar) ((uint32_t)((ar) & (ACT_ONE - 1)))

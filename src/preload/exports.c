@@ -480,6 +480,14 @@ EXPORT int getitimer(__itimer_which_t which, struct itimerval *cur)
 
 /* ---- processes of a virtual-time domain ---- */
 
+/* The first thread may end alone; its process goes on (tree.c). */
+EXPORT void pthread_exit(void *ret)
+{
+	tfd_dom_first_ends();
+	R(pthread_exit)(ret);
+	abort(); /* not reached: the next definition does not return */
+}
+
 EXPORT pid_t fork(void)
 {
 	if (!tfd_dom || tfd_inside)

@@ -279,6 +279,7 @@ enum verdict {
 
 struct eval {
 	int64_t to;
+	int exiting; /* a thread is on its way out: nothing tells its end */
 	int nout;
 	int out[DOM_SLOTS]; /* slots in RUN, blocked outside our waits */
 	long sw[DOM_SLOTS];
@@ -321,9 +322,11 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 	int invalid = 0;
 
 	e->nout = 0;
+	e->exiting = 0;
 	for (i = 0; i < hi; i++) {
 		struct dom_slot *s = &d->slot[i];
 		int32_t tid = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
+		uint32_t in;
 		int64_t dl;
 
 		if (tid == 0)
@@ -332,23 +335,28 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 			v = V_BUSY;
 			continue;
 		}
-		if (__atomic_load_n(&s->inlib, __ATOMIC_ACQUIRE) & DOM_LEAVING) {
-			/* Exiting: it runs until it is gone (or a zombie its
-			 * parent may reap). */
+		in = __atomic_load_n(&s->inlib, __ATOMIC_ACQUIRE);
+		if (in & (DOM_LEAVING | DOM_ALONE)) {
+			/* Exiting: it runs until it is gone, or a zombie its
+			 * parent may reap (the process's end), or a zombie
+			 * at all (a first thread ending alone). */
 			struct seen t = look_thread(s->pid, s->tid);
 
 			if ((!t.state &&
 			     syscall(SYS_tgkill, s->pid, s->tid, 0) < 0 &&
 			     errno == ESRCH) ||
-			    ((t.state == 'Z' || t.state == 'X') && t.threads <= 1)) {
+			    ((t.state == 'Z' || t.state == 'X') &&
+			     (t.threads <= 1 || !(in & DOM_LEAVING)))) {
 				reclaim(d, s);
 				tfd_dom_changed(d);
 				grace_until = tfd_dom_real_mono() + GRACE_NS;
+			} else {
+				e->exiting = 1;
 			}
 			v = V_BUSY;
 			continue;
 		}
-		if (__atomic_load_n(&s->inlib, __ATOMIC_ACQUIRE)) {
+		if (in) {
 			/* In the library, maybe waiting for a lock of ours: it
 			 * runs (and a wait in there is about to block again). */
 			v = V_BUSY;
@@ -543,7 +551,8 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
                  void (*moved)(void *, int64_t, int64_t), void *ctx)
 {
 	struct eval *e = malloc(2 * sizeof(*e)), *snap = e + 1;
-	int64_t backoff = 20000; /* looking at threads outside: 20 us .. 5 ms */
+	int64_t backoff = 20000; /* looking at threads outside our waits or on
+	                          * their way out: 20 us .. 5 ms */
 	int verified = 0, repoke = 0, r;
 
 	if (!e)
@@ -560,8 +569,14 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 
 		repoke = 0;
 		if (v == V_BUSY) {
+			/* What runs tells us when it stops, but for a thread
+			 * on its way out: /proc is looked at again (a child
+			 * that exit()s while its parent sleeps on virtual
+			 * time: nothing else would ever change). */
 			verified = 0;
-			sleep_on(d, gen, -1);
+			sleep_on(d, gen, e->exiting ? backoff : -1);
+			if (e->exiting && backoff < 5000000)
+				backoff *= 2;
 			continue;
 		}
 		if (e->nout && !outside_blocked(d, e)) {

@@ -105,6 +105,7 @@ struct tfd_next {
 	int (*pthread_create)(pthread_t *, const pthread_attr_t *,
 	                      void *(*)(void *), void *);
 	pid_t (*fork)(void);
+	void (*pthread_exit)(void *);
 	int (*pthread_cond_timedwait)(pthread_cond_t *, pthread_mutex_t *,
 	                              const struct timespec *);
 	int (*pthread_cond_clockwait)(pthread_cond_t *, pthread_mutex_t *,
@@ -306,6 +307,7 @@ void tfd_dom_slot_free(int i);
 int tfd_dom_self(void);
 void tfd_dom_set_self(int i);
 void tfd_dom_forked(int slot);
+void tfd_dom_first_ends(void); /* pthread_exit() in the first thread */
 void tfd_dom_locks_forked(void); /* in a child of fork(): locks anew */
 void tfd_dom_sync(void);
 void tfd_dom_publish(void);

@@ -218,6 +218,8 @@ vthreads() {
 1: then: timer
 2: read of a disarmed timer: -1 EINTR
 3: timer of an hour: 1 after 3600 s
+4: ten children ended while their parent slept 2 s each
+5: the first thread gone, a sleep of 90 s took 90000000000 ns
 EOF
 	if cmp -s "$out/vthreads.want" "$out/vthreads"; then
 		ok "vthreads: virtual time waits for the other threads"

@@ -12,6 +12,12 @@
  *    read() on a disarmed timer: EINTR.
  * 3. A thread computes for 0.5 s of real time and never blocks; the main
  *    thread waits for a timer due in an hour: time moves anyway.
+ * 4. Ten children end (exit() and _exit() in turn) while their parent
+ *    sleeps 2 s: each sleep takes 2 s (time once stood still for good
+ *    when a child was seen on its way out and not looked at again).
+ * 5. The main thread ends with pthread_exit() while another sleeps 90 s:
+ *    the other wakes after 90 s, and ends the process (time stood still:
+ *    a first thread that has ended looks like a process on its way out).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,8 +26,10 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,6 +75,27 @@ static void *spin(void *arg)
 	return NULL;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void *sleep_then_print(void *arg)
+{
+	int64_t t0 = mono_ns();
+
+	(void)arg;
+	sleep(90);
+	printf("5: the first thread gone, a sleep of 90 s took %lld ns\n",
+	       (long long)(mono_ns() - t0));
+	/* Not a return: the library's own thread would keep the process
+	 * alive (tfd(7), BUGS). */
+	exit(0);
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -92,6 +121,7 @@ int main(void)
 	ssize_t r;
 	char c;
 	int64_t t0;
+	int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	main_thread = pthread_self();
@@ -138,5 +168,29 @@ int main(void)
 	close(fd);
 	close(pipefd[0]);
 	close(pipefd[1]);
-	return 0;
+
+	for (i = 0; i < 10; i++) {
+		int64_t t1 = mono_ns(), took;
+		int st = -1;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			if (i % 2)
+				_exit(i);
+			exit(i);
+		}
+		sleep(2);
+		took = mono_ns() - t1;
+		if (pid < 0 || waitpid(pid, &st, 0) != pid ||
+		    !WIFEXITED(st) || WEXITSTATUS(st) != i ||
+		    took != 2000000000LL) {
+			printf("4: child %d: status %#x, a sleep of %lld ns\n",
+			       i, st, (long long)took);
+			return 1;
+		}
+	}
+	printf("4: ten children ended while their parent slept 2 s each\n");
+
+	pthread_create(&th, NULL, sleep_then_print, NULL);
+	pthread_exit(NULL);
 }
