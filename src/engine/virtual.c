@@ -62,8 +62,11 @@ static int64_t clamp_add(int64_t a, int64_t d)
 	return a > VIRTUAL_END - d ? VIRTUAL_END : a + d;
 }
 
-int tfd_engine_virtual_move(int64_t d_mono, int64_t d_boot, int64_t d_real,
-                     const int64_t *real_to, int was_set)
+/* Both hooks: the clocks moved by d_*, or (mono_to) forward until
+ * CLOCK_MONOTONIC reads *mono_to, all three by as much, with the
+ * difference taken under the lock. */
+static int move(const int64_t *mono_to, int64_t d_mono, int64_t d_boot,
+                int64_t d_real, const int64_t *real_to, int was_set)
 {
 	int64_t before[NBASE];
 	int b, cs;
@@ -75,6 +78,10 @@ int tfd_engine_virtual_move(int64_t d_mono, int64_t d_boot, int64_t d_real,
 	}
 	for (b = 0; b < NBASE; b++)
 		before[b] = g.vnow[b];
+	if (mono_to) {
+		d_mono = *mono_to - g.vnow[BASE_MONO];
+		d_mono = d_boot = d_real = d_mono > 0 ? d_mono : 0;
+	}
 	g.vnow[BASE_MONO] = clamp_add(g.vnow[BASE_MONO], d_mono);
 	g.vnow[BASE_BOOT] = clamp_add(g.vnow[BASE_BOOT], d_boot);
 	g.vnow[BASE_REAL] = real_to ? clamp_add(*real_to, 0)
@@ -88,6 +95,12 @@ int tfd_engine_virtual_move(int64_t d_mono, int64_t d_boot, int64_t d_real,
 	return 0;
 }
 
+int tfd_engine_virtual_move(int64_t d_mono, int64_t d_boot, int64_t d_real,
+                     const int64_t *real_to, int was_set)
+{
+	return move(NULL, d_mono, d_boot, d_real, real_to, was_set);
+}
+
 /*
  * The other hook of a virtual-time domain: the clocks moved forward, each
  * by as much, until CLOCK_MONOTONIC reads mono (not moved if it reads as
@@ -99,25 +112,7 @@ int tfd_engine_virtual_move(int64_t d_mono, int64_t d_boot, int64_t d_real,
  */
 int tfd_engine_virtual_move_to(int64_t mono)
 {
-	int64_t before[NBASE], d;
-	int b, cs;
-
-	tfd_engine_lock(&cs);
-	if (!g.virtual) {
-		tfd_engine_unlock(cs);
-		return ENOTSUP;
-	}
-	for (b = 0; b < NBASE; b++)
-		before[b] = g.vnow[b];
-	d = mono - g.vnow[BASE_MONO];
-	if (d > 0) {
-		g.vnow[BASE_MONO] = clamp_add(g.vnow[BASE_MONO], d);
-		g.vnow[BASE_BOOT] = clamp_add(g.vnow[BASE_BOOT], d);
-		g.vnow[BASE_REAL] = clamp_add(g.vnow[BASE_REAL], d);
-	}
-	tfd_engine_virtual_deliver(before);
-	tfd_engine_unlock(cs);
-	return 0;
+	return move(&mono, 0, 0, 0, NULL, 0);
 }
 
 int tfd_engine_virtual_now(int clockid, int64_t *ns)
