@@ -248,7 +248,8 @@ fuzz: $(FUZZ_BIN)
 
 # Real programs (Wayland, sd-event, ours) with and without the preload.
 include tests/realprog/realprog.mk
-check: check-realprog
+include tests/host/host.mk
+check: check-realprog check-host
 
 # make install into a temporary prefix after a plain make, and what was
 # installed at work there (tests/install.sh: a build directory of its own,
