@@ -31,9 +31,11 @@ LDFLAGS ?=
 SAN ?=
 ifneq ($(SAN),)
 SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+# The sanitizer builds check the lock rules too (src/lockorder.h).
+LOCKCHECK := -DTFD_DEBUG_LOCKS
 endif
 ALL_CFLAGS := -std=gnu11 $(OPT) $(WARN) -Iinclude -Isrc -pthread \
-              $(SANFLAGS) $(CFLAGS)
+              $(SANFLAGS) $(LOCKCHECK) $(CFLAGS)
 ALL_LDFLAGS := -pthread $(SANFLAGS) $(LDFLAGS)
 
 comma := ,
@@ -42,7 +44,7 @@ B := build$(if $(SAN),-$(subst $(comma),-,$(SAN)))
 # One job per file: src/core (pure arithmetic), src/engine (the default
 # backend, see src/engine/engine.h), the kernel passthrough, the API layer.
 LIB_SRC := $(wildcard src/core/*.c) $(wildcard src/engine/*.c) \
-           src/backend_kernel.c src/api.c src/version.c
+           src/backend_kernel.c src/api.c src/version.c src/lockorder.c
 LIB_HDR := include/tfd.h $(wildcard src/*.h src/*/*.h)
 LIB_OBJ := $(LIB_SRC:src/%.c=$(B)/lib/%.o)
 PIC_OBJ := $(LIB_SRC:src/%.c=$(B)/pic/%.o)

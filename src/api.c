@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "tfd.h"
+#include "lockorder.h"
 
 #include "backend.h"
 #include "core/time.h"
@@ -36,6 +37,7 @@ static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 /* Creating takes it shared, switching backends exclusive: no timer can be
  * created on the old backend while the switch checks there is none. */
 static pthread_rwlock_t select_lock = PTHREAD_RWLOCK_INITIALIZER;
+TFD_LOCK_RANK(select_lock, LK_SELECT);
 
 static const struct tfd_backend *find_backend(const char *name)
 {

@@ -71,6 +71,9 @@ extern const struct tfd_backend tfd_engine_backend;
 extern const struct tfd_backend tfd_kernel_backend;
 extern const struct tfd_backend tfd_virtual_backend;
 
+/* The kernel backend's fork handlers, registered once (lockorder.h). */
+void tfd_kernel_fork_init(void);
+
 /* The backend selected now (api.c); the preload library uses its ops. */
 const struct tfd_backend *tfd_current_backend(void);
 

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "backend.h"
+#include "lockorder.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
  * number closed with plain close() is noticed when counting.
  */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+TFD_LOCK_RANK(lock, LK_KERNEL);
 static unsigned char *mine;
 static size_t nmine;
 
@@ -39,13 +41,22 @@ static void fork_init(void)
 	pthread_atfork(fork_prepare, fork_release, fork_release);
 }
 
+/* Before the engine's handlers (tfd_engine_fork_init): fork's prepare
+ * handlers run in the reverse order, the family's lock first, then this
+ * one (lockorder.h). */
+void tfd_kernel_fork_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, fork_init);
+}
+
 /* Record (on = 1) or forget fd; 0 or ENOMEM. */
 static int mark(int fd, int on)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	int e = 0;
 
-	pthread_once(&once, fork_init);
+	tfd_kernel_fork_init();
 	pthread_mutex_lock(&lock);
 	if ((size_t)fd >= nmine && on) {
 		size_t n = (size_t)fd + 64;

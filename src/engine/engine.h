@@ -38,17 +38,20 @@
  * to this process's service thread alone; [D] fields of a timer to the
  * process that delivers it (under the lock); [I] are set once before
  * anything else reads them; [A] are read and written atomically.  Lock
- * order: api.c's select_lock -> the family's lock; the preload library's
- * locks -> the family's lock.
+ * order: src/lockorder.h, the library's and the preload's locks in one
+ * list (api.c's select_lock and the preload's locks before the family's
+ * lock, the kernel backend's after it).
  * Nothing is called with the lock held that takes another lock of ours,
  * and no cancellation point is reached with it held (tfd_engine_lock()
  * disables cancellation; tfd_read re-enables it only while it blocks,
- * unlocked).  Debug builds assert ownership (TFD_ASSERT_LOCKED).
+ * unlocked).  Builds with TFD_DEBUG_LOCKS (the sanitizer builds) check
+ * the order and assert ownership (TFD_ASSERT_LOCKED).
  */
 #ifndef TFD_ENGINE_H
 #define TFD_ENGINE_H
 
 #include "backend.h"
+#include "lockorder.h"
 #include "core/model.h"
 #include "core/queue.h"
 

@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
+#include "lockorder.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -40,17 +41,12 @@ struct tfd_family *tfd_fam;
 static struct tfd_family no_room;
 
 #ifdef TFD_DEBUG_LOCKS
-static __thread int holding;
-
 void tfd_engine_assert_locked(void)
 {
-	if (!holding)
-		abort();
+	tfd_lock_assert_held(LK_FAMILY);
 }
-#define HELD(v) (holding = (v))
-#else
-#define HELD(v) ((void)0)
 #endif
+#define HELD(v) ((v) ? tfd_lock_taken(LK_FAMILY) : tfd_lock_released(LK_FAMILY))
 
 void tfd_futex_wait(unsigned *word, unsigned val)
 {
@@ -153,12 +149,11 @@ void tfd_family_lock(void)
 			break;
 		tfd_futex_nap(&f->sleepers, 1, LOCK_NAP);
 	}
+	HELD(1);
 	if (r == EOWNERDEAD) {
 		pthread_mutex_consistent(&f->lock);
-		HELD(1);
 		tfd_family_repair();
 	}
-	HELD(1);
 }
 
 /* The service thread, busy with many timers, lets the threads that wait

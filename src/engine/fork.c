@@ -243,6 +243,8 @@ static void child(void)
 	}
 	locked = 0;
 	pending = -1;
+	/* prepare's lock is the parent's thread's, which lets go of it. */
+	tfd_lock_released(LK_FAMILY);
 	/* What was the parent's alone: its thread, its private numbers. */
 	tfd_engine_after_fork();
 	tfd_engine_queues_forget();
@@ -303,6 +305,7 @@ void tfd_engine_start_pending(void)
 
 static void init_once(void)
 {
+	tfd_kernel_fork_init(); /* its prepare after ours */
 	pthread_atfork(prepare, parent, child);
 }
 

@@ -12,6 +12,7 @@
  * can place".  The thread is RUN again as soon as it leaves the wait.
  */
 #include "preload/preload.h"
+#include "lockorder.h"
 #include "preload/domain.h"
 
 #include <dirent.h>
@@ -30,6 +31,7 @@ static struct dom_proc *me;        /* this process's record */
 static __thread int my = -1;       /* this thread's slot */
 static __thread volatile sig_atomic_t pokes; /* DOM_POKE_SIG received */
 static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
+TFD_LOCK_RANK(sync_lock, LK_SYNC);
 
 /* ---- slots ---- */
 
@@ -544,6 +546,7 @@ static int64_t unread_deadline(int64_t dom_now)
 /* Threads of the process publish one at a time: what each computes is
  * stored before another computes (a stale answer never lands last). */
 static pthread_mutex_t publish_lock = PTHREAD_MUTEX_INITIALIZER;
+TFD_LOCK_RANK(publish_lock, LK_PUBLISH);
 
 static void publish(void)
 {
@@ -592,6 +595,7 @@ static void *agent(void *arg)
 }
 
 static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
+TFD_LOCK_RANK(agent_lock, LK_AGENT);
 
 static void agent_start(void)
 {

@@ -17,6 +17,7 @@
  * left alone.
  */
 #include "preload/preload.h"
+#include "lockorder.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ struct edge {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+TFD_LOCK_RANK(lock, LK_EPOLL);
 static struct edge *edges;
 static size_t nedges, cap;
 int tfd_nedge;

@@ -31,6 +31,12 @@
  * of the backend in use (backend.h).  Its own calls land in these wrappers
  * too: a thread-local flag, set while a call of the library runs and for
  * good in the threads it starts, sends them straight through.
+ *
+ * Locks: seven of the preload's own (domain.c's agent_lock, publish_lock
+ * and sync_lock, sigtimers.c's, epoll.c's, signals.c's, rawsys.c's
+ * prog_lock), each taken in the one order of src/lockorder.h, where the
+ * library's are too; each is declared beside its definition with
+ * TFD_LOCK_RANK, and the sanitizer builds check the order.
  */
 #ifndef TFD_PRELOAD_H
 #define TFD_PRELOAD_H

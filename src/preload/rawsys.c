@@ -40,6 +40,7 @@
  * CALLS.  x86_64 only (elsewhere the variable is ignored with a message).
  */
 #include "preload/preload.h"
+#include "lockorder.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -71,6 +72,7 @@ static int raw_on;
 /* The program's SIGSYS action (what sigaction() for SIGSYS answers). */
 static struct sigaction prog_act;
 static pthread_mutex_t prog_lock = PTHREAD_MUTEX_INITIALIZER;
+TFD_LOCK_RANK(prog_lock, LK_RAWSYS);
 
 static int (*real_sigaction)(int, const struct sigaction *,
                              struct sigaction *);

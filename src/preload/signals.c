@@ -9,6 +9,7 @@
  * signal() answer with the program's own action.
  */
 #include "preload/preload.h"
+#include "lockorder.h"
 #include "preload/domain.h"
 
 #include <string.h>
@@ -18,6 +19,7 @@ __thread unsigned tfd_sig_handled __attribute__((tls_model("initial-exec")));
 static struct sigaction prog[_NSIG]; /* the program's, where wrapped */
 static unsigned char wrapped[_NSIG];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+TFD_LOCK_RANK(lock, LK_SIGNALS);
 
 static void through(int sig, siginfo_t *si, void *uc)
 {

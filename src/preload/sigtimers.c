@@ -9,6 +9,7 @@
  * the thread of the process that delivers its timers.
  */
 #include "preload/preload.h"
+#include "lockorder.h"
 #include "preload/domain.h"
 
 #include <errno.h>
@@ -36,6 +37,7 @@ struct vtimer {
 
 static struct vtimer timers[NTIMERS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+TFD_LOCK_RANK(lock, LK_SIGTIMERS);
 int tfd_nsigtimers; /* armed ones: the fast path of firing */
 
 static timer_t id_of(int i)
