@@ -83,6 +83,30 @@ void t_fail(const char *file, int line, const char *fmt, ...)
 	exit(1);
 }
 
+const char *t_str_i(char *buf, long long v)
+{
+	snprintf(buf, 48, "%lld", v);
+	return buf;
+}
+
+const char *t_str_u(char *buf, unsigned long long v)
+{
+	snprintf(buf, 48, "%llu", v);
+	return buf;
+}
+
+const char *t_str_d(char *buf, double v)
+{
+	snprintf(buf, 48, "%g", v);
+	return buf;
+}
+
+const char *t_str_p(char *buf, const void *v)
+{
+	snprintf(buf, 48, "%p", v);
+	return buf;
+}
+
 int64_t t_now(clockid_t c)
 {
 	struct timespec ts;

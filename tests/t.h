@@ -52,6 +52,44 @@ void t_skip(const char *fmt, ...)
 			t_fail(__FILE__, __LINE__, __VA_ARGS__);            \
 	} while (0)
 
+/* a op b; a failure prints both sides' values.  Each side is evaluated
+ * once, in its own type, so the comparison is the one the test wrote. */
+const char *t_str_i(char *buf, long long v);
+const char *t_str_u(char *buf, unsigned long long v);
+const char *t_str_d(char *buf, double v);
+const char *t_str_p(char *buf, const void *v);
+#define T_STR(x, buf)                                                       \
+	_Generic((x), float: t_str_d, double: t_str_d,                      \
+		 unsigned char: t_str_u, unsigned short: t_str_u,           \
+		 unsigned int: t_str_u, unsigned long: t_str_u,             \
+		 unsigned long long: t_str_u, char: t_str_i,                \
+		 signed char: t_str_i, short: t_str_i, int: t_str_i,        \
+		 long: t_str_i, long long: t_str_i, _Bool: t_str_i,         \
+		 default: t_str_p)(buf, x)
+#define CHECK_CMP(a, op, b)                                                 \
+	do {                                                                \
+		__typeof__(a) a_ = (a);                                     \
+		__typeof__(b) b_ = (b);                                     \
+		int ok_;                                                    \
+		_Pragma("GCC diagnostic push")                              \
+		_Pragma("GCC diagnostic ignored \"-Wsign-compare\"")        \
+		_Pragma("GCC diagnostic ignored \"-Wtype-limits\"")         \
+		ok_ = a_ op b_; /* as the test wrote it: b a constant */    \
+		_Pragma("GCC diagnostic pop")                               \
+		if (!ok_) {                                                 \
+			char sa_[48], sb_[48];                              \
+			t_fail(__FILE__, __LINE__, "%s %s %s: %s vs %s",    \
+			       #a, #op, #b, T_STR(a_, sa_),                 \
+			       T_STR(b_, sb_));                             \
+		}                                                           \
+	} while (0)
+#define CHECK_EQ(a, b) CHECK_CMP(a, ==, b)
+#define CHECK_NE(a, b) CHECK_CMP(a, !=, b)
+#define CHECK_LT(a, b) CHECK_CMP(a, <, b)
+#define CHECK_LE(a, b) CHECK_CMP(a, <=, b)
+#define CHECK_GT(a, b) CHECK_CMP(a, >, b)
+#define CHECK_GE(a, b) CHECK_CMP(a, >=, b)
+
 /* expr must be -1 with errno == e. */
 #define CHECK_ERR(expr, e)                                                  \
 	do {                                                                \

@@ -36,9 +36,9 @@ TEST(never_early_one_shot_on_each_clock)
 
 			t0 = t_now(clocks[c]);
 			t_arm(fd, 0, v, 0);
-			CHECK(tfd_read(fd, &n, 8) == 8);
+			CHECK_EQ(tfd_read(fd, &n, 8), 8);
 			t1 = t_now(clocks[c]);
-			CHECK(n == 1);
+			CHECK_EQ(n, 1);
 			CHECKF(t1 - t0 >= v, "clock %d: woke after %ld ns < %ld",
 			       (int)clocks[c], (long)(t1 - t0), (long)v);
 			CHECK_OK(tfd_close(fd));
@@ -60,7 +60,7 @@ TEST(never_early_plain_read_and_poll)
 		} else {
 			CHECK(read(fd, &n, 8) == 8 && n == 1);
 		}
-		CHECK(t_now(CLOCK_MONOTONIC) - t0 >= v);
+		CHECK_GE(t_now(CLOCK_MONOTONIC) - t0, v);
 		if (round % 2)
 			CHECK(read(fd, &n, 8) == 8 && n == 1);
 	}
@@ -75,7 +75,7 @@ TEST(absolute_timer_never_early)
 
 	t_arm(fd, TFD_TIMER_ABSTIME, at, 0);
 	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
-	CHECK(t_now(CLOCK_REALTIME) >= at);
+	CHECK_GE(t_now(CLOCK_REALTIME), at);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -95,7 +95,7 @@ TEST(periodic_counts_are_exact_at_read_time)
 		if (tfd_read(fd, &n, 8) == 8)
 			total += n;
 		else
-			CHECK(errno == EAGAIN);
+			CHECK_EQ(errno, EAGAIN);
 		after = t_now(CLOCK_MONOTONIC);
 		/* tfd_read counts from the clock: exact within the call. */
 		CHECKF(total >= t_due(e0, i, before) &&
@@ -116,10 +116,10 @@ TEST(one_nanosecond_interval_counts_from_the_clock)
 	t_arm(fd, TFD_TIMER_ABSTIME, e0, 1);
 	t_sleep_ns(50 * MS);
 	before = t_now(CLOCK_MONOTONIC);
-	CHECK(tfd_read(fd, &n, 8) == 8);
+	CHECK_EQ(tfd_read(fd, &n, 8), 8);
 	after = t_now(CLOCK_MONOTONIC);
 	CHECK(n >= t_due(e0, 1, before) && n <= t_due(e0, 1, after));
-	CHECK(n > 40000000); /* tens of millions per 50 ms, not wake-ups */
+	CHECK_GT(n, 40000000); /* tens of millions per 50 ms, not wake-ups */
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -131,7 +131,7 @@ TEST(past_absolute_time_counts_every_interval)
 
 	t_arm(fd, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) - 20 * SEC, SEC);
 	CHECK(tfd_read(fd, &n, 8) == 8 && n == 21);
-	CHECK(tfd_gettime(fd, &cur) == 0);
+	CHECK_EQ(tfd_gettime(fd, &cur), 0);
 	CHECK(t_ns(&cur.it_value) > 0 && t_ns(&cur.it_value) <= SEC);
 	/* One-shot in the past: one expiration, then disarmed. */
 	t_arm(fd, TFD_TIMER_ABSTIME, 1, 0);
@@ -147,23 +147,23 @@ TEST(gettime_reports_remaining_and_interval)
 	int64_t t0 = t_now(CLOCK_MONOTONIC), r;
 
 	t_arm(fd, 0, 10 * SEC, 250 * MS);
-	CHECK(tfd_gettime(fd, &cur) == 0);
+	CHECK_EQ(tfd_gettime(fd, &cur), 0);
 	r = t_ns(&cur.it_value);
 	CHECK(r <= 10 * SEC && r >= 10 * SEC - (t_now(CLOCK_MONOTONIC) - t0));
 	CHECK(cur.it_interval.tv_sec == 0 && cur.it_interval.tv_nsec == 250 * MS);
 	/* Absolute timers report relative time too. */
 	t_arm(fa, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) + 5 * SEC, 0);
-	CHECK(tfd_gettime(fa, &cur) == 0);
+	CHECK_EQ(tfd_gettime(fa, &cur), 0);
 	CHECK(t_ns(&cur.it_value) > 4 * SEC && t_ns(&cur.it_value) <= 5 * SEC);
 	/* A huge value saturates like Linux (about 292 years), no error. */
 	{
 		struct itimerspec big = t_its(0, 0);
 
 		big.it_value.tv_sec = 0x7fffffffffffffffL;
-		CHECK(tfd_settime(fd, 0, &big, NULL) == 0);
-		CHECK(tfd_gettime(fd, &cur) == 0);
-		CHECK(cur.it_value.tv_sec > 9000000000L);
-		CHECK(cur.it_value.tv_sec < 9300000000L);
+		CHECK_EQ(tfd_settime(fd, 0, &big, NULL), 0);
+		CHECK_EQ(tfd_gettime(fd, &cur), 0);
+		CHECK_GT(cur.it_value.tv_sec, 9000000000L);
+		CHECK_LT(cur.it_value.tv_sec, 9300000000L);
 	}
 	CHECK_OK(tfd_close(fd));
 	CHECK_OK(tfd_close(fa));
@@ -178,7 +178,7 @@ TEST(fired_one_shot_reads_zero_and_query_keeps_the_count)
 	t_arm(fd, 0, 5 * MS, 0);
 	t_sleep_ns(30 * MS);
 	for (i = 0; i < 5; i++) {
-		CHECK(tfd_gettime(fd, &cur) == 0);
+		CHECK_EQ(tfd_gettime(fd, &cur), 0);
 		CHECK(cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec == 0);
 	}
 	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
@@ -186,7 +186,7 @@ TEST(fired_one_shot_reads_zero_and_query_keeps_the_count)
 	t_arm(fd, 0, 2 * MS, 2 * MS);
 	for (i = 0; i < 10; i++) {
 		t_sleep_ns(MS);
-		CHECK(tfd_gettime(fd, &cur) == 0);
+		CHECK_EQ(tfd_gettime(fd, &cur), 0);
 		CHECK(t_ns(&cur.it_value) > 0 && t_ns(&cur.it_value) <= 2 * MS);
 	}
 	t_sleep_ns(2 * MS);
@@ -205,9 +205,9 @@ TEST(rearm_and_disarm_clear_pending_and_readiness)
 	/* An event loop that never reads and only re-arms must not spin. */
 	for (i = 0; i < 20; i++) {
 		t_arm(fd, 0, MS, 0);
-		CHECK(epoll_wait(ep, &out, 1, 5000) == 1);
+		CHECK_EQ(epoll_wait(ep, &out, 1, 5000), 1);
 		t_arm(fd, 0, 3600 * SEC, 0);
-		CHECK(epoll_wait(ep, &out, 1, 0) == 0);
+		CHECK_EQ(epoll_wait(ep, &out, 1, 0), 0);
 		CHECK(!t_readable(fd, 0));
 	}
 	CHECK_ERR(tfd_read(fd, &n, 8), EAGAIN);
@@ -244,8 +244,8 @@ TEST(readiness_poll_select_epoll_match_the_count)
 
 	ep = (int)CHECK_OK(epoll_create1(EPOLL_CLOEXEC));
 	CHECK_OK(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
-	CHECK(poll(&p, 1, 0) == 0);
-	CHECK(epoll_wait(ep, &out, 1, 0) == 0);
+	CHECK_EQ(poll(&p, 1, 0), 0);
+	CHECK_EQ(epoll_wait(ep, &out, 1, 0), 0);
 	t_arm(fd, 0, 5 * MS, 0);
 	FD_ZERO(&rd);
 	FD_SET(fd, &rd);
@@ -253,13 +253,13 @@ TEST(readiness_poll_select_epoll_match_the_count)
 	CHECK(poll(&p, 1, 0) == 1 && (p.revents & POLLIN));
 	CHECK(epoll_wait(ep, &out, 1, 0) == 1 && (out.events & EPOLLIN));
 	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
-	CHECK(poll(&p, 1, 0) == 0);
-	CHECK(epoll_wait(ep, &out, 1, 0) == 0);
+	CHECK_EQ(poll(&p, 1, 0), 0);
+	CHECK_EQ(epoll_wait(ep, &out, 1, 0), 0);
 	/* Periodic through epoll, edge-triggered: a fresh edge each expiry. */
 	t_arm(fd, 0, 2 * MS, 2 * MS);
-	CHECK(epoll_wait(ep, &out, 1, 5000) == 1);
+	CHECK_EQ(epoll_wait(ep, &out, 1, 5000), 1);
 	CHECK(read(fd, &n, 8) == 8 && n >= 1);
-	CHECK(epoll_wait(ep, &out, 1, 5000) == 1);
+	CHECK_EQ(epoll_wait(ep, &out, 1, 5000), 1);
 	CHECK(tfd_read(fd, &n, 8) == 8 && n >= 1);
 	close(ep);
 	CHECK_OK(tfd_close(fd));
@@ -291,15 +291,15 @@ TEST(blocked_reader_wakes_for_a_rearm_from_another_thread)
 	for (plain = 0; plain < 2; plain++) {
 		c.fd = t_timer(CLOCK_MONOTONIC, 0);
 		t_arm(c.fd, 0, 3600 * SEC, 0);
-		CHECK(pthread_create(&th, NULL, rearm_soon, &c) == 0);
+		CHECK_EQ(pthread_create(&th, NULL, rearm_soon, &c), 0);
 		if (plain)
-			CHECK(read(c.fd, &n, 8) == 8);
+			CHECK_EQ(read(c.fd, &n, 8), 8);
 		else
-			CHECK(tfd_read(c.fd, &n, 8) == 8);
-		CHECK(n == 1);
+			CHECK_EQ(tfd_read(c.fd, &n, 8), 8);
+		CHECK_EQ(n, 1);
 		now = t_now(CLOCK_MONOTONIC);
 		pthread_join(th, NULL);
-		CHECK(now - c.armed_at >= 10 * MS);
+		CHECK_GE(now - c.armed_at, 10 * MS);
 		CHECK_OK(tfd_close(c.fd));
 	}
 }
@@ -317,7 +317,7 @@ TEST(fcntl_flags_follow_create_flags_and_changes)
 	CHECK(fcntl(b, F_GETFD) & FD_CLOEXEC);
 	CHECK(!(fcntl(c, F_GETFL) & O_NONBLOCK));
 	CHECK(fcntl(c, F_GETFD) & FD_CLOEXEC);
-	CHECK((fcntl(a, F_GETFL) & O_ACCMODE) == O_RDWR);
+	CHECK_EQ((fcntl(a, F_GETFL) & O_ACCMODE), O_RDWR);
 	/* tfd_read follows O_NONBLOCK as changed with fcntl. */
 	CHECK_OK(fcntl(a, F_SETFL, O_NONBLOCK));
 	CHECK_ERR(tfd_read(a, &n, 8), EAGAIN);
@@ -340,7 +340,7 @@ TEST(plain_close_never_writes_to_a_reused_number)
 		       "cannot keep this");
 
 	t_arm(fd, 0, MS, MS);
-	CHECK(close(fd) == 0);
+	CHECK_EQ(close(fd), 0);
 	f = tmpfile();
 	CHECK(f && fileno(f) == fd); /* the lowest free number comes back */
 	t_sleep_ns(50 * MS);
@@ -348,7 +348,7 @@ TEST(plain_close_never_writes_to_a_reused_number)
 	fclose(f);
 	/* The number comes back as a timer: the old one is forgotten. */
 	again = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
-	CHECK(again == fd);
+	CHECK_EQ(again, fd);
 	{
 		struct itimerspec cur;
 		uint64_t n;
@@ -389,7 +389,7 @@ TEST(close_while_another_thread_waits_in_tfd_read)
 		       "cannot keep this");
 
 	t_arm(c.fd, 0, 150 * MS, 0);
-	CHECK(pthread_create(&th, NULL, close_soon, &c) == 0);
+	CHECK_EQ(pthread_create(&th, NULL, close_soon, &c), 0);
 	CHECK(tfd_read(c.fd, &n, 8) == 8 && n == 1);
 	CHECKF(t_now(CLOCK_MONOTONIC) - t0 >= 150 * MS, "woke early");
 	pthread_join(th, NULL);
@@ -427,7 +427,7 @@ TEST(closed_timer_keeps_running_for_every_waiting_tfd_read)
 	for (i = 0; i < 3; i++) {
 		r[i].fd = fd;
 		r[i].tid = 0;
-		CHECK(pthread_create(&th[i], NULL, read_one, &r[i]) == 0);
+		CHECK_EQ(pthread_create(&th[i], NULL, read_one, &r[i]), 0);
 	}
 	for (i = 0; i < 3; i++) {
 		while (!__atomic_load_n(&r[i].tid, __ATOMIC_ACQUIRE))
@@ -437,7 +437,7 @@ TEST(closed_timer_keeps_running_for_every_waiting_tfd_read)
 	CHECK_OK(tfd_close(fd));
 	for (i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
-	CHECK(tfd_engine_backend.count() == 0);
+	CHECK_EQ(tfd_engine_backend.count(), 0);
 }
 
 TEST(arming_a_plainly_closed_number_leaves_no_thread_behind)
@@ -445,13 +445,13 @@ TEST(arming_a_plainly_closed_number_leaves_no_thread_behind)
 	int fd = t_timer(CLOCK_MONOTONIC, 0);
 	struct itimerspec v = t_its(SEC, 0);
 
-	CHECK(close(fd) == 0);
+	CHECK_EQ(close(fd), 0);
 	/* A misuse: the library still sees the old timer.  Nothing may stay
 	 * behind (the runner checks descriptors), and the number, closed,
 	 * says so. */
 	CHECK_OK(tfd_settime(fd, 0, &v, NULL));
 	CHECK_ERR(tfd_close(fd), EBADF);
-	CHECK(tfd_engine_backend.count() == 0);
+	CHECK_EQ(tfd_engine_backend.count(), 0);
 }
 
 TEST(duplicated_descriptors_name_the_same_timer)
@@ -461,7 +461,7 @@ TEST(duplicated_descriptors_name_the_same_timer)
 	uint64_t n;
 
 	d = (int)CHECK_OK(fcntl(fd, F_DUPFD_CLOEXEC, 0));
-	CHECK(tfd_engine_backend.dup(fd, d) == 0);
+	CHECK_EQ(tfd_engine_backend.dup(fd, d), 0);
 	t_arm(d, 0, 100 * MS, 0); /* still armed when queried, under valgrind too */
 	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) > 0);
 	CHECK(t_readable(fd, 5000));
@@ -474,10 +474,10 @@ TEST(duplicated_descriptors_name_the_same_timer)
 	CHECK(tfd_read(d, &n, 8) == 8 && n == 1);
 	/* dup2 onto another timer's number drops that timer there. */
 	d2 = t_timer(CLOCK_REALTIME, 0);
-	CHECK(dup2(d, d2) == d2);
-	CHECK(tfd_engine_backend.dup(d, d2) == 0);
-	CHECK(tfd_gettime(d2, &cur) == 0);
-	CHECK(tfd_engine_backend.dup(1000, 1001) == EBADF);
+	CHECK_EQ(dup2(d, d2), d2);
+	CHECK_EQ(tfd_engine_backend.dup(d, d2), 0);
+	CHECK_EQ(tfd_gettime(d2, &cur), 0);
+	CHECK_EQ(tfd_engine_backend.dup(1000, 1001), EBADF);
 	CHECK_OK(tfd_close(d));
 	CHECK_OK(tfd_close(d2));
 }
@@ -497,7 +497,7 @@ TEST(fast_unread_timer_is_coalesced_and_counted_exactly)
 	/* 20,000 periods; the engine wakes about once per 4 ms. */
 	CHECKF(w1 - w0 <= 100, "%lu wake-ups in 200 ms", w1 - w0);
 	before = t_now(CLOCK_MONOTONIC);
-	CHECK(tfd_read(fd, &n, 8) == 8);
+	CHECK_EQ(tfd_read(fd, &n, 8), 8);
 	after = t_now(CLOCK_MONOTONIC);
 	CHECK(n >= t_due(e0, 10 * US, before) && n <= t_due(e0, 10 * US, after));
 	CHECK_OK(tfd_close(fd));
@@ -523,7 +523,7 @@ TEST(plain_reads_of_a_fast_timer_lose_nothing)
 	if (tfd_read(fd, &n, 8) == 8)
 		total += n;
 	else
-		CHECK(errno == EAGAIN);
+		CHECK_EQ(errno, EAGAIN);
 	after = t_now(CLOCK_MONOTONIC);
 	/* Plain reads may trail; with the final tfd_read, exact. */
 	CHECKF(total >= t_due(e0, i, before) && total <= t_due(e0, i, after),
@@ -553,7 +553,7 @@ static void *worker(void *arg)
 		CHECK_OK(tfd_settime(shared_fd, 0, &v, &cur));
 		CHECK_OK(tfd_gettime(shared_fd, &cur));
 		if (tfd_read(shared_fd, &n, 8) < 0)
-			CHECK(errno == EAGAIN);
+			CHECK_EQ(errno, EAGAIN);
 		if (r % 4 == 0) {
 			CHECK(t_readable(own, 5000));
 			CHECK(tfd_read(own, &n, 8) == 8 && n == 1);
@@ -570,7 +570,7 @@ TEST(concurrent_use_from_several_threads)
 
 	shared_fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
 	for (i = 0; i < THREADS; i++)
-		CHECK(pthread_create(&th[i], NULL, worker, (void *)i) == 0);
+		CHECK_EQ(pthread_create(&th[i], NULL, worker, (void *)i), 0);
 	for (i = 0; i < THREADS; i++)
 		pthread_join(th[i], NULL);
 	CHECK_OK(tfd_close(shared_fd));
@@ -586,9 +586,9 @@ TEST(fork_child_reads_inherited_timer_and_runs_its_own)
 	pid_t pid;
 
 	t_arm(fd, TFD_TIMER_ABSTIME, e0, i);
-	CHECK(pipe(p) == 0);
+	CHECK_EQ(pipe(p), 0);
 	pid = fork();
-	CHECK(pid >= 0);
+	CHECK_GE(pid, 0);
 	if (pid == 0) {
 		struct itimerspec cur;
 		int mine, k;
@@ -612,25 +612,25 @@ TEST(fork_child_reads_inherited_timer_and_runs_its_own)
 			mine = t_timer(CLOCK_MONOTONIC, 0);
 			t_arm(mine, 0, 5 * MS, 0);
 			CHECK(tfd_read(mine, &n, 8) == 8 && n == 1);
-			CHECK(tfd_close(mine) == 0);
+			CHECK_EQ(tfd_close(mine), 0);
 		}
-		CHECK(tfd_close(fd) == 0);
-		CHECK(write(p[1], &child_total, 8) == 8);
+		CHECK_EQ(tfd_close(fd), 0);
+		CHECK_EQ(write(p[1], &child_total, 8), 8);
 		_exit(0);
 	}
 	close(p[1]);
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 	      WEXITSTATUS(st) == 0);
-	CHECK(read(p[0], &child_total, 8) == 8);
+	CHECK_EQ(read(p[0], &child_total, 8), 8);
 	close(p[0]);
-	CHECK(tfd_read(fd, &n, 8) == 8);
+	CHECK_EQ(tfd_read(fd, &n, 8), 8);
 	parent_total = n;
 	end = t_now(CLOCK_MONOTONIC);
 	/* One count shared by both processes: nothing counted twice. */
 	CHECKF(child_total + parent_total <= t_due(e0, i, end),
 	       "child %lu + parent %lu > %lu", (unsigned long)child_total,
 	       (unsigned long)parent_total, (unsigned long)t_due(e0, i, end));
-	CHECK(child_total >= 3);
+	CHECK_GE(child_total, 3);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -644,9 +644,9 @@ static void fds_after_exec(unsigned char *open_map, size_t n)
 	long fd;
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	CHECK(len > 0);
+	CHECK_GT(len, 0);
 	self[len] = 0;
-	CHECK(pipe2(p, O_CLOEXEC) == 0);
+	CHECK_EQ(pipe2(p, O_CLOEXEC), 0);
 	pid = fork();
 	if (pid == 0) {
 		dup2(p[1], 1);
@@ -693,9 +693,9 @@ TEST(exec_leaves_a_descriptor_that_never_fires_again)
 	int p[2], st;
 	pid_t pid;
 
-	CHECK(len > 0);
+	CHECK_GT(len, 0);
 	self[len] = 0;
-	CHECK(pipe2(p, O_CLOEXEC) == 0);
+	CHECK_EQ(pipe2(p, O_CLOEXEC), 0);
 	pid = fork();
 	if (pid == 0) {
 		/* This process's engine ends with exec; no other has it. */
@@ -708,7 +708,7 @@ TEST(exec_leaves_a_descriptor_that_never_fires_again)
 		_exit(127);
 	}
 	close(p[1]);
-	CHECK(read(p[0], out, sizeof(out) - 1) > 0);
+	CHECK_GT(read(p[0], out, sizeof(out) - 1), 0);
 	close(p[0]);
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 	      WEXITSTATUS(st) == 0);
@@ -732,10 +732,10 @@ TEST_LIMIT(idle_thousand_timers_use_no_cpu, 30)
 	}
 	t_sleep_ns(10 * MS); /* let the thread settle into its sleep */
 	w0 = tfd_engine_wakeups();
-	CHECK(getrusage(RUSAGE_SELF, &r0) == 0);
+	CHECK_EQ(getrusage(RUSAGE_SELF, &r0), 0);
 	t0 = t_now(CLOCK_MONOTONIC);
 	t_sleep_ns(SEC);
-	CHECK(getrusage(RUSAGE_SELF, &r1) == 0);
+	CHECK_EQ(getrusage(RUSAGE_SELF, &r1), 0);
 	w1 = tfd_engine_wakeups();
 	wall = t_now(CLOCK_MONOTONIC) - t0;
 	cpu = (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) * SEC +
@@ -747,8 +747,8 @@ TEST_LIMIT(idle_thousand_timers_use_no_cpu, 30)
 	/* The thread sleeps until the first deadline, an hour away: it does
 	 * not wake at all.  The CPU bound is loose on purpose (sanitizers
 	 * run threads of their own); the wake-up count is the real check. */
-	CHECK(w1 == w0);
-	CHECK(cpu <= 50 * MS);
+	CHECK_EQ(w1, w0);
+	CHECK_LE(cpu, 50 * MS);
 	for (i = 0; i < N; i++)
 		CHECK_OK(tfd_close(fds[i]));
 }

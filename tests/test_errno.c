@@ -60,20 +60,20 @@ TEST(create_emfile)
 	if (t_valgrind())
 		t_skip("valgrind keeps descriptors of its own under the limit");
 	next = dup(0); /* the lowest free number: the runner may hold some */
-	CHECK(next >= 0);
+	CHECK_GE(next, 0);
 	close(next);
 	/* No descriptor left: EMFILE.  One left: a timer, as on Linux (it
 	 * takes one descriptor, the user's). */
-	CHECK(getrlimit(RLIMIT_NOFILE, &old) == 0);
+	CHECK_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
 	low = old;
 	low.rlim_cur = (rlim_t)next;
-	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
 	CHECK_ERR(tfd_create(CLOCK_MONOTONIC, 0), EMFILE);
 	low.rlim_cur = (rlim_t)next + 1;
-	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
 	fd2 = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0));
-	CHECK(fd2 == next);
-	CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0);
+	CHECK_EQ(fd2, next);
+	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
 	CHECK_OK(tfd_close(fd2));
 	CHECK_OK(tfd_close(fd));
 }
@@ -93,7 +93,7 @@ TEST(create_is_disarmed_and_keeps_errno)
 		CHECK(fd >= 0 && errno == 1234);
 		memset(&cur, 0x55, sizeof(cur));
 		CHECK(tfd_gettime(fd, &cur) == 0 && errno == 1234);
-		CHECK(memcmp(&cur, &zero, sizeof(cur)) == 0);
+		CHECK_EQ(memcmp(&cur, &zero, sizeof(cur)), 0);
 		CHECK(tfd_settime(fd, 0, &zero, NULL) == 0 && errno == 1234);
 		CHECK(tfd_close(fd) == 0 && errno == 1234);
 	}
@@ -152,7 +152,7 @@ TEST(settime_einval_timespec_before_ebadf)
 		ok.it_value.tv_nsec = 999999999;
 		ok.it_interval.tv_sec = 0x7fffffffffffffffL;
 		ok.it_interval.tv_nsec = 999999999;
-		CHECK(tfd_settime(fd, 0, &ok, NULL) == 0);
+		CHECK_EQ(tfd_settime(fd, 0, &ok, NULL), 0);
 	}
 	CHECK_OK(tfd_close(fd));
 }
@@ -165,7 +165,7 @@ TEST(settime_ebadf_then_einval_not_a_timer)
 	CHECK_ERR(tfd_settime(BADFD, 0, &v, NULL), EBADF);
 	CHECK_ERR(tfd_settime(-1, 0, &v, NULL), EBADF);
 	CHECK_ERR(tfd_settime(-1000, TFD_TIMER_ABSTIME, &v, NULL), EBADF);
-	CHECK(pipe(p) == 0);
+	CHECK_EQ(pipe(p), 0);
 	CHECK_ERR(tfd_settime(p[0], 0, &v, NULL), EINVAL);
 	CHECK_ERR(tfd_settime(p[1], 0, &v, NULL), EINVAL);
 	close(p[0]);
@@ -177,7 +177,7 @@ TEST(settime_einval_on_kernel_timerfd)
 	struct itimerspec v = t_its(SEC, 0), cur;
 	int k = timerfd_create(CLOCK_MONOTONIC, 0);
 
-	CHECK(k >= 0);
+	CHECK_GE(k, 0);
 	CHECK_ERR(tfd_settime(k, 0, &v, NULL), EINVAL);
 	CHECK_ERR(tfd_gettime(k, &cur), EINVAL);
 	close(k);
@@ -189,16 +189,16 @@ TEST(settime_old_value_is_the_previous_setting)
 	int fd = timer(0);
 
 	memset(&old, 0x55, sizeof(old));
-	CHECK(tfd_settime(fd, 0, &v, &old) == 0);
-	CHECK(memcmp(&old, &zero, sizeof(old)) == 0);
+	CHECK_EQ(tfd_settime(fd, 0, &v, &old), 0);
+	CHECK_EQ(memcmp(&old, &zero, sizeof(old)), 0);
 	v = t_its(0, 0);
-	CHECK(tfd_settime(fd, 0, &v, &old) == 0);
+	CHECK_EQ(tfd_settime(fd, 0, &v, &old), 0);
 	CHECK(old.it_interval.tv_sec == 3 && old.it_interval.tv_nsec == 0);
 	CHECK(old.it_value.tv_sec == 9 || old.it_value.tv_sec == 10);
 	CHECK(t_ns(&old.it_value) > 9 * SEC && t_ns(&old.it_value) <= 10 * SEC);
 	/* Disarmed, interval kept (0 here), and the old value says so. */
-	CHECK(tfd_settime(fd, 0, &v, &old) == 0);
-	CHECK(memcmp(&old, &zero, sizeof(old)) == 0);
+	CHECK_EQ(tfd_settime(fd, 0, &v, &old), 0);
+	CHECK_EQ(memcmp(&old, &zero, sizeof(old)), 0);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -228,21 +228,21 @@ TEST(settime_ecanceled_arms_anyway)
 	v = t_its(t_now(CLOCK_REALTIME) + 500 * MS, 0);
 	CHECK_ERR(tfd_settime(fd, flags, &v, &old), ECANCELED);
 	/* old_value is not written on failure, as on Linux. */
-	CHECK(old.it_value.tv_sec == 0x5555555555555555L);
+	CHECK_EQ(old.it_value.tv_sec, 0x5555555555555555L);
 	/* The new value is armed, readiness cleared, ECANCELED once. */
 	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) > 0);
 	CHECK(!t_readable(fd, 0));
-	CHECK(tfd_settime(fd, flags, &v, NULL) == 0);
+	CHECK_EQ(tfd_settime(fd, flags, &v, NULL), 0);
 	CHECK(t_readable(fd, 3000));
 	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
 	/* Disarming does not report (nor consume) a pending cancellation. */
 	tfd_engine_clock_was_set();
-	CHECK(tfd_settime(fd, flags, &zero, NULL) == 0);
+	CHECK_EQ(tfd_settime(fd, flags, &zero, NULL), 0);
 	CHECK(!t_readable(fd, 0));
 	/* Settime without CANCEL_ON_SET forgets it, as Linux does. */
 	tfd_engine_clock_was_set();
 	v = t_its(3600 * SEC, 0);
-	CHECK(tfd_settime(fd, 0, &v, NULL) == 0);
+	CHECK_EQ(tfd_settime(fd, 0, &v, NULL), 0);
 	CHECK_ERR(tfd_read(fd, &n, 8), EAGAIN);
 	CHECK_OK(tfd_close(fd));
 }
@@ -254,15 +254,14 @@ TEST(settime_cancel_on_set_ignored_without_abstime_or_realtime)
 	int m = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK));
 	uint64_t n;
 
-	CHECK(tfd_settime(r, TFD_TIMER_CANCEL_ON_SET, &v, NULL) == 0);
+	CHECK_EQ(tfd_settime(r, TFD_TIMER_CANCEL_ON_SET, &v, NULL), 0);
 	v.it_value.tv_sec = 1 << 30;
-	CHECK(tfd_settime(m, TFD_TIMER_CANCEL_ON_SET | TFD_TIMER_ABSTIME, &v,
-	                  NULL) == 0);
+	CHECK_EQ(tfd_settime(m, TFD_TIMER_CANCEL_ON_SET | TFD_TIMER_ABSTIME, &v, NULL), 0);
 	tfd_engine_clock_was_set();
 	CHECK(!t_readable(r, 10) && !t_readable(m, 0));
 	CHECK_ERR(tfd_read(r, &n, 8), EAGAIN);
 	CHECK_ERR(tfd_read(m, &n, 8), EAGAIN);
-	CHECK(tfd_settime(r, 0, &v, NULL) == 0);
+	CHECK_EQ(tfd_settime(r, 0, &v, NULL), 0);
 	CHECK_OK(tfd_close(r));
 	CHECK_OK(tfd_close(m));
 }
@@ -277,7 +276,7 @@ TEST(gettime_ebadf_einval_efault_in_order)
 	CHECK_ERR(tfd_gettime(BADFD, &cur), EBADF);
 	CHECK_ERR(tfd_gettime(BADFD, NULL), EBADF);
 	CHECK_ERR(tfd_gettime(-1, NULL), EBADF);
-	CHECK(pipe(p) == 0);
+	CHECK_EQ(pipe(p), 0);
 	CHECK_ERR(tfd_gettime(p[0], &cur), EINVAL);
 	CHECK_ERR(tfd_gettime(p[0], NULL), EINVAL);
 	CHECK_ERR(tfd_gettime(fd, NULL), EFAULT);
@@ -298,16 +297,16 @@ TEST(read_einval_short_buffer_after_ebadf)
 	CHECK_ERR(tfd_read(BADFD, buf, 8), EBADF);
 	CHECK_ERR(tfd_read(fd, buf, 7), EINVAL);
 	CHECK_ERR(tfd_read(fd, buf, 0), EINVAL);
-	CHECK(pipe(p) == 0);
+	CHECK_EQ(pipe(p), 0);
 	CHECK_ERR(tfd_read(p[0], buf, 8), EINVAL);
 	close(p[0]);
 	close(p[1]);
 	/* An expired timer: still EINVAL for 7 bytes, and the count stays. */
-	CHECK(tfd_settime(fd, 0, &v, NULL) == 0);
+	CHECK_EQ(tfd_settime(fd, 0, &v, NULL), 0);
 	CHECK(t_readable(fd, 2000));
 	CHECK_ERR(tfd_read(fd, buf, 7), EINVAL);
-	CHECK(tfd_read(fd, buf, 16) == 8);
-	CHECK(*(uint64_t *)(void *)buf == 1);
+	CHECK_EQ(tfd_read(fd, buf, 16), 8);
+	CHECK_EQ(*(uint64_t *)(void *)buf, 1);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -327,7 +326,7 @@ TEST(read_eagain_nonblocking)
 	int fd = timer(TFD_NONBLOCK);
 
 	CHECK_ERR(tfd_read(fd, &n, 8), EAGAIN);
-	CHECK(tfd_settime(fd, 0, &v, NULL) == 0);
+	CHECK_EQ(tfd_settime(fd, 0, &v, NULL), 0);
 	CHECK_ERR(tfd_read(fd, &n, 8), EAGAIN);
 	CHECK_OK(tfd_close(fd));
 }
@@ -355,7 +354,7 @@ static void *kill_thread(void *arg)
 static void signal_soon(struct kill_later *k)
 {
 	k->target = pthread_self();
-	CHECK(pthread_create(&k->self, NULL, kill_thread, k) == 0);
+	CHECK_EQ(pthread_create(&k->self, NULL, kill_thread, k), 0);
 }
 
 TEST(read_eintr_without_sa_restart)
@@ -368,7 +367,7 @@ TEST(read_eintr_without_sa_restart)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	CHECK_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
 	signal_soon(&k);
 	CHECK_ERR(tfd_read(fd, &n, 8), EINTR);
 	pthread_join(k.self, NULL);
@@ -388,12 +387,12 @@ TEST(read_restarts_with_sa_restart)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
-	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
-	CHECK(tfd_settime(fd, 0, &v, NULL) == 0);
+	CHECK_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
+	CHECK_EQ(tfd_settime(fd, 0, &v, NULL), 0);
 	signal_soon(&k);
 	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
 	pthread_join(k.self, NULL);
-	CHECK(t_now(CLOCK_MONOTONIC) - t0 >= 300 * MS);
+	CHECK_GE(t_now(CLOCK_MONOTONIC) - t0, 300 * MS);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -421,14 +420,14 @@ TEST(close_ebadf_and_plain_descriptors)
 
 	CHECK_ERR(tfd_close(BADFD), EBADF);
 	CHECK_ERR(tfd_close(-1), EBADF);
-	CHECK(pipe(p) == 0);
-	CHECK(tfd_close(p[0]) == 0); /* not a timer: closed as close(2) */
+	CHECK_EQ(pipe(p), 0);
+	CHECK_EQ(tfd_close(p[0]), 0); /* not a timer: closed as close(2) */
 	CHECK(fcntl(p[0], F_GETFD) == -1 && errno == EBADF);
 	close(p[1]);
 	{
 		int fd = timer(0);
 
-		CHECK(tfd_close(fd) == 0);
+		CHECK_EQ(tfd_close(fd), 0);
 		CHECK_ERR(tfd_close(fd), EBADF);
 		CHECK_ERR(tfd_gettime(fd, NULL), EBADF);
 	}

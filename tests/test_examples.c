@@ -31,12 +31,12 @@ TEST(examples_readme_shows_examples_readme_c)
 	                                                        &fn);
 	char *use = strstr(readme, "\n## Use\n"), *code, *end, *body;
 
-	CHECK(use != NULL);
+	CHECK_NE(use, NULL);
 	code = strstr(use, "\n```c\n");
-	CHECK(code != NULL);
+	CHECK_NE(code, NULL);
 	code += 6;
 	end = strstr(code, "\n```\n");
-	CHECK(end != NULL);
+	CHECK_NE(end, NULL);
 	end[1] = 0;
 	CHECK(!strncmp(file, "/* SPDX-License-Identifier: MIT */\n", 35));
 	body = file + 35;
@@ -56,9 +56,9 @@ TEST(examples_readme_runs)
 	unsigned long total, last = 0;
 	int n = 0;
 
-	CHECK(ex != NULL);
+	CHECK_NE(ex, NULL);
 	snprintf(cmd, sizeof(cmd), "%s/readme", ex);
-	CHECK(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 0);
 	CHECKF(err[0] == 0, "stderr: %s", err);
 	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
 		char word[32];
@@ -66,7 +66,7 @@ TEST(examples_readme_runs)
 		CHECKF(sscanf(line, "%lu %31s", &total, word) == 2 &&
 		               !strcmp(word, "expirations"),
 		       "line '%s'", line);
-		CHECK(total > last);
+		CHECK_GT(total, last);
 		last = total;
 		n++;
 	}
@@ -82,7 +82,7 @@ TEST(examples_eventloop_with_an_input_epoll_cannot_watch)
 	char cmd[512], out[4096], err[4096];
 	size_t i;
 
-	CHECK(ex != NULL);
+	CHECK_NE(ex, NULL);
 	for (i = 0; i < sizeof(inputs) / sizeof(*inputs); i++) {
 		snprintf(cmd, sizeof(cmd), "%s/eventloop 1 < %s", ex, inputs[i]);
 		CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0,

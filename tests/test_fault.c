@@ -115,9 +115,9 @@ TEST(create_enomem_table)
 		filler[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	fail_realloc = 1;
 	CHECK_ERR(tfd_create(CLOCK_REALTIME, 0), ENOMEM);
-	CHECK(fail_realloc == 0);
+	CHECK_EQ(fail_realloc, 0);
 	fd = (int)CHECK_OK(tfd_create(CLOCK_REALTIME, 0));
-	CHECK(fd > 200);
+	CHECK_GT(fd, 200);
 	works(fd);
 	CHECK_OK(tfd_close(fd));
 	for (i = 0; i < 200; i++)
@@ -135,7 +135,7 @@ TEST(create_enomem_queue)
 		fds[i] = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0));
 	fail_realloc = 1;
 	CHECK_ERR(tfd_create(CLOCK_MONOTONIC, 0), ENOMEM);
-	CHECK(fail_realloc == 0);
+	CHECK_EQ(fail_realloc, 0);
 	fds[16] = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0));
 	for (i = 0; i < 17; i++)
 		works(fds[i]);
@@ -154,7 +154,7 @@ TEST(create_eagain_when_the_thread_cannot_start)
 	fail_thread = 1;
 	CHECK_ERR(timerfd(-1, CLOCK_MONOTONIC, 0, &v, NULL), EAGAIN);
 	after = dup(0); /* nothing half-made */
-	CHECK(after == before);
+	CHECK_EQ(after, before);
 	close(after);
 	works((int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0)));
 	CHECK_OK(tfd_close(before));
@@ -165,7 +165,7 @@ static struct rlimit saved_limit;
 
 static void fds_restore(void)
 {
-	CHECK(setrlimit(RLIMIT_NOFILE, &saved_limit) == 0);
+	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &saved_limit), 0);
 }
 
 static void fds_left(int spare)
@@ -174,14 +174,14 @@ static void fds_left(int spare)
 	int top;
 
 	if (saved_limit.rlim_max == 0)
-		CHECK(getrlimit(RLIMIT_NOFILE, &saved_limit) == 0);
+		CHECK_EQ(getrlimit(RLIMIT_NOFILE, &saved_limit), 0);
 	fds_restore(); /* a lower limit set before would hide the number */
 	top = dup(0);  /* the lowest free number */
-	CHECK(top >= 0);
+	CHECK_GE(top, 0);
 	close(top);
 	low = saved_limit;
 	low.rlim_cur = (rlim_t)(top + spare);
-	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
 }
 
 
@@ -219,7 +219,7 @@ TEST(revised_create_fails_whole)
 	CHECK_ERR(timerfd(-1, CLOCK_MONOTONIC, 0, &v, NULL), EAGAIN);
 	/* Nothing half-made: the next number is the same as before. */
 	after = dup(0);
-	CHECK(after == before);
+	CHECK_EQ(after, before);
 	close(after);
 }
 
@@ -271,7 +271,7 @@ static int add_timer(struct scenario *s, int fd)
 	if (fd < 0)
 		return -1;
 	for (i = 0; s->fd[i] >= 0; i++)
-		CHECK(i + 1 < NTIMER);
+		CHECK_LT(i + 1, NTIMER);
 	s->fd[i] = fd;
 	return 0;
 }
@@ -449,7 +449,7 @@ static void scenario_child(enum fault f, unsigned long k, int want)
 	fail_at[f] = k;
 	for (n = 0; n < sizeof(steps) / sizeof(*steps); n++) {
 		for (r = 0; r < steps[n].repeat; r++) {
-			CHECK(steps[n].fn(&s, 0) == 0);
+			CHECK_EQ(steps[n].fn(&s, 0), 0);
 			fired += faulted_step(&s, n, f, want);
 		}
 	}
@@ -465,10 +465,10 @@ static int run_child(enum fault f, unsigned long k, int want)
 
 	fflush(NULL);
 	pid = fork();
-	CHECK(pid >= 0);
+	CHECK_GE(pid, 0);
 	if (pid == 0)
 		scenario_child(f, k, want);
-	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
 	CHECKF(WIFEXITED(st), "k = %lu: %s", k, strsignal(WTERMSIG(st)));
 	return WEXITSTATUS(st);
 }
@@ -478,7 +478,7 @@ static void every_k(enum fault f, int want, const char *what)
 	unsigned long k, n = 0;
 	int st;
 
-	CHECK(run_child(f, 0, want) == 0); /* no fault: the scenario works */
+	CHECK_EQ(run_child(f, 0, want), 0); /* no fault: the scenario works */
 	for (k = 1;; k++) {
 		st = run_child(f, k, want);
 		if (st == 3)
@@ -487,7 +487,7 @@ static void every_k(enum fault f, int want, const char *what)
 		n++;
 	}
 	printf("%s: failed each of %lu calls in turn, all cleanly\n", what, n);
-	CHECK(n >= 1);
+	CHECK_GE(n, 1);
 }
 
 TEST_LIMIT(fault_every_allocation_fails_cleanly, 120)
@@ -531,9 +531,9 @@ static int emfile_step(struct scenario *s, size_t n, const struct rlimit *old)
 	for (k = 0;; k++) {
 		open_map(before, 256);
 		low.rlim_cur = limit_for(k);
-		CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+		CHECK_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
 		r = steps[n].fn(s, 1);
-		CHECK(setrlimit(RLIMIT_NOFILE, old) == 0);
+		CHECK_EQ(setrlimit(RLIMIT_NOFILE, old), 0);
 		if (r == 0)
 			return k;
 		CHECKF(errno == EMFILE, "%s with %d descriptors: %s",
@@ -551,17 +551,17 @@ TEST_LIMIT(fault_emfile_at_every_descriptor_of_every_step, 60)
 	size_t n;
 	int r;
 
-	CHECK(getrlimit(RLIMIT_NOFILE, &old) == 0);
+	CHECK_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
 	memset(&s, -1, sizeof(s));
 	open_map(start, 256);
 	for (n = 0; n < sizeof(steps) / sizeof(*steps); n++) {
 		for (r = 0; r < steps[n].repeat; r++) {
-			CHECK(steps[n].fn(&s, 0) == 0);
+			CHECK_EQ(steps[n].fn(&s, 0), 0);
 			injected += (unsigned long)emfile_step(&s, n, &old);
 		}
 	}
 	finish(&s, start);
 	printf("RLIMIT_NOFILE (EMFILE): %lu failures injected, all clean\n",
 	       injected);
-	CHECK(injected >= 15); /* 18 in 2026-12: one descriptor a timer */
+	CHECK_GE(injected, 15); /* 18 in 2026-12: one descriptor a timer */
 }

@@ -22,9 +22,9 @@ static int in_child(void (*fn)(void), char *buf, size_t len)
 	ssize_t n;
 	pid_t pid;
 
-	CHECK(pipe(p) == 0);
+	CHECK_EQ(pipe(p), 0);
 	pid = fork();
-	CHECK(pid >= 0);
+	CHECK_GE(pid, 0);
 	if (pid == 0) {
 		dup2(p[1], 2);
 		fn();
@@ -34,7 +34,7 @@ static int in_child(void (*fn)(void), char *buf, size_t len)
 	n = read(p[0], buf, len - 1);
 	buf[n > 0 ? n : 0] = '\0';
 	close(p[0]);
-	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
 	return st;
 }
 

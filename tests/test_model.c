@@ -27,19 +27,19 @@ TEST(model_timespec_conversion_saturates)
 {
 	struct timespec t = ts(LONG_MAX, 999999999), back;
 
-	CHECK(tfd_ts_to_ns(&t) == TFD_NS_MAX);
+	CHECK_EQ(tfd_ts_to_ns(&t), TFD_NS_MAX);
 	t = ts(9223372036, 854775807); /* exactly INT64_MAX ns */
-	CHECK(tfd_ts_to_ns(&t) == TFD_NS_MAX);
+	CHECK_EQ(tfd_ts_to_ns(&t), TFD_NS_MAX);
 	t = ts(9223372035, 999999999);
-	CHECK(tfd_ts_to_ns(&t) == 9223372035999999999LL);
+	CHECK_EQ(tfd_ts_to_ns(&t), 9223372035999999999LL);
 	t = ts(1, 5);
-	CHECK(tfd_ts_to_ns(&t) == 1000000005LL);
+	CHECK_EQ(tfd_ts_to_ns(&t), 1000000005LL);
 	back = tfd_ns_to_ts(1000000005LL);
 	CHECK(back.tv_sec == 1 && back.tv_nsec == 5);
-	CHECK(tfd_ns_add(TFD_NS_MAX, 1) == TFD_NS_MAX);
-	CHECK(tfd_ns_add(TFD_NS_MAX - 5, 5) == TFD_NS_MAX);
-	CHECK(tfd_ns_mul(TFD_NS_MAX / 2, 3) == TFD_NS_MAX);
-	CHECK(tfd_ns_mul(7, 6) == 42);
+	CHECK_EQ(tfd_ns_add(TFD_NS_MAX, 1), TFD_NS_MAX);
+	CHECK_EQ(tfd_ns_add(TFD_NS_MAX - 5, 5), TFD_NS_MAX);
+	CHECK_EQ(tfd_ns_mul(TFD_NS_MAX / 2, 3), TFD_NS_MAX);
+	CHECK_EQ(tfd_ns_mul(7, 6), 42);
 }
 
 TEST(model_expiry_exactly_now_counts)
@@ -47,12 +47,12 @@ TEST(model_expiry_exactly_now_counts)
 	struct tfd_model m;
 
 	tfd_model_set(&m, 1000, 100, 0, 0);
-	CHECK(m.next == 1100);
-	CHECK(tfd_model_advance(&m, 1099) == 0);
+	CHECK_EQ(m.next, 1100);
+	CHECK_EQ(tfd_model_advance(&m, 1099), 0);
 	CHECK(m.ticks == 0 && m.next == 1100);
-	CHECK(tfd_model_advance(&m, 1100) == 1);
+	CHECK_EQ(tfd_model_advance(&m, 1100), 1);
 	CHECK(m.ticks == 1 && m.next == 0); /* one-shot disarms */
-	CHECK(tfd_model_advance(&m, 5000) == 0);
+	CHECK_EQ(tfd_model_advance(&m, 5000), 0);
 	CHECK(tfd_model_take(&m) == 1 && m.ticks == 0);
 }
 
@@ -61,14 +61,14 @@ TEST(model_periodic_counts)
 	struct tfd_model m;
 
 	tfd_model_set(&m, 1000, 100, 10, 0);
-	CHECK(tfd_model_advance(&m, 1100) == 1);
-	CHECK(m.next == 1110);
-	CHECK(tfd_model_advance(&m, 1129) == 2); /* 1110, 1120 */
+	CHECK_EQ(tfd_model_advance(&m, 1100), 1);
+	CHECK_EQ(m.next, 1110);
+	CHECK_EQ(tfd_model_advance(&m, 1129), 2); /* 1110, 1120 */
 	CHECK(m.ticks == 3 && m.next == 1130);
-	CHECK(tfd_model_advance(&m, 1130) == 1); /* exactly on 1130 */
-	CHECK(tfd_model_advance(&m, 2129) == 99); /* 1140 .. 2120 */
+	CHECK_EQ(tfd_model_advance(&m, 1130), 1); /* exactly on 1130 */
+	CHECK_EQ(tfd_model_advance(&m, 2129), 99); /* 1140 .. 2120 */
 	CHECK(m.ticks == 103 && m.next == 2130);
-	CHECK(tfd_model_take(&m) == 103);
+	CHECK_EQ(tfd_model_take(&m), 103);
 }
 
 TEST(model_count_formula_matches_brute_force)
@@ -104,8 +104,8 @@ TEST(model_past_absolute_counts_every_interval)
 
 	/* The seed's case: absolute now - 20 s, interval 1 s, read at once. */
 	tfd_model_set(&m, now, now - 20 * SEC, 1 * SEC, 1);
-	CHECK(tfd_model_advance(&m, now) == 21);
-	CHECK(m.next == now + SEC);
+	CHECK_EQ(tfd_model_advance(&m, now), 21);
+	CHECK_EQ(m.next, now + SEC);
 	/* Past, one-shot: fires once. */
 	tfd_model_set(&m, now, 5, 0, 1);
 	CHECK(tfd_model_advance(&m, now) == 1 && m.next == 0);
@@ -120,7 +120,7 @@ TEST(model_zero_value_disarms_and_keeps_interval)
 	m.ticks = 3;
 	tfd_model_set(&m, 1010, 0, 7 * SEC, 0);
 	CHECK(m.next == 0 && m.ticks == 0 && m.interval == 7 * SEC);
-	CHECK(tfd_model_advance(&m, TFD_NS_MAX) == 0);
+	CHECK_EQ(tfd_model_advance(&m, TFD_NS_MAX), 0);
 	tfd_model_query(&m, 2000, &q);
 	CHECK(q.it_value.tv_sec == 0 && q.it_value.tv_nsec == 0);
 	CHECK(q.it_interval.tv_sec == 7 && q.it_interval.tv_nsec == 0);
@@ -135,18 +135,18 @@ TEST(model_remaining_never_changes_the_model)
 
 	tfd_model_set(&m, 0, 100, 30, 0);
 	copy = m;
-	CHECK(tfd_model_remaining(&m, 0) == 100);
-	CHECK(tfd_model_remaining(&m, 99) == 1);
-	CHECK(tfd_model_remaining(&m, 100) == 30); /* 100 fired, next 130 */
-	CHECK(tfd_model_remaining(&m, 129) == 1);
-	CHECK(tfd_model_remaining(&m, 130) == 30);
-	CHECK(memcmp(&m, &copy, sizeof(m)) == 0);
+	CHECK_EQ(tfd_model_remaining(&m, 0), 100);
+	CHECK_EQ(tfd_model_remaining(&m, 99), 1);
+	CHECK_EQ(tfd_model_remaining(&m, 100), 30); /* 100 fired, next 130 */
+	CHECK_EQ(tfd_model_remaining(&m, 129), 1);
+	CHECK_EQ(tfd_model_remaining(&m, 130), 30);
+	CHECK_EQ(memcmp(&m, &copy, sizeof(m)), 0);
 	/* One-shot due or fired: 0, never "1 ns" as the proposal did. */
 	tfd_model_set(&m, 0, 100, 0, 0);
-	CHECK(tfd_model_remaining(&m, 100) == 0);
-	CHECK(tfd_model_remaining(&m, 1000) == 0);
+	CHECK_EQ(tfd_model_remaining(&m, 100), 0);
+	CHECK_EQ(tfd_model_remaining(&m, 1000), 0);
 	tfd_model_advance(&m, 1000);
-	CHECK(tfd_model_remaining(&m, 1000) == 0);
+	CHECK_EQ(tfd_model_remaining(&m, 1000), 0);
 }
 
 TEST(model_huge_values_never_overflow)
@@ -156,26 +156,26 @@ TEST(model_huge_values_never_overflow)
 	int64_t now = 5 * SEC;
 
 	tfd_model_set(&m, now, tfd_ts_to_ns(&big), tfd_ts_to_ns(&big), 0);
-	CHECK(m.next == TFD_NS_MAX);
-	CHECK(tfd_model_remaining(&m, now) == TFD_NS_MAX - now);
-	CHECK(tfd_model_advance(&m, TFD_NS_MAX - 1) == 0);
+	CHECK_EQ(m.next, TFD_NS_MAX);
+	CHECK_EQ(tfd_model_remaining(&m, now), TFD_NS_MAX - now);
+	CHECK_EQ(tfd_model_advance(&m, TFD_NS_MAX - 1), 0);
 	/* Reaching the end of time: fires once, next saturates. */
-	CHECK(tfd_model_advance(&m, TFD_NS_MAX) == 1);
-	CHECK(m.next == TFD_NS_MAX);
+	CHECK_EQ(tfd_model_advance(&m, TFD_NS_MAX), 1);
+	CHECK_EQ(m.next, TFD_NS_MAX);
 	/* 1 ns interval over ~292 years: a count, no overflow. */
 	tfd_model_set(&m, 0, 1, 1, 0);
-	CHECK(tfd_model_advance(&m, TFD_NS_MAX) == (uint64_t)TFD_NS_MAX);
-	CHECK(m.next == TFD_NS_MAX);
+	CHECK_EQ(tfd_model_advance(&m, TFD_NS_MAX), (uint64_t)TFD_NS_MAX);
+	CHECK_EQ(m.next, TFD_NS_MAX);
 	/* Absolute huge value with a huge interval. */
 	tfd_model_set(&m, now, TFD_NS_MAX - 10, TFD_NS_MAX, 1);
-	CHECK(tfd_model_advance(&m, TFD_NS_MAX) == 1);
-	CHECK(tfd_model_remaining(&m, TFD_NS_MAX) == 0);
+	CHECK_EQ(tfd_model_advance(&m, TFD_NS_MAX), 1);
+	CHECK_EQ(tfd_model_remaining(&m, TFD_NS_MAX), 0);
 	/* Ticks saturate rather than wrap. */
 	m.ticks = UINT64_MAX - 1;
 	tfd_model_set(&m, 0, 1, 1, 0);
 	m.ticks = UINT64_MAX - 1;
 	tfd_model_advance(&m, 100);
-	CHECK(m.ticks == UINT64_MAX);
+	CHECK_EQ(m.ticks, UINT64_MAX);
 }
 
 /* ---- the queue, against a brute-force minimum ---- */
@@ -202,7 +202,7 @@ TEST(queue_random_operations_match_brute_force)
 	struct tfd_queue q = { 0 };
 	int i, step;
 
-	CHECK(tfd_queue_reserve(&q, N) == 0);
+	CHECK_EQ(tfd_queue_reserve(&q, N), 0);
 	for (i = 0; i < N; i++)
 		it[i].n.pos = TFD_QUEUE_NONE;
 	for (step = 0; step < 200000; step++) {
@@ -223,18 +223,18 @@ TEST(queue_random_operations_match_brute_force)
 				live++;
 				if (it[j].key < min)
 					min = it[j].key;
-				CHECK(q.a[it[j].n.pos].node == &it[j].n);
-				CHECK(q.a[it[j].n.pos].key == it[j].key);
+				CHECK_EQ(q.a[it[j].n.pos].node, &it[j].n);
+				CHECK_EQ(q.a[it[j].n.pos].key, it[j].key);
 			} else {
-				CHECK(it[j].n.pos == TFD_QUEUE_NONE);
+				CHECK_EQ(it[j].n.pos, TFD_QUEUE_NONE);
 			}
 		}
-		CHECK(q.len == (size_t)live);
+		CHECK_EQ(q.len, (size_t)live);
 		top = tfd_queue_top(&q);
 		CHECK(live ? top && top->key == min : top == NULL);
 		if (step % 1000 == 0)
 			for (j = 1; j < (int)q.len; j++)
-				CHECK(q.a[(j - 1) / 4].key <= q.a[j].key);
+				CHECK_LE(q.a[(j - 1) / 4].key, q.a[j].key);
 	}
 	tfd_queue_free(&q);
 }

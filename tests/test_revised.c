@@ -124,7 +124,7 @@ TEST(revised_check7_descriptor)
 	/* ufd < -1 is a bad descriptor, not a creation. */
 	CHECK_ERR(timerfd(-2, CLOCK_MONOTONIC, 0, &v, NULL), EBADF);
 	CHECK_ERR(timerfd(-100, CLOCK_REALTIME, 0, &v, NULL), EBADF);
-	CHECK(pipe(p) == 0);
+	CHECK_EQ(pipe(p), 0);
 	CHECK_ERR(timerfd(p[0], -1, 0, &v, NULL), EINVAL);
 	CHECK_ERR(timerfd(p[1], -1, 0, NULL, &out), EINVAL);
 	close(p[0]);
@@ -149,7 +149,7 @@ TEST(revised_ecanceled_on_change)
 	fd = (int)CHECK_OK(timerfd(-1, CLOCK_REALTIME, f, &v, NULL));
 	tfd_engine_clock_was_set();
 	CHECK_ERR(timerfd(fd, -1, f, &v, &out), ECANCELED);
-	CHECK(timerfd(fd, -1, f, &v, &out) == fd);
+	CHECK_EQ(timerfd(fd, -1, f, &v, &out), fd);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -169,12 +169,12 @@ TEST(revised_calls_return_the_descriptor_and_keep_errno)
 	CHECK(out.it_interval.tv_sec == 2 && out.it_interval.tv_nsec == 0);
 	/* Change, getting the old setting. */
 	v = t_its(5 * SEC, 0);
-	CHECK(timerfd(fd, -1, 0, &v, &out) == fd);
+	CHECK_EQ(timerfd(fd, -1, 0, &v, &out), fd);
 	CHECK(t_ns(&out.it_value) > 9 * SEC && out.it_interval.tv_sec == 2);
 	/* Change without old. */
 	v = t_its(0, 0);
-	CHECK(timerfd(fd, -1, TFD_TIMER_ABSTIME, &v, NULL) == fd);
-	CHECK(timerfd(fd, -1, 0, NULL, &out) == fd);
+	CHECK_EQ(timerfd(fd, -1, TFD_TIMER_ABSTIME, &v, NULL), fd);
+	CHECK_EQ(timerfd(fd, -1, 0, NULL, &out), fd);
 	CHECK(t_ns(&out.it_value) == 0 && t_ns(&out.it_interval) == 0);
 	CHECK_OK(tfd_close(fd));
 	/* Created disarmed ({0,0}) is allowed, as in the seed program. */
@@ -191,12 +191,12 @@ TEST(revised_departure_query_reports_zero_not_one_ns)
 
 	t_sleep_ns(20 * MS);
 	/* The proposal said {0, 1 ns} here; a fired one-shot is {0,0}. */
-	CHECK(timerfd(fd, -1, 0, NULL, &out) == fd);
+	CHECK_EQ(timerfd(fd, -1, 0, NULL, &out), fd);
 	CHECK(out.it_value.tv_sec == 0 && out.it_value.tv_nsec == 0);
 	/* And the query did not forward it: exactly one expiration. */
 	t_sleep_ns(20 * MS);
 	CHECK(read(fd, &n, 8) == 8 && n == 1);
-	CHECK(timerfd(fd, -1, 0, NULL, &out) == fd);
+	CHECK_EQ(timerfd(fd, -1, 0, NULL, &out), fd);
 	CHECK(out.it_value.tv_sec == 0 && out.it_value.tv_nsec == 0);
 	CHECK_OK(tfd_close(fd));
 }
@@ -210,9 +210,9 @@ TEST(revised_queries_lose_no_expiration)
 
 	for (i = 0; i < 20; i++) {
 		t_sleep_ns(2 * MS);
-		CHECK(timerfd(fd, -1, 0, NULL, &out) == fd);
+		CHECK_EQ(timerfd(fd, -1, 0, NULL, &out), fd);
 	}
-	CHECK(tfd_read(fd, &n, 8) == 8);
+	CHECK_EQ(tfd_read(fd, &n, 8), 8);
 	total = n;
 	end = t_now(CLOCK_MONOTONIC);
 	CHECK(total >= 1 && total <= 1 + (uint64_t)((end - e0 + MS) / (5 * MS)));
@@ -235,7 +235,7 @@ static void run_seed(const char *backend)
 		       why && *why ? why : "TFD_SEED is not set");
 	snprintf(cmd, sizeof(cmd), "TFD_BACKEND=%s %s 2>&1", backend, bin);
 	p = popen(cmd, "r");
-	CHECK(p != NULL);
+	CHECK_NE(p, NULL);
 	while (fgets(line, sizeof(line), p)) {
 		fputs(line, stdout);
 		if (!strcmp(line, "All tests passed successfully\n"))

@@ -91,7 +91,7 @@ static void stable_op(struct stable *s, unsigned what)
 	else if (what == 1)
 		CHECKF(errno == EAGAIN, "read: %s", strerrorname_np(errno));
 	if (what == 2)
-		CHECK(poll(&p, 1, 0) >= 0);
+		CHECK_GE(poll(&p, 1, 0), 0);
 	if (what == 3) {
 		CHECK_OK(tfd_gettime(s->fd, &cur));
 		CHECK(t_ns(&cur.it_value) >= 1 && t_ns(&cur.it_value) <= s->iv &&
@@ -153,7 +153,7 @@ static void churn_op(int slot, unsigned what, uint64_t r)
 	else if (what == 3 && slot > 0 && tfd_read(fd, &n, 8) < 0)
 		allowed("tfd_read", errno, EAGAIN, ECANCELED, 0);
 	else if (what == 4)
-		CHECK(poll(&p, 1, 0) >= 0);
+		CHECK_GE(poll(&p, 1, 0), 0);
 	else if (what == 5 && timerfd(fd, -1, 0, NULL, &cur) < 0)
 		allowed("timerfd query", errno, 0, 0, 0);
 	else if (what == 6 && timerfd(fd, -1, 0, &v, &cur) < 0)
@@ -216,7 +216,7 @@ static void stable_final(struct stable *s)
 	uint64_t n = 0, total;
 
 	if (tfd_read(s->fd, &n, 8) < 0)
-		CHECK(errno == EAGAIN);
+		CHECK_EQ(errno, EAGAIN);
 	after = t_now(s->clock);
 	total = __atomic_load_n(&s->total, __ATOMIC_SEQ_CST) + n;
 	CHECKF(total >= t_due(s->e0, s->iv, before) &&
@@ -246,10 +246,10 @@ TEST_LIMIT(stress_threads_on_shared_timers, 30)
 	for (i = 0; i < NTHREAD; i++) {
 		w[i].seed = 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1);
 		w[i].ops = 0;
-		CHECK(pthread_create(&w[i].th, NULL, work, &w[i]) == 0);
+		CHECK_EQ(pthread_create(&w[i].th, NULL, work, &w[i]), 0);
 	}
 	w[NTHREAD].ops = 0;
-	CHECK(pthread_create(&w[NTHREAD].th, NULL, waiter, &w[NTHREAD]) == 0);
+	CHECK_EQ(pthread_create(&w[NTHREAD].th, NULL, waiter, &w[NTHREAD]), 0);
 	t_sleep_ns(RUN_NS);
 	__atomic_store_n(&stop, 1, __ATOMIC_SEQ_CST);
 	for (i = 0; i < NTHREAD; i++)
@@ -280,7 +280,7 @@ TEST_LIMIT(stress_threads_on_shared_timers, 30)
 	for (i = 0; i < NSTABLE; i++)
 		stable_final(&stable[i]);
 	for (i = 0; i < NTHREAD; i++)
-		CHECK(w[i].ops >= 100);
+		CHECK_GE(w[i].ops, 100);
 }
 
 /* ---- settime against close on one descriptor ---- */
@@ -352,10 +352,10 @@ TEST_LIMIT(stress_settime_races_close_on_one_descriptor, 30)
 
 	victim = (int)CHECK_OK(tfd_create(CLOCK_REALTIME, TFD_NONBLOCK));
 	__atomic_store_n(&stop, 0, __ATOMIC_SEQ_CST);
-	CHECK(pthread_create(&th[0], NULL, setter, NULL) == 0);
-	CHECK(pthread_create(&th[1], NULL, setter, NULL) == 0);
-	CHECK(pthread_create(&th[2], NULL, closer, NULL) == 0);
-	CHECK(pthread_create(&th[3], NULL, canceller, NULL) == 0);
+	CHECK_EQ(pthread_create(&th[0], NULL, setter, NULL), 0);
+	CHECK_EQ(pthread_create(&th[1], NULL, setter, NULL), 0);
+	CHECK_EQ(pthread_create(&th[2], NULL, closer, NULL), 0);
+	CHECK_EQ(pthread_create(&th[3], NULL, canceller, NULL), 0);
 	t_sleep_ns(600 * MS);
 	__atomic_store_n(&stop, 1, __ATOMIC_SEQ_CST);
 	for (i = 0; i < 4; i++)

@@ -27,9 +27,8 @@ TEST(version_at_run_time_is_the_headers)
 	snprintf(want, sizeof(want), "%d.%d.%d", TFD_VERSION_MAJOR,
 	         TFD_VERSION_MINOR, TFD_VERSION_PATCH);
 	CHECK(!strcmp(tfd_version(), want));
-	CHECK(TFD_VERSION_HEX == (TFD_VERSION_MAJOR << 16 |
-	                          TFD_VERSION_MINOR << 8 | TFD_VERSION_PATCH));
-	CHECK(TFD_VERSION_HEX >= 0x000200); /* tfd_version() is in 0.2.0 */
+	CHECK_EQ(TFD_VERSION_HEX, (TFD_VERSION_MAJOR << 16 | TFD_VERSION_MINOR << 8 | TFD_VERSION_PATCH));
+	CHECK_GE(TFD_VERSION_HEX, 0x000200); /* tfd_version() is in 0.2.0 */
 #if TFD_VERSION_HEX < 0x000200
 #error TFD_VERSION_HEX is not usable in #if
 #endif

@@ -55,7 +55,7 @@ static uint64_t count(int fd)
 	uint64_t n = 0;
 
 	if (tfd_read(fd, &n, 8) < 0)
-		CHECK(errno == EAGAIN);
+		CHECK_EQ(errno, EAGAIN);
 	return n;
 }
 
@@ -90,22 +90,22 @@ TEST(virtual_seed_scenarios_exact_and_instant)
 	CHECK(read(ufd, &ticks, 8) == 8 && ticks == 1);
 	/* Value 1 s, interval 2 s, ten 1-second steps with queries: 5. */
 	utmr = t_its(SEC, 2 * SEC);
-	CHECK(timerfd(ufd, -1, 0, &utmr, NULL) == ufd);
+	CHECK_EQ(timerfd(ufd, -1, 0, &utmr, NULL), ufd);
 	for (j = 0; j < 10; j++) {
 		advance(SEC);
-		CHECK(timerfd(ufd, -1, 0, NULL, &outmr) == ufd);
+		CHECK_EQ(timerfd(ufd, -1, 0, NULL, &outmr), ufd);
 		/* At t = j+1: next expiry at the next odd second. */
-		CHECK(t_ns(&outmr.it_value) == (j % 2 ? SEC : 2 * SEC));
+		CHECK_EQ(t_ns(&outmr.it_value), (j % 2 ? SEC : 2 * SEC));
 	}
 	CHECK(read(ufd, &ticks, 8) == 8 && ticks == 5);
 	/* Changed to value 1 s, interval 4 s: 3. */
 	utmr = t_its(SEC, 4 * SEC);
-	CHECK(timerfd(ufd, -1, 0, &utmr, &outmr) == ufd);
+	CHECK_EQ(timerfd(ufd, -1, 0, &utmr, &outmr), ufd);
 	CHECK(t_ns(&outmr.it_value) == SEC && t_ns(&outmr.it_interval) == 2 * SEC);
 	for (j = 0; j < 10; j++) {
 		advance(SEC);
-		CHECK(timerfd(ufd, -1, 0, NULL, &outmr) == ufd);
-		CHECK(t_ns(&outmr.it_value) == (4 - (j + 4) % 4) * SEC);
+		CHECK_EQ(timerfd(ufd, -1, 0, NULL, &outmr), ufd);
+		CHECK_EQ(t_ns(&outmr.it_value), (4 - (j + 4) % 4) * SEC);
 	}
 	CHECK(read(ufd, &ticks, 8) == 8 && ticks == 3);
 	CHECK_OK(tfd_close(ufd));
@@ -114,12 +114,12 @@ TEST(virtual_seed_scenarios_exact_and_instant)
 	ufd = (int)CHECK_OK(timerfd(-1, CLOCK_REALTIME, TFD_TIMER_ABSTIME,
 	                            &utmr, NULL));
 	CHECK(read(ufd, &ticks, 8) == 8 && ticks == 21);
-	CHECK(remaining(ufd) == SEC);
+	CHECK_EQ(remaining(ufd), SEC);
 	CHECK_OK(tfd_close(ufd));
 	spent = t_now(CLOCK_MONOTONIC) - t0;
 	printf("virtual seed scenarios: %.3f ms of real time\n",
 	       (double)spent / MS);
-	CHECK(spent < SEC); /* 21 s of timer time; far less of ours */
+	CHECK_LT(spent, SEC); /* 21 s of timer time; far less of ours */
 }
 
 TEST(virtual_gettime_is_exact_to_the_nanosecond)
@@ -129,10 +129,10 @@ TEST(virtual_gettime_is_exact_to_the_nanosecond)
 	use_virtual();
 	fd = timer(CLOCK_MONOTONIC);
 	arm(fd, 0, 1500 * MS + 7, 333);
-	CHECK(remaining(fd) == 1500 * MS + 7);
+	CHECK_EQ(remaining(fd), 1500 * MS + 7);
 	advance(1500 * MS);
-	CHECK(remaining(fd) == 7);
-	CHECK(count(fd) == 0);
+	CHECK_EQ(remaining(fd), 7);
+	CHECK_EQ(count(fd), 0);
 	advance(7);
 	CHECK(remaining(fd) == 333 && count(fd) == 1);
 	advance(333 * 1000 - 1);
@@ -152,9 +152,9 @@ TEST(virtual_counts_every_interval_of_a_long_step)
 	arm(b, 0, SEC, 3 * SEC);
 	arm(c, TFD_TIMER_ABSTIME, vnow(CLOCK_REALTIME) + 3600 * SEC, 0);
 	advance(3600 * SEC);
-	CHECK(count(a) == (uint64_t)3600 * SEC);
-	CHECK(count(b) == 1200);
-	CHECK(count(c) == 1);
+	CHECK_EQ(count(a), (uint64_t)3600 * SEC);
+	CHECK_EQ(count(b), 1200);
+	CHECK_EQ(count(c), 1);
 	CHECK(remaining(b) == SEC && remaining(c) == 0);
 	CHECK_OK(tfd_close(a));
 	CHECK_OK(tfd_close(b));
@@ -176,7 +176,7 @@ TEST(virtual_readiness_through_poll_epoll_and_plain_read)
 	advance(25 * MS);
 	CHECK(epoll_wait(ep, &out, 1, 0) == 1 && t_readable(fd, 0));
 	CHECK(read(fd, &n, 8) == 8 && n == 2);
-	CHECK(epoll_wait(ep, &out, 1, 0) == 0);
+	CHECK_EQ(epoll_wait(ep, &out, 1, 0), 0);
 	CHECK_ERR(read(fd, &n, 8), EAGAIN);
 	/* Re-arm clears readiness on the virtual clock too. */
 	advance(5 * MS);
@@ -211,7 +211,7 @@ TEST(virtual_blocking_read_waits_for_another_thread)
 	for (plain = 0; plain < 2; plain++) {
 		fd = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0));
 		arm(fd, 0, SEC, 0);
-		CHECK(pthread_create(&th, NULL, move_later, &m) == 0);
+		CHECK_EQ(pthread_create(&th, NULL, move_later, &m), 0);
 		if (plain)
 			CHECK(read(fd, &n, 8) == 8 && n == 1);
 		else
@@ -227,7 +227,7 @@ static int threads(void)
 	int n = -1;
 	FILE *f = fopen("/proc/self/status", "r");
 
-	CHECK(f != NULL);
+	CHECK_NE(f, NULL);
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "Threads: %d", &n) == 1)
 			break;
@@ -245,11 +245,11 @@ TEST(virtual_no_thread_and_no_descriptor_of_its_own)
 	close(top);
 	arm(fd, 0, SEC, SEC);
 	/* Arming opened nothing: no service thread, no descriptor. */
-	CHECK(dup(0) == top);
+	CHECK_EQ(dup(0), top);
 	close(top);
-	CHECK(threads() == n0);
+	CHECK_EQ(threads(), n0);
 	advance(10 * SEC);
-	CHECK(count(fd) == 10);
+	CHECK_EQ(count(fd), 10);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -267,11 +267,11 @@ TEST(virtual_realtime_forward_step_fires_absolute_timers)
 	arm(rel_t, 0, 60 * SEC, 0);
 	to = ts_of(vnow(CLOCK_REALTIME) + 7200 * SEC);
 	CHECK_OK(tfd_virtual_set_realtime(&to));
-	CHECK(count(abs_t) == 1);
+	CHECK_EQ(count(abs_t), 1);
 	/* The relative one measures elapsed time: not moved. */
 	CHECK(count(rel_t) == 0 && remaining(rel_t) == 60 * SEC);
 	advance(60 * SEC);
-	CHECK(count(rel_t) == 1);
+	CHECK_EQ(count(rel_t), 1);
 	CHECK_OK(tfd_close(abs_t));
 	CHECK_OK(tfd_close(rel_t));
 }
@@ -288,10 +288,10 @@ TEST(virtual_realtime_backward_step_delays_absolute_timers)
 	arm(fd, TFD_TIMER_ABSTIME, at, 0);
 	to = ts_of(vnow(CLOCK_REALTIME) - 100 * SEC);
 	CHECK_OK(tfd_virtual_set_realtime(&to));
-	CHECK(count(fd) == 0);
-	CHECK(remaining(fd) == 110 * SEC); /* gettime grows */
+	CHECK_EQ(count(fd), 0);
+	CHECK_EQ(remaining(fd), 110 * SEC); /* gettime grows */
 	advance(110 * SEC - 1);
-	CHECK(count(fd) == 0);
+	CHECK_EQ(count(fd), 0);
 	advance(1);
 	CHECK(count(fd) == 1 && vnow(CLOCK_REALTIME) == at);
 	CHECK_OK(tfd_close(fd));
@@ -318,9 +318,9 @@ TEST(virtual_clock_set_back_gives_a_zero_read_and_the_same_expiry)
 	CHECK_OK(tfd_virtual_set_realtime(&to));
 	CHECK(tfd_read(fd, &n, 8) == 0 && n == 99);
 	CHECK(!t_readable(fd, 0));
-	CHECK(remaining(fd) == SEC); /* at `at` again */
+	CHECK_EQ(remaining(fd), SEC); /* at `at` again */
 	advance(SEC - 1);
-	CHECK(count(fd) == 0);
+	CHECK_EQ(count(fd), 0);
 	advance(1);
 	CHECK(vnow(CLOCK_REALTIME) == at && count(fd) == 1);
 	CHECK_OK(tfd_close(fd));
@@ -382,9 +382,9 @@ TEST(virtual_cancel_on_set)
 		struct itimerspec v = t_its(vnow(CLOCK_REALTIME) + SEC, 0);
 
 		CHECK_ERR(tfd_settime(on, f, &v, NULL), ECANCELED);
-		CHECK(remaining(on) == SEC);
+		CHECK_EQ(remaining(on), SEC);
 		advance(SEC);
-		CHECK(count(on) == 1);
+		CHECK_EQ(count(on), 1);
 	}
 	/* A suspend moves REALTIME against MONOTONIC: a cancel too. */
 	{
@@ -418,12 +418,12 @@ TEST(virtual_suspend_freezes_monotonic_and_moves_boottime)
 	arm(r, TFD_TIMER_ABSTIME, r0 + 50 * SEC, 0);
 	arm(rr, 0, 50 * SEC, 0); /* relative realtime: elapsed time */
 	CHECK_OK(tfd_virtual_suspend(&d));
-	CHECK(vnow(CLOCK_MONOTONIC) == m0);
-	CHECK(vnow(CLOCK_BOOTTIME) == b0 + 100 * SEC);
-	CHECK(vnow(CLOCK_REALTIME) == r0 + 100 * SEC);
+	CHECK_EQ(vnow(CLOCK_MONOTONIC), m0);
+	CHECK_EQ(vnow(CLOCK_BOOTTIME), b0 + 100 * SEC);
+	CHECK_EQ(vnow(CLOCK_REALTIME), r0 + 100 * SEC);
 	CHECK(count(m) == 0 && remaining(m) == 50 * SEC);
-	CHECK(count(b) == 6); /* 50, 60, ..., 100 */
-	CHECK(count(r) == 1);
+	CHECK_EQ(count(b), 6); /* 50, 60, ..., 100 */
+	CHECK_EQ(count(r), 1);
 	CHECK(count(rr) == 0 && remaining(rr) == 50 * SEC);
 	CHECK_OK(tfd_close(m));
 	CHECK_OK(tfd_close(b));
@@ -488,7 +488,7 @@ static void record(void *ctx, enum loop_event ev, uint64_t count)
 {
 	struct record *r = ctx;
 
-	CHECK(r->n < 1024);
+	CHECK_LT(r->n, 1024);
 	r->e[r->n].at = vnow(CLOCK_MONOTONIC) - r->start;
 	r->e[r->n].ev = ev;
 	r->e[r->n].count = count;
@@ -521,7 +521,7 @@ TEST(virtual_event_loop_one_hour_exact_order_and_counts)
 	int64_t t0 = t_now(CLOCK_MONOTONIC), spent;
 
 	use_virtual();
-	CHECK(pipe2(p, O_NONBLOCK | O_CLOEXEC) == 0);
+	CHECK_EQ(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
 	r.start = vnow(CLOCK_MONOTONIC);
 	end = ts_of(vnow(CLOCK_REALTIME) + 3600 * SEC);
 	CHECK_OK(loop_open(&l, p[0], 7 * SEC, 30 * SEC, &end));
@@ -529,7 +529,7 @@ TEST(virtual_event_loop_one_hour_exact_order_and_counts)
 		int64_t now = vnow(CLOCK_MONOTONIC) - r.start, step;
 
 		if (k < 4 && typed[k] == now) {
-			CHECK(write(p[1], "x\n", 2) == 2);
+			CHECK_EQ(write(p[1], "x\n", 2), 2);
 			k++;
 		}
 		if (CHECK_OK(loop_run_once(&l, 0)) > 0)
@@ -553,7 +553,7 @@ TEST(virtual_event_loop_one_hour_exact_order_and_counts)
 	for (i = 0; i < r.n; i++) {
 		int64_t at = r.e[i].at;
 
-		CHECK(r.e[i].count == 1);
+		CHECK_EQ(r.e[i].count, 1);
 		CHECK(i == 0 || at >= r.e[i - 1].at);
 		switch (r.e[i].ev) {
 		case LOOP_HEARTBEAT:
@@ -573,9 +573,9 @@ TEST(virtual_event_loop_one_hour_exact_order_and_counts)
 			break;
 		}
 	}
-	CHECK(hb == 514);            /* 7, 14, ..., 3598 */
-	CHECK(r.n == 514 + 3 + 4 + 1);
-	CHECK(spent < SEC);
+	CHECK_EQ(hb, 514);            /* 7, 14, ..., 3598 */
+	CHECK_EQ(r.n, 514 + 3 + 4 + 1);
+	CHECK_LT(spent, SEC);
 }
 
 /* The hook of a virtual-time domain (tfd-preload(7)): the virtual clocks
@@ -585,18 +585,17 @@ TEST(virtual_start_sets_the_clocks_with_no_timer_open)
 	struct timespec ts;
 	int fd;
 
-	CHECK(tfd_use_backend("engine") == 0);
-	CHECK(tfd_engine_virtual_start(1, 2, 3) == ENOTSUP);
-	CHECK(tfd_use_backend("virtual") == 0);
-	CHECK(tfd_engine_virtual_start(5000000000LL, 7000000000LL,
-	                               9000000000LL) == 0);
-	CHECK(tfd_virtual_now(CLOCK_MONOTONIC, &ts) == 0);
+	CHECK_EQ(tfd_use_backend("engine"), 0);
+	CHECK_EQ(tfd_engine_virtual_start(1, 2, 3), ENOTSUP);
+	CHECK_EQ(tfd_use_backend("virtual"), 0);
+	CHECK_EQ(tfd_engine_virtual_start(5000000000LL, 7000000000LL, 9000000000LL), 0);
+	CHECK_EQ(tfd_virtual_now(CLOCK_MONOTONIC, &ts), 0);
 	CHECK(ts.tv_sec == 5 && ts.tv_nsec == 0);
 	CHECK(tfd_virtual_now(CLOCK_REALTIME, &ts) == 0 && ts.tv_sec == 7);
 	CHECK(tfd_virtual_now(CLOCK_BOOTTIME, &ts) == 0 && ts.tv_sec == 9);
 	fd = CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0));
-	CHECK(tfd_engine_virtual_start(1, 1, 1) == EBUSY);
+	CHECK_EQ(tfd_engine_virtual_start(1, 1, 1), EBUSY);
 	CHECK(tfd_virtual_now(CLOCK_MONOTONIC, &ts) == 0 && ts.tv_sec == 5);
-	CHECK(tfd_close(fd) == 0);
-	CHECK(tfd_use_backend("engine") == 0);
+	CHECK_EQ(tfd_close(fd), 0);
+	CHECK_EQ(tfd_use_backend("engine"), 0);
 }
