@@ -144,11 +144,11 @@ $(B)/pic/preload/rawsys.o: private ALL_CFLAGS := \
 $(PRELOAD): $(PIC_OBJ) $(PRELOAD_OBJ)
 	$(CC) -shared -Wl,-z,defs -o $@ $(PIC_OBJ) $(PRELOAD_OBJ) \
 	    $(ALL_LDFLAGS) -ldl
-TOOL_SRC := $(wildcard tools/*.c)
+TOOL_SRC := $(wildcard tools/*.c tools/*/*.c)
 $(TOOL): private ALL_CFLAGS += -DTFD_LIBDIR='"$(LIBDIR)"' \
     $(if $(GIT_DESCRIBE),-DTFD_GIT='"$(GIT_DESCRIBE)"')
 # tfd exec is the mover of a virtual-time domain: src/preload/mover.c.
-$(TOOL): $(TOOL_SRC) $(CONF_SRC) $(wildcard tools/*.h) src/preload/mover.c \
+$(TOOL): $(TOOL_SRC) $(CONF_SRC) $(wildcard tools/*.h tools/*/*.h) src/preload/mover.c \
     src/preload/domain.h tests/conformance/conform.h include/tfd.h \
     $(STATIC) $(B)/config.stamp
 	$(CC) $(ALL_CFLAGS) -Itools -Itests/conformance $(TOOL_SRC) $(CONF_SRC) \

@@ -9,8 +9,10 @@
  *   tfd bench [--quick] [--json] [--filter NAME]... [--rounds R] ...
  *   tfd help [COMMAND] | --help | --version
  *
- * Each command is a struct tfd_cmd (cmd.h) in its own file; opt.c parses
- * their options and prints their help.  Exit status: 0 success, 1 a call
+ * Each command is a struct tfd_cmd (cmd.h) in its own file (cmd_*.c) or,
+ * when it has several parts, its own folder (bench/, trace/), whose
+ * header says what is where; opt.c parses their options and prints their
+ * help.  Exit status: 0 success, 1 a call
  * failed, 2 bad usage.
  */
 #include "cmd.h"
