@@ -285,3 +285,52 @@ TEST(trace_summary_of_lines_written_by_hand)
 	HAS(b, "timer 2  pid 7  fd 3  CLOCK_BOOTTIME  0\n");
 	HAS(b, "(still open)\n");
 }
+
+/*
+ * Found while splitting tools/cmd_trace.c: a time in the arguments is a
+ * timespec as the preload wrote it, whose seconds may be anything up to
+ * INT64_MAX; tfd trace read at most about 292 years of them (what fits in
+ * int64_t nanoseconds) and called any line with more "not a trace line".
+ * The engine's own clock-set detector arms such a timer (absolute, at
+ * 2^40 s) in every program that links libtfd, so `tfd exec --trace F --
+ * tfd run 1` gave a trace that tfd trace refused.  Such times are now
+ * read as "292 years or more" (INT64_MAX ns): a deadline never reached.
+ */
+TEST(found_trace_with_a_time_beyond_292_years)
+{
+	static const char lines[] =
+		"10.000000000 7 3 timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC) = 3\n"
+		"10.000000000 7 3 timerfd_settime(3, TFD_TIMER_ABSTIME|"
+		"TFD_TIMER_CANCEL_ON_SET, {1099511627776.000000000, 0.000000000}, "
+		"NULL) [next 1097000000000.500000000] = 0\n"
+		"10.000000000 7 4 timerfd_create(CLOCK_MONOTONIC, 0) = 4\n"
+		"10.000000000 7 4 timerfd_settime(4, 0, {9223372036854775807."
+		"999999999, 9223372036854775807.999999999}, NULL) [next "
+		"9223372036854775807.999999999] = 0\n"
+		"11.000000000 7 4 read(4, 8) [count 0] = -1 EAGAIN\n"
+		"12.000000000 7 - virtual-advance(+9223372036854775807.999999999)"
+		" = 0\n";
+	char file[] = "/tmp/tfd-trace-far.XXXXXX", cmd[512];
+	static char out[1 << 16], err[4096], b[4096];
+	int fd = mkstemp(file);
+
+	CHECK(fd >= 0 && write(fd, lines, sizeof(lines) - 1) ==
+	                         (ssize_t)sizeof(lines) - 1);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s trace %s --svg %s.svg", tool(), file,
+	         file);
+	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
+	unlink(file);
+	snprintf(cmd, sizeof(cmd), "%s.svg", file);
+	CHECK(unlink(cmd) == 0);
+	HAS(out, ": 6 lines, 1 process, 2 timers, 2.000000 s from");
+	timer_block(out, 1, b, sizeof(b));
+	HAS(b, "armed         1 (relative 0, absolute 1), disarmed 0, failed 0;"
+	       " last at 292 years or more (absolute), interval 0 (one-shot)\n");
+	HAS(b, "expirations   0 read, 0 due by the end\n");
+	timer_block(out, 2, b, sizeof(b));
+	HAS(b, "armed         1 (relative 1, absolute 0), disarmed 0, failed 0;"
+	       " last 292 years or more, interval 292 years or more\n");
+	HAS(b, "expirations   0 read, 0 due by the end\n");
+	HAS(b, "reads         0 with a count, 1 EAGAIN");
+}

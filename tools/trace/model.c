@@ -201,6 +201,13 @@ static int64_t on_read(struct timer *tm, int64_t t, uint64_t count)
 	return deadline;
 }
 
+/* a + b, b >= 0, at most INT64_MAX: a time 292 years or more away is
+ * never reached. */
+static int64_t later(int64_t a, int64_t b)
+{
+	return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+
 void trace_arm(struct timer *tm, int64_t t, int64_t v, int64_t iv, int64_t r,
                int absolute)
 {
@@ -223,11 +230,11 @@ void trace_arm(struct timer *tm, int64_t t, int64_t v, int64_t iv, int64_t r,
 	/* The first expiry: from the query made at once (any clock); a
 	 * relative one without it, from the value. */
 	if (r > 0)
-		tm->first = t + r;
+		tm->first = later(t, r);
 	else if (r == 0)
 		tm->first = t; /* due already */
 	else
-		tm->first = absolute ? -1 : t + v;
+		tm->first = absolute ? -1 : later(t, v);
 	tm->due_unknown |= tm->first < 0;
 	trace_add_ev(tm, t, EV_ARM, v, iv, tm->first,
 	             v < 0 || iv < 0 ? -1 : absolute);

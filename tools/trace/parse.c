@@ -28,16 +28,26 @@ static const char *num(const char *p, int64_t *v)
 	return p;
 }
 
-/* "S.NNNNNNNNN" into ns; the end, or NULL. */
-static const char *secs(const char *p, int64_t *ns)
+/* "S.NNNNNNNNN" into ns; the end, or NULL.  Seconds beyond what int64_t
+ * ns hold (about 292 years) are NULL, or with far INT64_MAX ns: a
+ * timespec's seconds, which the arguments show, go up to INT64_MAX. */
+static const char *secs(const char *p, int64_t *ns, int far)
 {
-	int64_t s, f;
+	uint64_t s = 0;
+	int64_t f;
 	const char *q;
+	int k;
 
-	if (!(p = num(p, &s)) || *p++ != '.' || !(q = num(p, &f)) || q - p != 9 ||
-	    s > INT64_MAX / NS - 1)
+	for (k = 0; *p >= '0' && *p <= '9' && k < 19; p++, k++)
+		s = s * 10 + (uint64_t)(*p - '0');
+	if (k == 0 || *p++ != '.' || !(q = num(p, &f)) || q - p != 9)
 		return NULL;
-	*ns = s * NS + f;
+	if (s <= (uint64_t)(INT64_MAX / NS - 1))
+		*ns = (int64_t)s * NS + f;
+	else if (far && s <= INT64_MAX)
+		*ns = INT64_MAX; /* "292 years or more" */
+	else
+		return NULL;
 	return q;
 }
 
@@ -50,7 +60,7 @@ static const char *arg_time(const char *p, int64_t *ns)
 		*ns = -1;
 		return p ? p + 1 : NULL;
 	}
-	return secs(p, ns);
+	return secs(p, ns, 1);
 }
 
 /* Skips "s" at p; the end, or NULL. */
@@ -98,7 +108,7 @@ static int parse_line(struct trace *tr, char *line)
 
 	if (len && line[len - 1] == '\n')
 		line[--len] = 0;
-	if (!(q = secs(p, &t)) || *q != ' ' || !(q = num(q + 1, &pid)) ||
+	if (!(q = secs(p, &t, 0)) || *q != ' ' || !(q = num(q + 1, &pid)) ||
 	    *q != ' ')
 		return -1;
 	q++;

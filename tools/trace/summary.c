@@ -29,7 +29,9 @@ const char *trace_dur(char *buf, size_t n, int64_t ns, const char *us)
 	const char *sign = ns < 0 ? "-" : "";
 	double a = ns < 0 ? -(double)ns : (double)ns;
 
-	if (a >= 1e9)
+	if (ns == INT64_MAX) /* a time the trace showed that ns cannot hold */
+		snprintf(buf, n, "292 years or more");
+	else if (a >= 1e9)
 		snprintf(buf, n, "%s%.9g s", sign, a / 1e9);
 	else if (a >= 1e6)
 		snprintf(buf, n, "%s%.6g ms", sign, a / 1e6);
@@ -79,6 +81,8 @@ void trace_summary(struct trace *tr, FILE *out)
 		        tm->disarms, tm->sfail);
 		if (tm->last_value < 0)
 			snprintf(a, sizeof(a), "?");
+		else if (tm->absolute && tm->last_value == INT64_MAX)
+			snprintf(a, sizeof(a), "at 292 years or more (absolute)");
 		else if (tm->absolute)
 			snprintf(a, sizeof(a), "at %" PRId64 ".%09" PRId64
 			         " s (absolute)", tm->last_value / NS,
