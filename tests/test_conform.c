@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The conformance suite (tests/conformance/) on every backend, one test
+ * The conformance suite (conform/) on every backend, one test
  * per group of cases; the traceability of the manual's ERRORS sections;
  * the backend chosen by TFD_BACKEND; the seed program on the kernel
  * backend.
  */
 #include "t.h"
 
-#include "conformance/conform.h"
+#include "conform.h"
 #include "tfd.h"
 
 #include <sys/wait.h>
@@ -76,10 +76,10 @@ TEST(conformance_manual_errors_are_traceable)
 	char cmd[1024];
 
 	CHECK(tool != NULL);
-	CHECKF(access("tests/conformance/trace.sh", R_OK) == 0,
+	CHECKF(access("tests/traceability.sh", R_OK) == 0,
 	       "run from the top of the source tree");
 	snprintf(cmd, sizeof(cmd),
-	         "sh tests/conformance/trace.sh %s man tests 2>&1", tool);
+	         "sh tests/traceability.sh %s man tests 2>&1", tool);
 	CHECK(shell(cmd) == 0);
 }
 
