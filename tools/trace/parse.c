@@ -8,6 +8,7 @@
  * not one ends the reading with a message that names it.
  */
 #define _GNU_SOURCE
+#include "cmd.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -69,6 +70,17 @@ static const char *lit(const char *p, const char *s)
 	size_t n = strlen(s);
 
 	return p && !strncmp(p, s, n) ? p + n : NULL;
+}
+
+/* Bytes of a trace line: printable ASCII and tab. */
+static int text(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((p[i] < 0x20 && p[i] != '\t') || p[i] > 0x7e)
+			return 0;
+	return 1;
 }
 
 /* "timerfd_settime(FD, FLAGS, {V, I}, OLD) [next R] = 0" */
@@ -151,6 +163,8 @@ static int parse_line(struct trace *tr, char *line)
 			return 0; /* failed: no timer */
 		if (!c || c[1] != ' ' || !(e = strrchr(f, ')')))
 			return -1;
+		if (!text(args, (size_t)(e - args)))
+			return -1; /* the names are shown: text only */
 		tm = trace_new_timer(tr, (int)pid, (int)res, t);
 		snprintf(tm->clock, sizeof(tm->clock), "%.*s", (int)(c - args),
 		         args);
@@ -199,10 +213,34 @@ static int parse_line(struct trace *tr, char *line)
 	return 0;
 }
 
+/* The line that is not a trace line, as the message shows it: its start,
+ * or "binary data" when it holds other bytes than text (which could be a
+ * terminal's escapes): never echoed. */
+static void not_a_line(const char *file, long lineno, const char *line,
+                       size_t len)
+{
+	char shown[128], excerpt[64] = "binary data";
+	size_t k = len, m, i;
+
+	while (k && (line[k - 1] == '\n' || line[k - 1] == '\r'))
+		k--; /* the end of the line is not shown */
+	if (text(line, k)) {
+		m = k < 56 ? k : 56;
+		snprintf(excerpt, sizeof(excerpt), "'%.*s%s'", (int)m, line,
+		         k > m ? "..." : "");
+		for (i = 0; excerpt[i]; i++)
+			if (excerpt[i] == '\t')
+				excerpt[i] = ' ';
+	}
+	fprintf(stderr, "tfd: trace: %s:%ld: not a trace line (TIME PID FD "
+	        "CALL(ARGS) = RESULT): %s\n",
+	        tfd_printable(file, shown, sizeof(shown)), lineno, excerpt);
+}
+
 int trace_read(struct trace *tr, const char *file)
 {
 	FILE *f = !strcmp(file, "-") ? stdin : fopen(file, "r");
-	char *line = NULL;
+	char *line = NULL, *copy = NULL, shown[128];
 	size_t cap = 0;
 	long lineno = 0;
 	ssize_t n;
@@ -210,37 +248,39 @@ int trace_read(struct trace *tr, const char *file)
 
 	trace_init(tr, file);
 	if (!f) {
-		fprintf(stderr, "tfd: trace: %s: %s\n", file, strerror(errno));
-		return 2;
+		fprintf(stderr, "tfd: trace: %s: %s\n",
+		        tfd_printable(file, shown, sizeof(shown)),
+		        strerror(errno));
+		return 1;
 	}
 	while ((n = getline(&line, &cap, f)) >= 0) {
 		lineno++;
+		/* parse_line cuts the line up: the message shows a copy */
+		free(copy);
+		copy = malloc((size_t)n + 1);
+		if (!copy) {
+			fprintf(stderr, "tfd: trace: out of memory\n");
+			r = 1;
+			break;
+		}
+		memcpy(copy, line, (size_t)n + 1);
 		if ((size_t)n != strlen(line) || parse_line(tr, line)) {
-			char shown[64];
-			size_t k;
-
-			for (k = 0; k < sizeof(shown) - 1 && line[k] &&
-			            line[k] != '\n'; k++)
-				shown[k] = (line[k] < 0x20 || line[k] == 0x7f)
-				                   ? '?' : line[k];
-			shown[k] = 0;
-			fprintf(stderr, "tfd: trace: %s:%ld: not a trace line "
-			        "(TIME PID FD CALL(ARGS) = RESULT): '%s%s'\n",
-			        file, lineno, shown,
-			        k == sizeof(shown) - 1 ? "..." : "");
-			r = 2;
+			not_a_line(file, lineno, copy, (size_t)n);
+			r = 1;
 			break;
 		}
 	}
 	if (r == 0 && ferror(f)) {
-		fprintf(stderr, "tfd: trace: %s: %s\n", file, strerror(errno));
-		r = 2;
+		fprintf(stderr, "tfd: trace: %s: %s\n",
+		        tfd_printable(file, shown, sizeof(shown)),
+		        strerror(errno));
+		r = 1;
 	}
 	free(line);
+	free(copy);
 	if (f != stdin)
 		fclose(f);
 	if (r == 0)
 		trace_end(tr);
 	return r;
 }
-

@@ -31,7 +31,9 @@ const struct tfd_cmd tfd_trace_cmd = {
 	        "the lateness of each read against the deadline armed (p50, p90,\n"
 	        "p99, max; early: before the deadline, a bug).  --html and --svg\n"
 	        "draw a timeline: one lane per timer with its arms, deadlines,\n"
-	        "reads and lateness, on a time axis.",
+	        "reads and lateness, on a time axis.  Exit status 1 when FILE\n"
+	        "cannot be read or holds a line that is not a trace line (the\n"
+	        "message gives its number), or OUT cannot be written.",
 	.opts = opts,
 	.fn = tfd_cmd_trace,
 };

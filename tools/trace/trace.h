@@ -148,8 +148,9 @@ void trace_free(struct trace *tr);
 
 /* ---- the file (parse.c) ---- */
 
-/* The whole file (- : standard input) into tr: 0, or 2 with the one-line
- * error printed. */
+/* The whole file (- : standard input) into tr: 0, or 1 with the one-line
+ * error printed (a file that cannot be read, a line that is not a trace
+ * line: its number, and its start unless it holds binary data). */
 int trace_read(struct trace *tr, const char *file);
 
 /* ---- the text (summary.c) ---- */
