@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef TFD_LIBDIR
@@ -204,13 +205,55 @@ struct run {
 	const char *trace; /* TFD_TRACE: each move is a line of it */
 };
 
+/* A line appended to the trace file as the preload appends its own
+ * (tfd-preload(7), TRACE). */
+static void trace_line(const char *trace, const char *line, int n)
+{
+	int fd;
+
+	if (!strcmp(trace, "/dev/stderr"))
+		fd = 2;
+	else if (!strcmp(trace, "/dev/stdout"))
+		fd = 1;
+	else
+		fd = open(trace, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	if (write(fd, line, (size_t)n) < 0)
+		n = 0;
+	if (fd > 2)
+		close(fd);
+}
+
+/* "TIME PID - exec(PROG) = 0": the name of the program that the lines of
+ * PID that follow are from, for tfd trace (its tracks), written by the
+ * process that is about to become PROG, on the trace's clock (now).
+ * Bytes that are not text are written as '?', so that the line is one. */
+static void trace_exec(const char *prog, int64_t now)
+{
+	const char *trace = getenv("TFD_TRACE");
+	char line[320], name[256];
+	size_t i;
+	int n;
+
+	if (!trace)
+		return;
+	for (i = 0; prog[i] && i < sizeof(name) - 1; i++)
+		name[i] = prog[i] < 0x20 || prog[i] > 0x7e ? '?' : prog[i];
+	name[i] = 0;
+	n = snprintf(line, sizeof(line), "%lld.%09lld %d - exec(%s) = 0\n",
+	             (long long)(now / 1000000000),
+	             (long long)(now % 1000000000), (int)getpid(), name);
+	trace_line(trace, line, n);
+}
+
 /* A move, as the preload's trace shows one (tfd-preload(7), TRACE),
  * under the pid of the program tfd exec runs (the root of the tree). */
 static void traced(void *ctx, int64_t from, int64_t to)
 {
 	struct run *r = ctx;
 	char line[128];
-	int fd, n;
+	int n;
 
 	if (!r->trace)
 		return;
@@ -219,18 +262,7 @@ static void traced(void *ctx, int64_t from, int64_t to)
 	             (long long)(to / 1000000000), (long long)(to % 1000000000),
 	             (int)r->pid, (long long)((to - from) / 1000000000),
 	             (long long)((to - from) % 1000000000));
-	if (!strcmp(r->trace, "/dev/stderr"))
-		fd = 2;
-	else if (!strcmp(r->trace, "/dev/stdout"))
-		fd = 1;
-	else
-		fd = open(r->trace, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return;
-	if (write(fd, line, (size_t)n) < 0)
-		n = 0;
-	if (fd > 2)
-		close(fd);
+	trace_line(r->trace, line, n);
 }
 
 static int child_ended(void *ctx)
@@ -297,10 +329,17 @@ static int run_in_domain(char **argv, uint32_t rate)
 		return FAILED;
 	}
 	if (r.pid == 0) {
+		char shown[128];
+		int e;
+
 		signal(SIGCHLD, SIG_DFL);
+		trace_exec(argv[0], tfd_dom_now(d, DC_MONO));
 		execvp(argv[0], argv);
-		fprintf(stderr, "tfd: exec: %s: %s\n", argv[0], strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
+		e = errno;
+		fprintf(stderr, "tfd: exec: %s: %s\n",
+		        tfd_printable(argv[0], shown, sizeof(shown)),
+		        strerror(e));
+		_exit(e == ENOENT ? 127 : 126);
 	}
 	child_pid = r.pid;
 	__atomic_store_n(&d->slot[slot].pid, r.pid, __ATOMIC_RELAXED);
@@ -372,8 +411,8 @@ static int tfd_cmd_exec(int argc, char **argv)
 			raw = 1;
 		} else if (o == O_RATE) {
 			if (parse_rate(a.val, &rate) < 0)
-				return bad("--virtual-rate: '%s' is not a factor "
-				           "from 0 to 1000", a.val);
+				return bad("--virtual-rate: '%s' is not a "
+				           "factor from 0 to 1000", a.val);
 		} else if (o == O_STATIC) {
 			allow_static = 1;
 		}
@@ -421,8 +460,16 @@ static int tfd_cmd_exec(int argc, char **argv)
 		return run_in_domain(a.argv, rate);
 	unsetenv("TFD_DOMAIN");
 	fflush(NULL);
+	if (trace) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		trace_exec(a.argv[0], (int64_t)now.tv_sec * 1000000000 +
+		                      now.tv_nsec);
+	}
 	execvp(a.argv[0], a.argv);
 	fprintf(stderr, "tfd: exec: %s: %s\n",
-	        tfd_printable(a.argv[0], shown, sizeof(shown)), strerror(errno));
+	        tfd_printable(a.argv[0], shown, sizeof(shown)),
+	        strerror(errno));
 	return errno == ENOENT ? 127 : 126;
 }

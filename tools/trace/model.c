@@ -292,6 +292,37 @@ void trace_advance(struct trace *tr, int64_t t, int64_t d)
 	tr->adv[tr->nadv++].d = d;
 }
 
+void trace_program(struct trace *tr, int pid, const char *path, size_t len)
+{
+	struct prog *p = NULL;
+	size_t i, from = 0;
+
+	for (i = 0; i < len; i++)
+		if (path[i] == '/' && i + 1 < len)
+			from = i + 1;
+	for (i = 0; i < tr->nprogs && !p; i++)
+		if (tr->progs[i].pid == pid)
+			p = &tr->progs[i]; /* it ran another program */
+	if (!p) {
+		tr->progs = trace_grow(tr->progs, &tr->capprogs, tr->nprogs,
+		                       sizeof(*tr->progs));
+		p = &tr->progs[tr->nprogs++];
+		p->pid = pid;
+	}
+	snprintf(p->name, sizeof(p->name), "%.*s", (int)(len - from),
+	         path + from);
+}
+
+const char *trace_program_name(const struct trace *tr, int pid)
+{
+	size_t i;
+
+	for (i = 0; i < tr->nprogs; i++)
+		if (tr->progs[i].pid == pid)
+			return tr->progs[i].name;
+	return NULL;
+}
+
 void trace_end(struct trace *tr)
 {
 	struct timer *tm;
@@ -318,4 +349,5 @@ void trace_free(struct trace *tr)
 			free(n);
 		}
 	free(tr->adv);
+	free(tr->progs);
 }

@@ -171,6 +171,15 @@ static int parse_line(struct trace *tr, char *line)
 		snprintf(tm->flags, sizeof(tm->flags), "%.*s", (int)(e - f), f);
 		return 0;
 	}
+	if (!strcmp(call, "exec")) { /* of tfd exec: "exec(PROG)" */
+		char *e = strrchr(args, ')');
+
+		if (!e || !text(args, (size_t)(e - args)))
+			return -1;
+		if (ok)
+			trace_program(tr, (int)pid, args, (size_t)(e - args));
+		return 0;
+	}
 	if (fd < 0) {
 		tr->other++;
 		return 0;

@@ -10,11 +10,14 @@
 #include <errno.h>
 #include <string.h>
 
-enum { O_HTML, O_SVG };
+enum { O_HTML, O_SVG, O_CHROME };
 static const struct tfd_opt opts[] = {
 	[O_HTML] = { "html", "OUT",
 	             "also write the timeline as an HTML page to OUT" },
 	[O_SVG] = { "svg", "OUT", "also write the timeline as SVG to OUT" },
+	[O_CHROME] = { "chrome-json", "OUT",
+	               "also write the events as Chrome trace-event JSON\n"
+	               "to OUT, for a trace viewer (Perfetto)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -31,24 +34,36 @@ const struct tfd_cmd tfd_trace_cmd = {
 	        "the lateness of each read against the deadline armed (p50, p90,\n"
 	        "p99, max; early: before the deadline, a bug).  --html and --svg\n"
 	        "draw a timeline: one lane per timer with its arms, deadlines,\n"
-	        "reads and lateness, on a time axis.  Exit status 1 when FILE\n"
-	        "cannot be read or holds a line that is not a trace line (the\n"
-	        "message gives its number), or OUT cannot be written.",
+	        "reads and lateness, on a time axis; --chrome-json writes the\n"
+	        "same for a trace viewer.  Exit status 1 when FILE cannot be\n"
+	        "read or holds a line that is not a trace line (the message\n"
+	        "gives its number), or OUT cannot be written.",
 	.opts = opts,
 	.fn = tfd_cmd_trace,
 };
 
-static int write_picture(struct trace *tr, const char *file, int html)
+/* OUT written as option o says: 0, or 1 with the one-line error. */
+static int write_out(struct trace *tr, const char *file, int o)
 {
+	char shown[128];
 	FILE *f = fopen(file, "w");
+	int bad;
 
 	if (!f) {
-		fprintf(stderr, "tfd: trace: %s: %s\n", file, strerror(errno));
+		fprintf(stderr, "tfd: trace: %s: %s\n",
+		        tfd_printable(file, shown, sizeof(shown)),
+		        strerror(errno));
 		return 1;
 	}
-	trace_picture(tr, f, html);
-	if (fclose(f) != 0) {
-		fprintf(stderr, "tfd: trace: %s: %s\n", file, strerror(errno));
+	if (o == O_CHROME)
+		trace_chrome(tr, f);
+	else
+		trace_picture(tr, f, o == O_HTML);
+	bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
+		fprintf(stderr, "tfd: trace: %s: %s\n",
+		        tfd_printable(file, shown, sizeof(shown)),
+		        strerror(bad ? EIO : errno));
 		return 1;
 	}
 	return 0;
@@ -56,20 +71,17 @@ static int write_picture(struct trace *tr, const char *file, int html)
 
 static int tfd_cmd_trace(int argc, char **argv)
 {
-	const char *html = NULL, *svg = NULL;
+	const char *out[3] = { NULL, NULL, NULL };
 	struct tfd_args a;
 	struct trace tr;
-	int o, r;
+	int o, r, i;
 
 	tfd_args_init(&a, &tfd_trace_cmd, argc, argv);
 	while ((o = tfd_opt_next(&a)) >= 0) {
 		if (!*a.val)
 			return tfd_cmd_bad("--%s needs a file name",
 			                   opts[o].name);
-		if (o == O_HTML)
-			html = a.val;
-		else
-			svg = a.val;
+		out[o] = a.val;
 	}
 	if (o != TFD_OPT_END)
 		return tfd_opt_status(o);
@@ -78,13 +90,11 @@ static int tfd_cmd_trace(int argc, char **argv)
 	if (a.argc > 1)
 		return tfd_cmd_bad("unexpected argument '%s'", a.argv[1]);
 	r = trace_read(&tr, a.argv[0]);
-	if (r == 0) {
+	if (r == 0)
 		trace_summary(&tr, stdout);
-		if (html)
-			r = write_picture(&tr, html, 1);
-		if (svg && r == 0)
-			r = write_picture(&tr, svg, 0);
-	}
+	for (i = O_HTML; i <= O_CHROME && r == 0; i++)
+		if (out[i])
+			r = write_out(&tr, out[i], i);
 	trace_free(&tr);
 	return r;
 }

@@ -23,6 +23,7 @@
  *   summary.c  the text: per timer, its life, arms, expirations, reads,
  *              lateness
  *   svg.c      the picture: SVG, alone or in an HTML page with the text
+ *   chrome.c   the events for a trace viewer: Chrome's trace-event JSON
  */
 #ifndef TFD_TRACE_H
 #define TFD_TRACE_H
@@ -108,6 +109,11 @@ struct trace {
 		int64_t t, d;
 	} *adv;
 	size_t nadv, capadv;
+	struct prog {   /* exec(PROG), written by tfd exec: pid's program */
+		int pid;
+		char name[64];
+	} *progs;
+	size_t nprogs, capprogs;
 };
 
 /* ---- the model (model.c) ---- */
@@ -142,6 +148,10 @@ void trace_read_count(struct timer *tm, int64_t t, uint64_t count);
 void trace_read_failed(struct timer *tm, int64_t t, const char *err);
 /* A move of virtual time at t by d. */
 void trace_advance(struct trace *tr, int64_t t, int64_t d);
+/* pid is the program path (len bytes of text; its last part is kept). */
+void trace_program(struct trace *tr, int pid, const char *path, size_t len);
+/* The name of pid's program, or NULL when the trace does not say. */
+const char *trace_program_name(const struct trace *tr, int pid);
 /* The end of the file: every arming in force ends. */
 void trace_end(struct trace *tr);
 void trace_free(struct trace *tr);
@@ -168,5 +178,10 @@ void trace_summary(struct trace *tr, FILE *out);
 
 /* The timeline as SVG; html: in a page, with the text under it. */
 void trace_picture(struct trace *tr, FILE *out, int html);
+
+/* ---- the events for a trace viewer (chrome.c) ---- */
+
+/* The trace as Chrome's trace-event JSON (chrome://tracing, Perfetto). */
+void trace_chrome(struct trace *tr, FILE *out);
 
 #endif
