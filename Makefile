@@ -51,9 +51,10 @@ PIC_OBJ := $(LIB_SRC:src/%.c=$(B)/pic/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(B)/tests/%.o) $(B)/tests/run.o \
             $(B)/tests/loop.o $(B)/tests/opcheck.o
-# The conformance suite: in the test binary and in `tfd conform`.
-CONF_SRC := $(wildcard tests/conformance/*.c)
-CONF_OBJ := $(CONF_SRC:tests/conformance/%.c=$(B)/tests/conf_%.o)
+# The conformance suite (conform/): shipped in `tfd conform`, and run by
+# the test binary.
+CONF_SRC := $(wildcard conform/*.c)
+CONF_OBJ := $(CONF_SRC:conform/%.c=$(B)/conform/%.o)
 TEST_OBJ += $(CONF_OBJ)
 # A page that is another's (tfd_gettime.3) is `.so man/OTHER.3`: it renders
 # in the tree (man -l man/tfd_gettime.3, from here), and make install
@@ -116,11 +117,11 @@ $(EX)/eventloop-timerfd: examples/eventloop.c examples/loop.c \
 	    examples/loop.c -o $@ $(ALL_LDFLAGS)
 $(EX)/readme: examples/readme.c include/tfd.h $(STATIC) | $(EX)
 	$(CC) $(ALL_CFLAGS) $< $(STATIC) -o $@ $(ALL_LDFLAGS)
-$(B)/tests/conf_%.o: tests/conformance/%.c tests/conformance/conform.h \
-    include/tfd.h | $(B)/tests
+$(B)/conform/%.o: conform/%.c conform/conform.h include/tfd.h | $(B)/conform
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
-$(B)/tests/test_conform.o: tests/conformance/conform.h
-$(B)/lib $(B)/pic $(B)/tests:
+$(B)/tests/test_conform.o: conform/conform.h
+$(B)/tests/test_conform.o: private ALL_CFLAGS += -Iconform
+$(B)/lib $(B)/pic $(B)/tests $(B)/conform:
 	mkdir -p $@
 
 $(STATIC): $(LIB_OBJ)
@@ -144,14 +145,14 @@ $(B)/pic/preload/rawsys.o: private ALL_CFLAGS := \
 $(PRELOAD): $(PIC_OBJ) $(PRELOAD_OBJ)
 	$(CC) -shared -Wl,-z,defs -o $@ $(PIC_OBJ) $(PRELOAD_OBJ) \
 	    $(ALL_LDFLAGS) -ldl
-TOOL_SRC := $(wildcard tools/*.c)
+TOOL_SRC := $(wildcard tools/*.c tools/*/*.c)
 $(TOOL): private ALL_CFLAGS += -DTFD_LIBDIR='"$(LIBDIR)"' \
     $(if $(GIT_DESCRIBE),-DTFD_GIT='"$(GIT_DESCRIBE)"')
 # tfd exec is the mover of a virtual-time domain: src/preload/mover.c.
-$(TOOL): $(TOOL_SRC) $(CONF_SRC) $(wildcard tools/*.h) src/preload/mover.c \
-    src/preload/domain.h tests/conformance/conform.h include/tfd.h \
+$(TOOL): $(TOOL_SRC) $(CONF_SRC) $(wildcard tools/*.h tools/*/*.h) src/preload/mover.c \
+    src/preload/domain.h conform/conform.h include/tfd.h \
     $(STATIC) $(B)/config.stamp
-	$(CC) $(ALL_CFLAGS) -Itools -Itests/conformance $(TOOL_SRC) $(CONF_SRC) \
+	$(CC) $(ALL_CFLAGS) -Itools -Iconform $(TOOL_SRC) $(CONF_SRC) \
 	    src/preload/mover.c $(STATIC) -o $@ $(ALL_LDFLAGS)
 # test_fault.c makes allocation, thread creation and eventfd() fail
 # through the linker's --wrap.

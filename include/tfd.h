@@ -98,7 +98,8 @@ TFD_API int tfd_close(int fd);
  * Backends.  tfd_use_backend(3).  "engine" (the default) keeps timers in
  * user space; "kernel" passes straight through to Linux's timerfd;
  * "virtual" is the engine on a clock that moves only when told (below).
- * The environment variable TFD_BACKEND chooses at the first call;
+ * The environment variable TFD_BACKEND chooses at the first call (a name
+ * that is no backend's selects "none": tfd_create fails with EINVAL);
  * tfd_use_backend() changes it while no timer is open (else EBUSY).
  */
 TFD_API int tfd_use_backend(const char *name);

@@ -12,9 +12,11 @@
 #include "core/time.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CREATE_FLAGS (TFD_NONBLOCK | TFD_CLOEXEC)
 #define SETTIME_FLAGS (TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)
@@ -49,14 +51,96 @@ static const struct tfd_backend *find_backend(const char *name)
 	return NULL;
 }
 
-/* TFD_BACKEND names the backend; unset or unknown means the engine.  A
- * secure-execution process (set-user-ID...) ignores it: a user must not
- * freeze a privileged program's timers (TFD_BACKEND=virtual). */
+/* ---- "none": what TFD_BACKEND=virtaul selects (tfd_use_backend(3)).
+ * It has no timer: creating one fails with EINVAL, a descriptor is never
+ * one of its timers, and closing one is close(2), as on every backend for
+ * a descriptor that is not a timer.  tfd_use_backend() leaves it. ---- */
+
+static int none_create(int clockid, int flags, int *fd)
+{
+	(void)clockid;
+	(void)flags;
+	(void)fd;
+	return EINVAL;
+}
+
+/* EBADF for a number that is not open, EINVAL for one that is. */
+static int none_check(int fd)
+{
+	return fcntl(fd, F_GETFD) < 0 ? EBADF : EINVAL;
+}
+
+static int none_settime(int fd, int flags, const struct itimerspec *nv,
+                        struct itimerspec *old)
+{
+	(void)flags;
+	(void)nv;
+	(void)old;
+	return none_check(fd);
+}
+
+static int none_gettime(int fd, struct itimerspec *cur)
+{
+	(void)cur;
+	return none_check(fd);
+}
+
+static int none_read(int fd, uint64_t *count)
+{
+	(void)count;
+	return none_check(fd);
+}
+
+static int none_close(int fd)
+{
+	return close(fd) < 0 ? errno : 0;
+}
+
+static int none_dup(int oldfd, int newfd)
+{
+	(void)newfd;
+	return none_check(oldfd);
+}
+
+static size_t none_count(void)
+{
+	return 0;
+}
+
+static int none_activate(void)
+{
+	return 0;
+}
+
+static const struct tfd_backend none_backend = {
+	.name = "none",
+	.create = none_create,
+	.check = none_check,
+	.settime = none_settime,
+	.gettime = none_gettime,
+	.read = none_read,
+	.close = none_close,
+	.dup = none_dup,
+	.count = none_count,
+	.activate = none_activate,
+};
+
+/* TFD_BACKEND names the backend; unset or empty means the engine.  A name
+ * that is not a backend's selects none: no timer can be created until
+ * tfd_use_backend() selects one.  A library cannot print (the program's
+ * descriptor 2 is the program's), and running on another backend than
+ * the one asked for would be wrong without a word (a test meant for
+ * virtual time would take hours): the first tfd_create fails instead.  A
+ * secure-execution process (set-user-ID...) ignores the variable: a user
+ * must not freeze a privileged program's timers (TFD_BACKEND=virtual). */
 static void from_env(void)
 {
-	const struct tfd_backend *b = find_backend(secure_getenv("TFD_BACKEND"));
+	const char *name = secure_getenv("TFD_BACKEND");
+	const struct tfd_backend *b = &tfd_engine_backend;
 
-	if (!b || b->activate())
+	if (name && *name && !(b = find_backend(name)))
+		b = &none_backend;
+	else if (b->activate())
 		b = &tfd_engine_backend;
 	__atomic_store_n(&current, b, __ATOMIC_RELEASE);
 }

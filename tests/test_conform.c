@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The conformance suite (tests/conformance/) on every backend, one test
+ * The conformance suite (conform/) on every backend, one test
  * per group of cases; the traceability of the manual's ERRORS sections;
  * the backend chosen by TFD_BACKEND; the seed program on the kernel
  * backend.
  */
 #include "t.h"
 
-#include "conformance/conform.h"
+#include "conform.h"
 #include "tfd.h"
 
 #include <sys/wait.h>
@@ -76,10 +76,10 @@ TEST(conformance_manual_errors_are_traceable)
 	char cmd[1024];
 
 	CHECK(tool != NULL);
-	CHECKF(access("tests/conformance/trace.sh", R_OK) == 0,
+	CHECKF(access("tests/traceability.sh", R_OK) == 0,
 	       "run from the top of the source tree");
 	snprintf(cmd, sizeof(cmd),
-	         "sh tests/conformance/trace.sh %s man tests 2>&1", tool);
+	         "sh tests/traceability.sh %s man tests 2>&1", tool);
 	CHECK(shell(cmd) == 0);
 }
 
@@ -139,8 +139,56 @@ TEST(backend_chosen_by_environment)
 {
 	backend_from_env(NULL, "engine");
 	backend_from_env("", "engine");
-	backend_from_env("nosuch", "engine");
+	backend_from_env("nosuch", "none");
+	backend_from_env("virtaul", "none");
 	backend_from_env("engine", "engine");
 	backend_from_env("kernel", "kernel");
 	backend_from_env("virtual", "virtual");
+}
+
+/*
+ * TFD_BACKEND=virtaul (a name that is no backend's) is an error, as
+ * tfd_use_backend("virtaul") is: it selected the engine without a word,
+ * so a program meant to run on virtual time ran for real.  It selects
+ * "none" (tfd_use_backend(3)): no timer can be created, EINVAL, until
+ * tfd_use_backend() selects a backend; nothing is printed.
+ */
+TEST(backend_unknown_in_environment_creates_nothing)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		struct itimerspec its = { { 0, 0 }, { 1, 0 } };
+		int p[2], fd;
+
+		setenv("TFD_BACKEND", "virtaul", 1);
+		if (tfd_create(CLOCK_MONOTONIC, 0) != -1 || errno != EINVAL)
+			_exit(1);
+		if (timerfd(-1, CLOCK_MONOTONIC, 0, &its, NULL) != -1 ||
+		    errno != EINVAL)
+			_exit(2);
+		if (strcmp(tfd_backend_name(), "none"))
+			_exit(3);
+		/* a descriptor is no timer of it; closing one is close(2) */
+		if (pipe(p) < 0 || tfd_settime(p[0], 0, &its, NULL) != -1 ||
+		    errno != EINVAL || tfd_gettime(99999, &its) != -1 ||
+		    errno != EBADF || tfd_close(p[0]) != 0 || tfd_close(p[1]) != 0 ||
+		    tfd_close(p[1]) != -1 || errno != EBADF)
+			_exit(4);
+		/* "none" is not a name tfd_use_backend() takes */
+		if (tfd_use_backend("none") != -1 || errno != EINVAL)
+			_exit(5);
+		if (tfd_use_backend("engine") != 0 ||
+		    strcmp(tfd_backend_name(), "engine"))
+			_exit(6);
+		fd = tfd_create(CLOCK_MONOTONIC, 0);
+		_exit(fd >= 0 && tfd_close(fd) == 0 ? 0 : 7);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "step %d failed",
+	       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }

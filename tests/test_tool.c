@@ -121,19 +121,26 @@ static int tool_argv(char *const *argv, char *out, size_t outn, char *err,
 	return st;
 }
 
-/* A usage error: exit status 2, nothing on stdout, one line on stderr. */
-static void usage_error(char *const *argv, const char *what)
+/* A refusal: exit status want, nothing on stdout, one line on stderr. */
+static void refused(char *const *argv, const char *what, int want)
 {
 	static char out[1 << 18], err[1 << 18];
 	int st = tool_argv(argv, out, sizeof(out), err, sizeof(err));
 
 	CHECKF(WIFEXITED(st), "%s: %s", what,
 	       WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "stopped");
-	CHECKF(WEXITSTATUS(st) == 2, "%s: exit %d", what, WEXITSTATUS(st));
+	CHECKF(WEXITSTATUS(st) == want, "%s: exit %d, not %d", what,
+	       WEXITSTATUS(st), want);
 	CHECKF(out[0] == 0, "%s: printed '%.80s'", what, out);
 	CHECKF(lines(err) == 1 && !strncmp(err, "tfd: ", 5) &&
 	               err[strlen(err) - 1] == '\n',
 	       "%s: said '%.200s'", what, err);
+}
+
+/* A usage error: exit status 2 (tfd exec: 125, as env(1)). */
+static void usage_error(char *const *argv, const char *what)
+{
+	refused(argv, what, strcmp(argv[1], "exec") ? 2 : 125);
 }
 
 /* Garbage, negative, overflowing: every one a one-line usage error. */
@@ -281,7 +288,8 @@ TEST(tool_every_command_answers_help)
 	}
 }
 
-/* The mistakes of every command: exit 2, one line, nothing on stdout. */
+/* The mistakes of every command: exit 2 (tfd exec: 125), one line,
+ * nothing on stdout. */
 TEST(tool_usage_errors_of_every_command)
 {
 	static char *const bad[][6] = {
@@ -305,7 +313,6 @@ TEST(tool_usage_errors_of_every_command)
 		{ "bench", "--memory-child=engine" },
 		{ "trace" }, { "trace", "a", "b" }, { "trace", "--html" },
 		{ "trace", "--html=", "f" }, { "trace", "--bogus", "f" },
-		{ "trace", "/nonexistent/trace" },
 		{ "help", "bogus" }, { "help", "run", "x" }, { "--help", "x" },
 		{ "--version", "x" },
 		{ "run", "--abs=1", "1" }, { "run", "--clock=", "1" },
@@ -481,4 +488,120 @@ TEST_LIMIT(tool_bench_quick_runs_every_workload, 120)
 	       strstr(out, "9b: the filter was not in place"),
 	       "neither 9b nor why in the JSON");
 	CHECK(strstr(out, "\"native\": {") && strstr(out, "\"preload\": {"));
+}
+
+/* A program built with cc -static into dir, and with -static-pie: 0, or
+ * -1 when the C library's static archive is not installed. */
+static int static_programs(const char *dir)
+{
+	char cmd[1024], out[4096], err[4096];
+
+	snprintf(cmd, sizeof(cmd),
+	         "printf 'int main(void) { return 7; }\\n' > %s/s.c && "
+	         "cc -static -o %s/static %s/s.c && "
+	         "cc -static-pie -o %s/static-pie %s/s.c && "
+	         "printf '#!%s/static\\n' > %s/script && chmod +x %s/script",
+	         dir, dir, dir, dir, dir, dir, dir, dir);
+	return t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0 ? 0 : -1;
+}
+
+/*
+ * tfd exec's own failures exit 125, as env(1)'s and timeout(1)'s; 126 is
+ * a PROG found but not runnable, 127 one not found (they exited 1 or 2,
+ * and 1 or 2 could be PROG's own).  A statically linked PROG, which no
+ * library can be preloaded into, is refused (125) unless --allow-static:
+ * it ran with its timers the kernel's, without a word.
+ */
+TEST(tool_exec_own_failures_exit_125_as_env)
+{
+	char dir[] = "/tmp/tfd-exec.XXXXXX", path[64], cmd[256];
+	char *argv[8] = { (char *)"tfd", (char *)"exec" };
+	static char out[4096], err[4096];
+	const char *asan = getenv("ASAN_OPTIONS");
+	int st, have_static;
+
+	snprintf(out, sizeof(out), "verify_asan_link_order=0%s%s",
+	         asan ? ":" : "", asan ? asan : "");
+	setenv("ASAN_OPTIONS", out, 1);
+	/* TFD_BACKEND naming no backend: 125 (the library would create no
+	 * timer, tfd_use_backend(3)); --backend decides over it */
+	setenv("TFD_BACKEND", "virtaul", 1);
+	argv[2] = (char *)"true";
+	argv[3] = NULL;
+	refused(argv, "TFD_BACKEND=virtaul", 125);
+	CHECK(tool("exec --backend engine true", out, sizeof(out), err,
+	           sizeof(err)) == 0);
+	unsetenv("TFD_BACKEND");
+	/* the library not found */
+	setenv("TFD_PRELOAD", "/nonexistent/libtfd-preload.so", 1);
+	refused(argv, "TFD_PRELOAD not found", 125);
+	unsetenv("TFD_PRELOAD");
+	/* found but not runnable: 126; not found: 127, as env(1) */
+	CHECK(tool("exec /etc/passwd", out, sizeof(out), err,
+	           sizeof(err)) == 126);
+	CHECKF(!strcmp(err, "tfd: exec: /etc/passwd: Permission denied\n"),
+	       "'%s'", err);
+	CHECK(tool("exec /nonexistent/prog", out, sizeof(out), err,
+	           sizeof(err)) == 127);
+	CHECK(tool("exec --backend virtual tfd-no-such-program", out,
+	           sizeof(out), err, sizeof(err)) == 127);
+	CHECK(tool("exec -- sh -c 'exit 3'", out, sizeof(out), err,
+	           sizeof(err)) == 3);
+	/* the dynamic linker run as a program reads LD_PRELOAD: not static */
+	if (access("/lib64/ld-linux-x86-64.so.2", X_OK) == 0)
+		CHECK(tool("exec /lib64/ld-linux-x86-64.so.2 /bin/sh -c 'exit 4'",
+		           out, sizeof(out), err, sizeof(err)) == 4);
+
+	CHECK(mkdtemp(dir) != NULL);
+	have_static = static_programs(dir) == 0;
+	if (have_static) {
+		snprintf(path, sizeof(path), "%s/static", dir);
+		argv[2] = path;
+		refused(argv, "a static program", 125);
+		snprintf(path, sizeof(path), "%s/static-pie", dir);
+		refused(argv, "a static-pie program", 125);
+		snprintf(path, sizeof(path), "%s/script", dir);
+		refused(argv, "a script on a static interpreter", 125);
+		snprintf(cmd, sizeof(cmd), "exec %s/static", dir);
+		CHECK(tool(cmd, out, sizeof(out), err, sizeof(err)) == 125);
+		CHECKF(strstr(err, "/static is statically linked: "
+		                   "libtfd-preload.so cannot be loaded into it"),
+		       "'%s'", err);
+		snprintf(cmd, sizeof(cmd), "exec --allow-static %s/static", dir);
+		CHECK(tool(cmd, out, sizeof(out), err, sizeof(err)) == 7);
+		CHECK(err[0] == 0);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	st = system(cmd);
+	CHECK(st == 0);
+	if (!have_static)
+		t_skip("no static C library (cc -static failed): the static "
+		       "cases were not run");
+}
+
+/* tfd run --backend; a TFD_BACKEND naming no backend is a usage error
+ * (the library would fail every create with EINVAL). */
+TEST(tool_run_backend_option_and_environment)
+{
+	char *bad[] = { (char *)"tfd", (char *)"run", (char *)"--backend",
+		        (char *)"virtaul", (char *)"1", NULL };
+	char *plain[] = { (char *)"tfd", (char *)"run", (char *)"1", NULL };
+	char out[4096], err[4096];
+
+	refused(bad, "run --backend virtaul", 2);
+	CHECK(tool("run --backend virtual 3600 60 2", out, sizeof(out), err,
+	           sizeof(err)) == 0);
+	CHECKF(strstr(out, "\n3660.000000        1        2    60.000000\n"),
+	       "'%s' '%s'", out, err);
+	CHECK(tool("run --backend=kernel --clock boottime 0.01", out,
+	           sizeof(out), err, sizeof(err)) == 0);
+	setenv("TFD_BACKEND", "virtaul", 1);
+	refused(plain, "TFD_BACKEND=virtaul tfd run", 2);
+	CHECK(tool("run --backend engine 0.01", out, sizeof(out), err,
+	           sizeof(err)) == 0);
+	setenv("TFD_BACKEND", "virtual", 1);
+	CHECK(tool("run 100", out, sizeof(out), err, sizeof(err)) == 0);
+	CHECKF(strstr(out, "\n100.000000        1        1     0.000000\n"),
+	       "'%s'", out);
+	unsetenv("TFD_BACKEND");
 }

@@ -66,6 +66,16 @@ int tfd_parse_long(const char *s, long min, long max, long *v);
  * library directory it was built for.  0, or -1 with the reason in why. */
 int tfd_find_preload(char *path, size_t n, char *why, size_t whyn);
 
+/* 1 if the program execvp(3) would run for prog is statically linked
+ * (nothing can be preloaded into it), its file into path; 2 if it is a
+ * script whose interpreter is, the interpreter into path; 0 if it is
+ * dynamically linked, not found, or not known.  elf.c. */
+int tfd_program_static(const char *prog, char *path, size_t n);
+
+/* arg with control characters escaped (\xNN), so that a message stays on
+ * one line, cut with "..." to fit size; buf. */
+const char *tfd_printable(const char *arg, char *buf, size_t size);
+
 /* The help of one command, or of the program (cmd NULL), on stdout. */
 void tfd_help(const struct tfd_cmd *cmd);
 /* The command called name, or NULL. */

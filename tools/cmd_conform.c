@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_conform.c - tfd conform: the conformance suite (tests/conformance/),
+ * cmd_conform.c - tfd conform: the conformance suite (conform/),
  * every case on every backend, side by side.  See tfd(1).
  *
  *   tfd conform [--backend NAME] [--filter SUBSTR] [--quiet]
@@ -9,7 +9,7 @@
  * Exit status: 0 when every row passes or is a documented departure, 1 on
  * an expectation failure or an unexplained difference, 2 on bad usage.
  * --errnos and --departures print what the traceability check
- * (tests/conformance/trace.sh) compares with the manual pages.
+ * (tests/traceability.sh) compares with the manual pages.
  */
 #include "cmd.h"
 #include "conform.h"

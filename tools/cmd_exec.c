@@ -11,9 +11,13 @@
  *
  * The library is $TFD_PRELOAD if set, else libtfd-preload.so next to this
  * program (the build tree), else the one in the library directory this
- * program was built for (TFD_LIBDIR).  Exit status: PROG's; 126 or 127 when
- * it cannot be run (as env(1)); 1 when the library is not found; 2 on bad
- * usage.
+ * program was built for (TFD_LIBDIR).  A statically linked PROG cannot
+ * take it (elf.c): refused, unless --allow-static.
+ *
+ * Exit status, as env(1) and timeout(1): PROG's; 125 when tfd exec itself
+ * fails (bad usage, TFD_BACKEND naming no backend, the library not found,
+ * PROG statically linked); 126 when PROG is found but cannot be run; 127
+ * when it is not found.
  */
 #define _GNU_SOURCE
 #include "cmd.h"
@@ -28,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef TFD_LIBDIR
@@ -137,7 +142,18 @@ static int known_backend(const char *b)
 	       !strcmp(b, "kernel");
 }
 
-enum { O_BACKEND, O_TRACE, O_RAW, O_RATE };
+/* tfd exec's own failures exit 125, as env(1)'s and timeout(1)'s: 126
+ * and 127 are PROG's that cannot be run, any other PROG's own. */
+#define FAILED 125
+
+/* A usage error, one line (tfd_cmd_bad), exit 125. */
+static int bad(const char *fmt, const char *arg)
+{
+	tfd_cmd_bad(fmt, arg);
+	return FAILED;
+}
+
+enum { O_BACKEND, O_TRACE, O_RAW, O_RATE, O_STATIC };
 static const struct tfd_opt opts[] = {
 	[O_BACKEND] = { "backend", "NAME",
 	                "engine, virtual or kernel (default: $TFD_BACKEND,\n"
@@ -152,6 +168,9 @@ static const struct tfd_opt opts[] = {
 	             "on virtual, time also flows between jumps, FACTOR\n"
 	             "times the real rate (busy programs; default 0: it\n"
 	             "moves only when every thread waits)" },
+	[O_STATIC] = { "allow-static", NULL,
+	               "run PROG even if it is statically linked: nothing\n"
+	               "is preloaded into it, its timers stay the kernel's" },
 	{ NULL, NULL, NULL },
 };
 
@@ -186,13 +205,55 @@ struct run {
 	const char *trace; /* TFD_TRACE: each move is a line of it */
 };
 
+/* A line appended to the trace file as the preload appends its own
+ * (tfd-preload(7), TRACE). */
+static void trace_line(const char *trace, const char *line, int n)
+{
+	int fd;
+
+	if (!strcmp(trace, "/dev/stderr"))
+		fd = 2;
+	else if (!strcmp(trace, "/dev/stdout"))
+		fd = 1;
+	else
+		fd = open(trace, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	if (write(fd, line, (size_t)n) < 0)
+		n = 0;
+	if (fd > 2)
+		close(fd);
+}
+
+/* "TIME PID - exec(PROG) = 0": the name of the program that the lines of
+ * PID that follow are from, for tfd trace (its tracks), written by the
+ * process that is about to become PROG, on the trace's clock (now).
+ * Bytes that are not text are written as '?', so that the line is one. */
+static void trace_exec(const char *prog, int64_t now)
+{
+	const char *trace = getenv("TFD_TRACE");
+	char line[320], name[256];
+	size_t i;
+	int n;
+
+	if (!trace)
+		return;
+	for (i = 0; prog[i] && i < sizeof(name) - 1; i++)
+		name[i] = prog[i] < 0x20 || prog[i] > 0x7e ? '?' : prog[i];
+	name[i] = 0;
+	n = snprintf(line, sizeof(line), "%lld.%09lld %d - exec(%s) = 0\n",
+	             (long long)(now / 1000000000),
+	             (long long)(now % 1000000000), (int)getpid(), name);
+	trace_line(trace, line, n);
+}
+
 /* A move, as the preload's trace shows one (tfd-preload(7), TRACE),
  * under the pid of the program tfd exec runs (the root of the tree). */
 static void traced(void *ctx, int64_t from, int64_t to)
 {
 	struct run *r = ctx;
 	char line[128];
-	int fd, n;
+	int n;
 
 	if (!r->trace)
 		return;
@@ -201,18 +262,7 @@ static void traced(void *ctx, int64_t from, int64_t to)
 	             (long long)(to / 1000000000), (long long)(to % 1000000000),
 	             (int)r->pid, (long long)((to - from) / 1000000000),
 	             (long long)((to - from) % 1000000000));
-	if (!strcmp(r->trace, "/dev/stderr"))
-		fd = 2;
-	else if (!strcmp(r->trace, "/dev/stdout"))
-		fd = 1;
-	else
-		fd = open(r->trace, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return;
-	if (write(fd, line, (size_t)n) < 0)
-		n = 0;
-	if (fd > 2)
-		close(fd);
+	trace_line(r->trace, line, n);
 }
 
 static int child_ended(void *ctx)
@@ -255,12 +305,12 @@ static int run_in_domain(char **argv, uint32_t rate)
 	if (!d) {
 		fprintf(stderr, "tfd: exec: cannot make the virtual-time "
 		                "domain: %s\n", strerror(errno));
-		return 1;
+		return FAILED;
 	}
 	snprintf(name, sizeof(name), "%d:%d", (int)getpid(), fd);
 	if (setenv("TFD_DOMAIN", name, 1) < 0 || handlers() < 0) {
 		fprintf(stderr, "tfd: exec: %s\n", strerror(errno));
-		return 1;
+		return FAILED;
 	}
 	/* The child's slot, taken before it exists: time holds until the
 	 * library, loaded with PROG, finds it by its thread id. */
@@ -276,13 +326,20 @@ static int run_in_domain(char **argv, uint32_t rate)
 	r.pid = fork();
 	if (r.pid < 0) {
 		fprintf(stderr, "tfd: exec: fork: %s\n", strerror(errno));
-		return 1;
+		return FAILED;
 	}
 	if (r.pid == 0) {
+		char shown[128];
+		int e;
+
 		signal(SIGCHLD, SIG_DFL);
+		trace_exec(argv[0], tfd_dom_now(d, DC_MONO));
 		execvp(argv[0], argv);
-		fprintf(stderr, "tfd: exec: %s: %s\n", argv[0], strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
+		e = errno;
+		fprintf(stderr, "tfd: exec: %s: %s\n",
+		        tfd_printable(argv[0], shown, sizeof(shown)),
+		        strerror(e));
+		_exit(e == ENOENT ? 127 : 126);
 	}
 	child_pid = r.pid;
 	__atomic_store_n(&d->slot[slot].pid, r.pid, __ATOMIC_RELAXED);
@@ -322,8 +379,10 @@ const struct tfd_cmd tfd_exec_cmd = {
 	.text = "Runs PROG with libtfd-preload.so preloaded: its\n"
 	        "timerfd_create(2) timers are tfd timers of the backend chosen.\n"
 	        "On virtual, time moves when PROG waits (tfd-preload(7)).\n"
-	        "Options end at PROG.  Exit status: PROG's; 126 or 127 when it\n"
-	        "cannot be run; 1 when the library is not found; 2 bad usage.",
+	        "Options end at PROG.  Exit status, as env(1): PROG's; 125 when\n"
+	        "tfd exec fails (bad usage, TFD_BACKEND naming no backend, the\n"
+	        "library not found, PROG statically linked); 126 when PROG\n"
+	        "cannot be run; 127 when it is not found.",
 	.opts = opts,
 	.fn = tfd_cmd_exec,
 	.options_first = 1,
@@ -333,8 +392,8 @@ static int tfd_cmd_exec(int argc, char **argv)
 {
 	const char *backend = NULL, *trace = NULL, *env;
 	uint32_t rate = 0;
-	int raw = 0;
-	char path[PATH_MAX], why[PATH_MAX + 64];
+	int raw = 0, allow_static = 0;
+	char path[PATH_MAX], why[PATH_MAX + 64], shown[128];
 	struct tfd_args a;
 	int o;
 
@@ -343,28 +402,50 @@ static int tfd_cmd_exec(int argc, char **argv)
 		if (o == O_BACKEND) {
 			backend = a.val;
 			if (!known_backend(backend))
-				return tfd_cmd_bad("unknown backend '%s'",
-				                   backend);
+				return bad("unknown backend '%s'", backend);
 		} else if (o == O_TRACE) {
 			trace = a.val;
 			if (!*trace)
-				return tfd_cmd_bad("%s", "--trace needs a file");
+				return bad("%s", "--trace needs a file");
 		} else if (o == O_RAW) {
 			raw = 1;
 		} else if (o == O_RATE) {
 			if (parse_rate(a.val, &rate) < 0)
-				return tfd_cmd_bad("--virtual-rate: '%s' is not a "
-				                   "factor from 0 to 1000",
-				                   a.val);
+				return bad("--virtual-rate: '%s' is not a "
+				           "factor from 0 to 1000", a.val);
+		} else if (o == O_STATIC) {
+			allow_static = 1;
 		}
 	}
 	if (o != TFD_OPT_END)
-		return tfd_opt_status(o);
+		return o == TFD_OPT_HELP ? 0 : FAILED;
 	if (a.argc == 0)
-		return tfd_cmd_bad("%s", "missing PROG: nothing to run");
+		return bad("%s", "missing PROG: nothing to run");
+	/* TFD_BACKEND=virtaul is refused as --backend virtaul is: the
+	 * library would create no timer (tfd_use_backend(3)). */
+	env = getenv("TFD_BACKEND");
+	if (!backend && env && *env && !known_backend(env))
+		return bad("TFD_BACKEND='%s' names no backend (engine, "
+		           "virtual or kernel)", env);
+	if (!allow_static &&
+	    (o = tfd_program_static(a.argv[0], path, sizeof(path)))) {
+		char prog[128];
+
+		tfd_printable(path, shown, sizeof(shown));
+		if (o == 2) /* a script */
+			fprintf(stderr, "tfd: exec: %s runs on %s, which",
+			        tfd_printable(a.argv[0], prog, sizeof(prog)),
+			        shown);
+		else
+			fprintf(stderr, "tfd: exec: %s", shown);
+		fprintf(stderr, " is statically linked: libtfd-preload.so "
+		        "cannot be loaded into it, its timers would be the "
+		        "kernel's (--allow-static runs it so)\n");
+		return FAILED;
+	}
 	if (tfd_find_preload(path, sizeof(path), why, sizeof(why)) < 0) {
 		fprintf(stderr, "tfd: exec: %s\n", why);
-		return 1;
+		return FAILED;
 	}
 	errno = 0;
 	if (set_preload(path) < 0 || (trace && set_trace(trace) < 0) ||
@@ -372,14 +453,23 @@ static int tfd_cmd_exec(int argc, char **argv)
 	    (raw && setenv("TFD_RAW_SYSCALLS", "1", 1) < 0)) {
 		if (errno) /* else the message is out already */
 			fprintf(stderr, "tfd: exec: %s\n", strerror(errno));
-		return 1;
+		return FAILED;
 	}
 	env = backend ? backend : getenv("TFD_BACKEND");
 	if (env && !strcmp(env, "virtual"))
 		return run_in_domain(a.argv, rate);
 	unsetenv("TFD_DOMAIN");
 	fflush(NULL);
+	if (trace) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		trace_exec(a.argv[0], (int64_t)now.tv_sec * 1000000000 +
+		                      now.tv_nsec);
+	}
 	execvp(a.argv[0], a.argv);
-	fprintf(stderr, "tfd: exec: %s: %s\n", a.argv[0], strerror(errno));
+	fprintf(stderr, "tfd: exec: %s: %s\n",
+	        tfd_printable(a.argv[0], shown, sizeof(shown)),
+	        strerror(errno));
 	return errno == ENOENT ? 127 : 126;
 }

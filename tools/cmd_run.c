@@ -110,7 +110,7 @@ static int fail(const char *what)
 	return 1;
 }
 
-enum { O_CLOCK, O_ABS, O_API };
+enum { O_CLOCK, O_ABS, O_API, O_BACKEND };
 static const struct tfd_opt opts[] = {
 	[O_CLOCK] = { "clock", "CLOCK",
 	              "monotonic (default), realtime, boottime,\n"
@@ -120,6 +120,9 @@ static const struct tfd_opt opts[] = {
 	            "linux: tfd_create/tfd_settime/tfd_gettime/tfd_read\n"
 	            "(default); revised: the 2007 timerfd() call and\n"
 	            "plain read()" },
+	[O_BACKEND] = { "backend", "NAME",
+	                "engine, virtual or kernel (default: $TFD_BACKEND,\n"
+	                "else engine)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -143,6 +146,7 @@ static int tfd_cmd_run(int argc, char **argv)
 {
 	clockid_t clock = CLOCK_MONOTONIC;
 	int absolute = 0, revised = 0, fd, nclock = -1, o;
+	const char *backend = NULL, *env = getenv("TFD_BACKEND");
 	int64_t value, interval = 0, start;
 	uint64_t count = 1, total = 0, n;
 	struct itimerspec its, cur;
@@ -172,6 +176,9 @@ static int tfd_cmd_run(int argc, char **argv)
 				return tfd_cmd_bad("unknown clock '%s'", a.val);
 			clock = clocks[nclock].id;
 			break;
+		case O_BACKEND:
+			backend = a.val;
+			break;
 		}
 	}
 	if (o != TFD_OPT_END)
@@ -195,6 +202,19 @@ static int tfd_cmd_run(int argc, char **argv)
 		return tfd_cmd_bad("%s", "VALUE must be more than 0 (0 disarms)");
 	if (count > 1 && interval == 0)
 		return tfd_cmd_bad("%s", "a COUNT above 1 needs an INTERVAL");
+	/* The library's own list judges a name: --backend's, or that of
+	 * TFD_BACKEND, which would else make every create fail (EINVAL). */
+	if (!backend && env && *env)
+		backend = env;
+	else
+		env = NULL;
+	if (backend && tfd_use_backend(backend) < 0) {
+		if (errno != EINVAL)
+			return fail("tfd_use_backend");
+		return tfd_cmd_bad(env ? "TFD_BACKEND='%s' names no backend "
+		                         "(engine, virtual or kernel)"
+		                       : "unknown backend '%s'", backend);
+	}
 
 	virt = !strcmp(tfd_backend_name(), "virtual");
 	start = now(CLOCK_MONOTONIC);

@@ -29,9 +29,7 @@ const struct tfd_cmd *tfd_find_cmd(const char *name)
 	return NULL;
 }
 
-/* arg with control characters escaped, so a message stays on one line;
- * cut at a size that keeps the message short. */
-static const char *printable(const char *arg, char *buf, size_t size)
+const char *tfd_printable(const char *arg, char *buf, size_t size)
 {
 	size_t n = 0;
 
@@ -57,7 +55,7 @@ int tfd_cmd_bad(const char *fmt, const char *arg)
 	fprintf(stderr, "tfd: ");
 	if (c)
 		fprintf(stderr, "%s: ", c->name);
-	fprintf(stderr, fmt, printable(arg, buf, sizeof(buf)));
+	fprintf(stderr, fmt, tfd_printable(arg, buf, sizeof(buf)));
 	fprintf(stderr, " (try 'tfd %s%s--help')\n", c ? c->name : "",
 	        c ? " " : "");
 	return 2;
@@ -223,8 +221,8 @@ void tfd_help(const struct tfd_cmd *c)
 		printf("  %-9s %s\n", commands[i]->name, commands[i]->summary);
 	printf("\nEvery command takes --help; an option's value may be given "
 	       "as --NAME VALUE\nor --NAME=VALUE.  Exit status: 0 success, "
-	       "1 a call failed, 2 bad usage\n(exec: PROG's).  More: "
-	       "tfd help COMMAND, man tfd.\n");
+	       "1 a call failed, 2 bad usage\n(exec: PROG's, or 125 to 127 "
+	       "as env(1)).  More: tfd help COMMAND, man tfd.\n");
 	for (i = 0; i < NCOMMANDS; i++) {
 		printf("\n");
 		synopsis(commands[i]);

@@ -2,16 +2,20 @@
 /*
  * tfd - the command-line program.  See tfd(1).
  *
- *   tfd run [--clock C] [--abs] [--api revised|linux] VALUE [INTERVAL [COUNT]]
- *   tfd exec [--backend engine|virtual|kernel] [--trace FILE] -- PROG [ARG]...
+ *   tfd run [--clock C] [--abs] [--api revised|linux] [--backend NAME]
+ *           VALUE [INTERVAL [COUNT]]
+ *   tfd exec [--backend engine|virtual|kernel] [--trace FILE]
+ *            [--allow-static] -- PROG [ARG]...
  *   tfd trace [--html OUT] [--svg OUT] FILE
  *   tfd conform [--backend NAME] [--filter SUBSTR] [--quiet]
  *   tfd bench [--quick] [--json] [--filter NAME]... [--rounds R] ...
  *   tfd help [COMMAND] | --help | --version
  *
- * Each command is a struct tfd_cmd (cmd.h) in its own file; opt.c parses
- * their options and prints their help.  Exit status: 0 success, 1 a call
- * failed, 2 bad usage.
+ * Each command is a struct tfd_cmd (cmd.h) in its own file (cmd_*.c) or,
+ * when it has several parts, its own folder (bench/, trace/), whose
+ * header says what is where; opt.c parses their options and prints their
+ * help.  Exit status: 0 success, 1 a call failed, 2 bad usage (tfd exec:
+ * PROG's, or 125 to 127 as env(1)).
  */
 #include "cmd.h"
 #include "tfd.h"

@@ -577,12 +577,16 @@ stressng() {
 }
 stressng
 
-expect 2 "exec without a program" "$tool" exec
-expect 2 "exec --backend bogus" "$tool" exec --backend bogus -- true
-expect 2 "exec --trace without a file" "$tool" exec --trace
+# tfd exec's own failures exit 125, as env(1)'s and timeout(1)'s.
+expect 125 "exec without a program" "$tool" exec
+expect 125 "exec --backend bogus" "$tool" exec --backend bogus -- true
+expect 125 "exec --trace without a file" "$tool" exec --trace
+expect 125 "exec with TFD_BACKEND naming no backend" \
+    env TFD_BACKEND=virtaul "$tool" exec -- true
 expect 1 "exec passes the status on" "$tool" exec -- false
 expect 127 "exec of a program not found" "$tool" exec -- /nonexistent/prog
-expect 1 "exec with TFD_PRELOAD not found" \
+expect 126 "exec of a program that cannot be run" "$tool" exec -- /etc/passwd
+expect 125 "exec with TFD_PRELOAD not found" \
     env TFD_PRELOAD=/nonexistent/lib.so "$tool" exec -- true
 
 run env "$tool" exec --backend virtual -- \

@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# trace.sh - documentation traceability: every (function, errno) that a
+# traceability.sh - documentation traceability: every (function, errno) that a
 # manual page lists under ERRORS is produced by a conformance case or by a
 # named test, and every errno a case produces is listed for its function;
 # every departure row names a page and section that exist.
 #
-#   sh tests/conformance/trace.sh TFD_PROGRAM [MANDIR [TESTDIR]]
+#   sh tests/traceability.sh TFD_PROGRAM [MANDIR [TESTDIR]]
 #
 # Reads man/*.3 and the output of `tfd conform --errnos` and `tfd conform
 # --departures`.  Prints what it checked; exit status 1 on any problem.
@@ -22,7 +22,7 @@
 # name must be a function in OTHER.3's NAME line.
 
 set -u
-tool=${1:?usage: trace.sh TFD_PROGRAM [MANDIR [TESTDIR]]}
+tool=${1:?usage: traceability.sh TFD_PROGRAM [MANDIR [TESTDIR]]}
 mandir=${2:-man}
 testdir=${3:-tests}
 tmp=$(mktemp -d) || exit 1
@@ -51,14 +51,14 @@ for page in "$mandir"/*.3; do
 		target=$mandir/${first##*/}
 		name=$(basename "$page" .3)
 		if [ ! -f "$target" ]; then
-			echo "trace: $page: .so to a missing page $target"
+			echo "traceability: $page: .so to a missing page $target"
 			fail=1
 		elif ! awk -v n="$name" '
 			/^\.SH / { in_name = ($0 ~ /^\.SH NAME/); next }
 			in_name { gsub(/,/, " "); for (i = 1; i <= NF; i++) {
 				if ($i == "\\-") exit; if ($i == n) found = 1 } }
 			END { exit !found }' "$target"; then
-			echo "trace: $page: $name is not in the NAME of $target"
+			echo "traceability: $page: $name is not in the NAME of $target"
 			fail=1
 		fi
 		continue ;;
@@ -94,7 +94,7 @@ done | sort -u > "$tmp/documented"
 
 # ---- what the conformance cases produce: "function errno case" ----
 if ! "$tool" conform --errnos > "$tmp/rows" || [ ! -s "$tmp/rows" ]; then
-	echo "trace: '$tool conform --errnos' failed"
+	echo "traceability: '$tool conform --errnos' failed"
 	exit 1
 fi
 
@@ -111,7 +111,7 @@ while read -r fn err file test; do
 		}' "$testdir/$file"; then
 		echo "$fn $err $file:$test" >> "$tmp/tests"
 	else
-		echo "trace: $testdir/$file: no TEST($test) with" \
+		echo "traceability: $testdir/$file: no TEST($test) with" \
 		     "CHECK_ERR($fn(...), $err)"
 		fail=1
 	fi
@@ -125,14 +125,14 @@ awk '{ print $1, $2 }' "$tmp/documented" | sort -u > "$tmp/listed"
 comm -23 "$tmp/listed" "$tmp/produced" | while read -r fn err; do
 	pages=$(awk -v f="$fn" -v e="$err" '$1 == f && $2 == e { print $3 }' \
 		"$tmp/documented" | tr '\n' ' ')
-	echo "trace: $fn $err is listed in ${pages% } but no conformance" \
+	echo "traceability: $fn $err is listed in ${pages% } but no conformance" \
 	     "case or named test produces it"
 done > "$tmp/missing"
 # Produced but listed nowhere for that function.
 comm -13 "$tmp/listed" "$tmp/produced" | while read -r fn err; do
 	src=$(awk -v f="$fn" -v e="$err" '$1 == f && $2 == e { print $3 }' \
 		"$tmp/rows" "$tmp/tests" | sort -u | tr '\n' ' ')
-	echo "trace: $fn $err is produced by ${src% } but no ERRORS" \
+	echo "traceability: $fn $err is produced by ${src% } but no ERRORS" \
 	     "section lists it for $fn"
 done > "$tmp/extra"
 if [ -s "$tmp/missing" ] || [ -s "$tmp/extra" ]; then
@@ -142,7 +142,7 @@ fi
 
 # ---- departures: "case|page SECTION [item]" ----
 if ! "$tool" conform --departures > "$tmp/departures"; then
-	echo "trace: '$tool conform --departures' failed"
+	echo "traceability: '$tool conform --departures' failed"
 	exit 1
 fi
 while IFS='|' read -r case where; do
@@ -154,14 +154,14 @@ while IFS='|' read -r case where; do
 	*) section=${rest% *} ;;
 	esac
 	if [ ! -f "$mandir/$page" ]; then
-		echo "trace: $case: departure names $page, not in $mandir/"
+		echo "traceability: $case: departure names $page, not in $mandir/"
 		fail=1
 	elif ! awk -v s="$section" -v item="$item" '
 		/^\.SH / { sec = $0; sub(/^\.SH +/, "", sec); gsub(/"/, "", sec)
 			in_s = (sec == s); if (in_s) found = 1; next }
 		in_s && item != "" && $0 ~ ("^\\.IP " item "\\.( |$)") { hit = 1 }
 		END { exit !(found && (item == "" || hit)) }' "$mandir/$page"; then
-		echo "trace: $case: departure names $where, no such section" \
+		echo "traceability: $case: departure names $where, no such section" \
 		     "${item:+or item }in $mandir/$page"
 		fail=1
 	fi
@@ -172,9 +172,9 @@ rows=$(awk '{ print $1, $2 }' "$tmp/rows" | sort -u | wc -l)
 ntests=$(wc -l < "$tmp/tests")
 deps=$(wc -l < "$tmp/departures")
 if [ "$fail" -ne 0 ]; then
-	echo "trace: FAILED"
+	echo "traceability: FAILED"
 	exit 1
 fi
-echo "trace: $pairs (function, errno) pairs in the ERRORS sections;" \
+echo "traceability: $pairs (function, errno) pairs in the ERRORS sections;" \
      "$rows produced by conformance cases, $ntests by named tests;" \
      "$deps departure rows, each naming an existing section"

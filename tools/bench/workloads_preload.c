@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * workloads_preload.c - tfd bench's workloads 9a and 9b (bench.h).
+ *
+ * 9a: what libtfd-preload.so adds to calls on other descriptors; 9b: what
+ * the seccomp filter of --raw-syscalls adds to every system call.  Each
+ * round runs this program again twice (bench_preload_child): as it is
+ * (native) and with the library preloaded (preload), or with the library
+ * and TFD_RAW_SYSCALLS=1 (filter).  The two children stay alive for the
+ * round and take turns: a slice of every measure in one, then in the
+ * other, SLICES times, so that both see the machine as it is at that
+ * moment; the round's figure is the median of the slices.
+ */
+#define _GNU_SOURCE
+#include "bench.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const struct cols native_preload = { { "native", "preload" },
+	                                    "p/n" };
+static const struct cols native_filter = { { "native", "filter" }, "f/n" };
+
+enum { P_READ, P_WRITE, P_CLOSE, P_POLL, NPOPS };
+#define PBATCH 64 /* calls between two clock readings */
+#define NMEASURES (2 * NPOPS + 1) /* 9a: pipe, socket, poll with a timer */
+#define SLICES 15
+
+static const char *const measure_rows[NMEASURES] = {
+	"9a read(2), pipe, 1 byte", "9a write(2), pipe, 1 byte",
+	"9a close(2), a dup of a pipe", "9a poll(2), pipe, 0 ms",
+	"9a read(2), socket, 1 byte", "9a write(2), socket, 1 byte",
+	"9a close(2), a dup of a socket", "9a poll(2), socket, 0 ms",
+	"9a poll(2), pipe, 1 timer open",
+};
+#define GETPPID_ROW "9b getppid(2)"
+
+/* ns per call of op on the pair (rd, wr), over batches of PBATCH calls;
+ * what a batch needs (bytes to read, descriptors to close) is made
+ * outside the timed part.  -1 if a call failed. */
+static double time_op(int op, int rd, int wr, long batches)
+{
+	char buf[PBATCH] = { 0 };
+	int fds[PBATCH], i;
+	struct pollfd p = { rd, POLLIN, 0 };
+	int64_t spent = 0, t0;
+	long b;
+
+	for (b = 0; b < batches; b++) {
+		if (op == P_READ && write(wr, buf, PBATCH) != PBATCH)
+			return -1;
+		for (i = 0; op == P_CLOSE && i < PBATCH; i++)
+			if ((fds[i] = dup(rd)) < 0)
+				return -1;
+		t0 = now_ns();
+		for (i = 0; i < PBATCH; i++) {
+			switch (op) {
+			case P_READ:
+				if (read(rd, buf, 1) != 1)
+					return -1;
+				break;
+			case P_WRITE:
+				if (write(wr, buf, 1) != 1)
+					return -1;
+				break;
+			case P_CLOSE:
+				if (close(fds[i]) < 0)
+					return -1;
+				break;
+			default:
+				if (poll(&p, 1, 0) != 0)
+					return -1;
+			}
+		}
+		spent += now_ns() - t0;
+		if (op == P_WRITE && read(rd, buf, PBATCH) != PBATCH)
+			return -1;
+	}
+	return (double)spent / (double)(batches * PBATCH);
+}
+
+/* One slice of 9a: every measure, into v; -1 if a call failed.  The last
+ * with a timer open (the preload's waits then look at their sets). */
+static int slice_9a(int pair[2][2], long batches, double *v)
+{
+	struct itimerspec far = its(100 * NS, 0);
+	int k, op, t;
+
+	for (k = 0; k < 2; k++)
+		for (op = 0; op < NPOPS; op++)
+			if ((v[k * NPOPS + op] = time_op(op, pair[k][0],
+			                                 pair[k][1],
+			                                 batches)) < 0)
+				return -1;
+	t = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (t < 0 || timerfd_settime(t, 0, &far, NULL) < 0)
+		return -1;
+	v[2 * NPOPS] = time_op(P_POLL, pair[0][0], pair[0][1], batches);
+	close(t);
+	return v[2 * NPOPS] < 0 ? -1 : 0;
+}
+
+/* 1 if a raw timerfd_gettime(2) on a timer of glibc's timerfd_create
+ * works: a kernel timerfd, or the preload's trap (the filter is on). */
+static int raw_gettime_works(void)
+{
+	struct itimerspec cur;
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC), ok;
+
+	ok = fd >= 0 && syscall(SYS_timerfd_gettime, fd, &cur) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* The child of workload 9a or 9b: for each line on standard input, one
+ * slice, its figures on one line of standard output.  At the end of its
+ * input, 9b says whether the filter was in place ("raw 1"). */
+int bench_preload_child(const char *what)
+{
+	long batches = bench.quick ? 2 : 4, k;
+	long calls = bench.quick ? 1000 : 2000;
+	int pair[2][2], i, n = strcmp(what, "9b") ? NMEASURES : 1;
+	double v[NMEASURES];
+	char line[16];
+
+	if (n > 1 && (pipe2(pair[0], O_CLOEXEC) < 0 ||
+	              socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+	                         pair[1]) < 0))
+		return 1;
+	while (fgets(line, sizeof(line), stdin)) {
+		if (n > 1 && slice_9a(pair, batches, v) < 0)
+			return 1;
+		if (n == 1) {
+			int64_t t0 = now_ns();
+
+			for (k = 0; k < calls; k++)
+				getppid();
+			v[0] = (double)(now_ns() - t0) / (double)calls;
+		}
+		for (i = 0; i < n; i++)
+			printf("%s%.2f", i ? " " : "", v[i]);
+		printf("\n");
+		fflush(stdout);
+	}
+	if (n == 1)
+		printf("raw %d\n", raw_gettime_works());
+	for (i = 0; n > 1 && i < 4; i++)
+		close(pair[i / 2][i % 2]);
+	return 0;
+}
+
+/* A string made as printf would, or NULL. */
+static char *str(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *str(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	return r < 0 ? NULL : p;
+}
+
+/* The environment of a child of workload 9: ours without the TFD_*
+ * variables; with the library lib (NULL: native), LD_PRELOAD with lib
+ * added last (a sanitizer's runtime must stay first), ASAN_OPTIONS that
+ * let it, TFD_BACKEND=engine, and TFD_RAW_SYSCALLS=1 if raw. */
+struct child_env {
+	char **v;
+	char *own[2]; /* LD_PRELOAD=, ASAN_OPTIONS= */
+};
+
+static void child_env_free(struct child_env *c)
+{
+	free(c->v);
+	free(c->own[0]);
+	free(c->own[1]);
+}
+
+static int child_env(struct child_env *c, const char *lib, int raw)
+{
+	const char *pre = getenv("LD_PRELOAD"), *asan = getenv("ASAN_OPTIONS");
+	size_t n = 0, i, k = 0;
+
+	memset(c, 0, sizeof(*c));
+	while (environ[n])
+		n++;
+	c->v = calloc(n + 5, sizeof(*c->v));
+	if (!c->v)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (strncmp(environ[i], "TFD_", 4) &&
+		    (!lib || (strncmp(environ[i], "LD_PRELOAD=", 11) &&
+		              strncmp(environ[i], "ASAN_OPTIONS=", 13))))
+			c->v[k++] = environ[i];
+	if (!lib)
+		return 0;
+	c->own[0] = str("LD_PRELOAD=%s%s%s", pre ? pre : "",
+	                pre && *pre ? ":" : "", lib);
+	c->own[1] = str("ASAN_OPTIONS=verify_asan_link_order=0%s%s",
+	                asan && *asan ? ":" : "", asan ? asan : "");
+	if (!c->own[0] || !c->own[1]) {
+		child_env_free(c);
+		return -1;
+	}
+	c->v[k++] = c->own[0];
+	c->v[k++] = c->own[1];
+	c->v[k++] = (char *)"TFD_BACKEND=engine";
+	if (raw)
+		c->v[k++] = (char *)"TFD_RAW_SYSCALLS=1";
+	return 0;
+}
+
+/* A child that runs slices when asked (preload_child). */
+struct live {
+	pid_t pid;
+	FILE *to, *from;
+};
+
+/* Starts this program as argv in the environment env, on the CPUs of
+ * cpus: 0 or -1. */
+static int live_start(struct live *c, char **argv, char **env,
+                      const cpu_set_t *cpus)
+{
+	struct sigaction dfl;
+	int in[2], out[2];
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	c->pid = -1;
+	c->to = c->from = NULL;
+	if (pipe2(in, O_CLOEXEC) < 0)
+		return -1;
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		close(in[0]);
+		close(in[1]);
+		return -1;
+	}
+	fflush(NULL);
+	c->pid = fork();
+	if (c->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		sched_setaffinity(0, sizeof(*cpus), cpus);
+		sigaction(SIGPIPE, &dfl, NULL); /* we ignore it (live_round) */
+		execve("/proc/self/exe", argv, env);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	c->to = c->pid > 0 ? fdopen(in[1], "w") : NULL;
+	c->from = c->pid > 0 ? fdopen(out[0], "r") : NULL;
+	if (c->pid > 0 && c->to && c->from)
+		return 0;
+	if (c->to)
+		fclose(c->to);
+	else
+		close(in[1]);
+	if (c->from)
+		fclose(c->from);
+	else
+		close(out[0]);
+	c->to = c->from = NULL;
+	if (c->pid > 0) /* its input is closed: it ends */
+		waitpid(c->pid, NULL, 0);
+	c->pid = -1;
+	return -1;
+}
+
+/* One slice: n figures into v; 0 or -1.  A child that does not answer
+ * within LIVE_WAIT ms (a library that hangs) fails with ETIMEDOUT. */
+#define LIVE_WAIT 60000
+static int live_slice(struct live *c, double *v, int n)
+{
+	struct pollfd p1 = { fileno(c->from), POLLIN, 0 };
+	char line[512], *p = line, *end;
+	int i, r;
+
+	if (fputs("go\n", c->to) < 0 || fflush(c->to) != 0)
+		return -1;
+	while ((r = poll(&p1, 1, LIVE_WAIT)) < 0 && errno == EINTR)
+		;
+	if (r == 0)
+		errno = ETIMEDOUT;
+	if (r <= 0 || !fgets(line, sizeof(line), c->from))
+		return -1;
+	for (i = 0; i < n; i++, p = end) {
+		v[i] = strtod(p, &end);
+		if (end == p)
+			return -1;
+	}
+	return 0;
+}
+
+/* Ends the child (killed first if stop): 0 if it exited 0; *raw from
+ * its last line, or -1. */
+static int live_end(struct live *c, int *raw, int stop)
+{
+	char line[64];
+	int st = -1;
+
+	*raw = -1;
+	if (stop)
+		kill(c->pid, SIGKILL);
+	if (c->to)
+		fclose(c->to);
+	while (c->from && fgets(line, sizeof(line), c->from))
+		sscanf(line, "raw %d", raw);
+	if (c->from)
+		fclose(c->from);
+	if (c->pid > 0 && waitpid(c->pid, &st, 0) < 0)
+		st = -1;
+	return st == 0 ? 0 : -1;
+}
+
+/* One round of workload w: see live_round. */
+static void live_children(int w)
+{
+	const struct cols *cols = w == W_FILTER ? &native_filter
+	                                        : &native_preload;
+	int n = w == W_FILTER ? 1 : NMEASURES;
+	int slices = bench.quick ? 5 : SLICES;
+	char arg[32], *argv[] = { (char *)"tfd", (char *)"bench", arg,
+		                  (char *)(bench.quick ? "--quick" : NULL),
+		                  NULL };
+	double v[2][NMEASURES][SLICES];
+	struct child_env env[2];
+	struct live c[2];
+	int s, i, j, m, raw[2] = { -1, -1 }, bad = 0, cpu = sched_getcpu();
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	if (cpu < 0 || sched_getaffinity(0, sizeof(cpus), &cpus) < 0)
+		CPU_ZERO(&cpus); /* empty: the children run where we may */
+	else if (CPU_ISSET(cpu, &cpus)) {
+		CPU_ZERO(&cpus);
+		CPU_SET(cpu, &cpus);
+	}
+	snprintf(arg, sizeof(arg), "--preload-child=%s", bench_workloads[w].id);
+	for (s = K; s <= E; s++) {
+		c[s].pid = -1;
+		c[s].to = c[s].from = NULL;
+		if (!(bench.sides & 1 << s))
+			continue;
+		if (child_env(&env[s], s == K ? NULL : bench.preload,
+		              w == W_FILTER && s == E) < 0) {
+			bench_fail(s, "environment of a child process");
+			bad = 1;
+			continue;
+		}
+		if (live_start(&c[s], argv, env[s].v, &cpus) < 0) {
+			bench_fail(s, "starting a child process");
+			bad = 1;
+		}
+		child_env_free(&env[s]);
+	}
+	for (j = 0; j < slices && !bad; j++) {
+		double one[NMEASURES];
+
+		for (i = 0; i < 2 && !bad; i++) {
+			s = (i + j) % 2; /* each side first in turn */
+			if (!c[s].to)
+				continue;
+			if (live_slice(&c[s], one, n) < 0) {
+				errno = errno == ETIMEDOUT ? errno : EIO;
+				bench_fail(s, "%s in the %s child process",
+				           bench_workloads[w].id,
+				           cols->name[s]);
+				bad = 1;
+			}
+			for (m = 0; !bad && m < n; m++)
+				v[s][m][j] = one[m];
+		}
+	}
+	for (s = K; s <= E; s++)
+		if (c[s].pid > 0 && live_end(&c[s], &raw[s], bad) < 0 && !bad) {
+			errno = EIO;
+			bench_fail(s, "%s in the %s child process",
+			           bench_workloads[w].id, cols->name[s]);
+			bad = 1;
+		}
+	if (bad)
+		return;
+	if (w == W_FILTER && (bench.sides & 1 << E) && raw[E] != 1) {
+		bench_note("9b: the filter was not in place in the child "
+		           "(see its message above): no figures");
+		return;
+	}
+	for (s = K; s <= E; s++) {
+		if (!(bench.sides & 1 << s))
+			continue;
+		for (i = 0; i < n; i++) {
+			struct row *r;
+
+			qsort(v[s][i], (size_t)slices, sizeof(double),
+			      bench_cmp_d);
+			if (w == W_FILTER) {
+				r = bench_row_in(cols, GETPPID_ROW, 1, "ns",
+				                 G_NONE, 0);
+				r->ref = "(k+70ns)";
+			} else {
+				r = bench_row_in(cols, measure_rows[i], 1, "ns",
+				                 G_RATIO_LE, 1.05);
+			}
+			bench_add(r, s, v[s][i][slices / 2]);
+		}
+	}
+}
+
+/* One round of workload w (9a or 9b): the two children in turn, a
+ * median per measure and side.  Both run on the CPU this process is on:
+ * the CPUs of a virtual machine may differ by 10 % in what a system call
+ * costs, and a child that moved (the preload's engine has threads) would
+ * measure the move.  A child that dies makes our writes fail (EPIPE), not
+ * kill us. */
+void bench_live_round(int w)
+{
+	struct sigaction ign, old;
+
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, &old);
+	live_children(w);
+	sigaction(SIGPIPE, &old, NULL);
+}
+
+/* What the filter adds, in ns: the difference of the two medians. */
+void bench_filter_note(void)
+{
+	const struct row *r = bench_row_in(&native_filter, GETPPID_ROW, 1,
+	                                   "ns", G_NONE, 0);
+	struct stat3 k = bench_stats(r, K), f = bench_stats(r, E);
+
+	if (k.n && f.n)
+		bench_note("9b: the filter adds %.0f ns to a system call that "
+		           "does almost nothing here (tfd-preload(7) measured "
+		           "+70 ns)", f.med - k.med);
+}

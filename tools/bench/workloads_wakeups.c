@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * workloads_wakeups.c - tfd bench's workloads of expirations (bench.h):
+ * 5 expiry latency, 6a N timers at one deadline, 6b N periodic timers
+ * (and 7c, the CPU they take), 7a/7b the CPU the process takes while it
+ * sleeps with timers armed far ahead or firing every 10 us unread.
+ */
+#include "bench.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Machine-wide busy time in ns (all CPUs, from /proc/stat); -1 if not. */
+static int64_t machine_busy_ns(void)
+{
+	unsigned long long v[10] = { 0 };
+	FILE *f = fopen("/proc/stat", "re");
+	int64_t busy;
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+	           &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n < 8)
+		return -1;
+	busy = (int64_t)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]);
+	return busy * NS / sysconf(_SC_CLK_TCK);
+}
+
+/* ---- 5: latency ---- */
+
+void workload_latency(int side, long n)
+{
+	const struct impl *im = &bench_impls[side];
+	long m = bench.quick ? 300 : 2000, i, early = 0;
+	int64_t *lat = malloc(sizeof(*lat) * (size_t)m);
+	int *fds = bench_open_set(side, 1, 0);
+	int ep = fds ? bench_watch(side, fds, 1) : -1;
+
+	(void)n;
+	if (!lat || ep < 0)
+		goto out;
+	for (i = 0; i < m; i++) {
+		int64_t deadline = now_ns() + 200 * US +
+		                   (int64_t)(bench_rnd() % (800 * US)), t;
+		struct itimerspec v = its(deadline, 0);
+		struct epoll_event ev;
+		uint64_t c = 0;
+		int r;
+
+		if (im->settime(fds[0], TFD_TIMER_ABSTIME, &v, NULL) < 0) {
+			bench_fail(side, "settime");
+			break;
+		}
+		do
+			r = epoll_wait(ep, &ev, 1, 2000);
+		while (r < 0 && errno == EINTR);
+		t = now_ns();
+		if (r != 1) {
+			errno = r ? errno : ETIMEDOUT;
+			bench_fail(side, "epoll_wait for a timer 1 ms ahead");
+			break;
+		}
+		if (t < deadline)
+			early++;
+		lat[i] = t - deadline;
+		if (bench_read_ready(side, fds[0], &c) != sizeof(c) || c != 1) {
+			bench_fail(side, "read after epoll_wait (count %"
+			           PRIu64 ")", c);
+			break;
+		}
+	}
+	if (i == m) {
+		qsort(lat, (size_t)m, sizeof(*lat), cmp_i64);
+		bench_add(bench_row("5 latency p50", 1, "us", G_PLUS_LE, 20),
+		          side, (double)lat[m / 2] / US);
+		bench_add(bench_row("5 latency p99", 1, "us", G_RATIO_LE, 2),
+		          side, (double)lat[m * 99 / 100] / US);
+		bench_add(bench_row("5 latency max", 1, "us", G_NONE, 0),
+		          side, (double)lat[m - 1] / US);
+		bench_add(bench_row("5 early wake-ups", 1, "count", G_ZERO, 0),
+		          side, (double)early);
+	}
+out:
+	if (ep >= 0)
+		close(ep);
+	if (fds)
+		bench_close_set(side, fds, 1);
+	free(lat);
+}
+
+/* ---- 6a: N timers at one deadline, until every fd has been read ---- */
+
+void workload_burst(int side, long n)
+{
+	const struct impl *im = &bench_impls[side];
+	struct epoll_event evs[512];
+	int *fds = bench_open_set(side, n, 0);
+	int ep = fds ? bench_watch(side, fds, n) : -1;
+	char *done = calloc((size_t)n, 1);
+	static int slow;
+	long ndone = 0, early = 0, i;
+	int64_t deadline, t = 0, first = 0, margin = 50 * MS + n * 2 * US;
+	int try;
+	struct itimerspec v;
+
+	if (ep < 0 || !done)
+		goto out;
+	/* Armed again, with twice the time it took, if arming them took
+	 * longer than the margin (a sanitizer, a busy machine): setting a
+	 * timer discards what it counted. */
+	for (try = 0; try < 3; try++) {
+		int64_t t0 = now_ns();
+
+		deadline = t0 + margin;
+		v = its(deadline, 0);
+		for (i = 0; i < n; i++)
+			if (im->settime(fds[i], TFD_TIMER_ABSTIME, &v, NULL) < 0)
+				break;
+		if (i < n) {
+			bench_fail(side, "arming %ld timers", n);
+			goto out;
+		}
+		if (now_ns() < deadline)
+			break;
+		margin = 2 * (now_ns() - t0) + 50 * MS;
+	}
+	if (try == 3) {
+		if (!slow++)
+			bench_note("6a: arming %ld timers took longer than "
+			           "their deadline, three times: rounds left "
+			           "out", n);
+		goto out;
+	}
+	while (ndone < n) {
+		int r = epoll_wait(ep, evs, 512, 5000), j;
+
+		if (r <= 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			errno = r ? errno : ETIMEDOUT;
+			bench_fail(side, "epoll_wait (%ld of %ld read)", ndone,
+			           n);
+			goto out;
+		}
+		for (j = 0; j < r; j++) {
+			long k = (long)evs[j].data.u64;
+			uint64_t c = 0;
+
+			if (bench_read_ready(side, fds[k], &c) != sizeof(c))
+				continue;
+			t = now_ns();
+			if (!first)
+				first = t;
+			if (t < deadline)
+				early++;
+			if (!done[k]) {
+				done[k] = 1;
+				ndone++;
+			}
+		}
+	}
+	bench_add(bench_row("6a time until the first read", n, "ms", G_NONE, 0),
+	          side, (double)(first - deadline) / MS);
+	bench_add(bench_row("6a time until all read", n, "ms", G_NONE, 0),
+	          side, (double)(t - deadline) / MS);
+	bench_add(bench_row("6a throughput", n, "k/s", G_RATIO_GE, 0.8),
+	          side, (double)n / ((double)(t - deadline) / NS) / 1000);
+	bench_add(bench_row("6a early reads", n, "count", G_ZERO, 0),
+	          side, (double)early);
+out:
+	if (ep >= 0)
+		close(ep);
+	if (fds)
+		bench_close_set(side, fds, n);
+	free(done);
+}
+
+/* ---- 6b and 7c: N periodic timers, 100 ms, phases spread ---- */
+
+void workload_periodic(int side, long n)
+{
+	const struct impl *im = &bench_impls[side];
+	const int64_t period = 100 * MS;
+	int64_t dur = bench.quick ? 250 * MS : 2 * NS;
+	struct epoll_event evs[512];
+	int *fds = bench_open_set(side, n, 0);
+	int ep = fds ? bench_watch(side, fds, n) : -1;
+	uint64_t *got = calloc((size_t)n, sizeof(*got)), total = 0, reads = 0;
+	int64_t start, end, cpu0, late = 0, t = 0;
+	long early = 0, i;
+
+	if (ep < 0 || !got)
+		goto out;
+	start = now_ns() + 20 * MS + n * 2 * US;
+	for (i = 0; i < n; i++) {
+		struct itimerspec v = its(start + period * i / n, period);
+
+		if (im->settime(fds[i], TFD_TIMER_ABSTIME, &v, NULL) < 0)
+			break;
+	}
+	if (i < n) {
+		bench_fail(side, "settime");
+		goto out;
+	}
+	end = start + dur;
+	while (now_ns() < start)
+		sleep_ns(start - now_ns());
+	cpu0 = cpu_ns();
+	while ((t = now_ns()) < end) {
+		int r = epoll_wait(ep, evs, 512, (int)((end - t) / MS + 1)), j;
+		int64_t woke = now_ns();
+
+		if (r < 0 && errno != EINTR) {
+			bench_fail(side, "epoll_wait");
+			goto out;
+		}
+		for (j = 0; j < r; j++) {
+			long k = (long)evs[j].data.u64;
+			int64_t last, after;
+			uint64_t c = 0;
+
+			if (bench_read_ready(side, fds[k], &c) != sizeof(c))
+				continue;
+			after = now_ns();
+			got[k] += c;
+			total += c;
+			reads++;
+			last = start + period * k / n +
+			       (int64_t)(got[k] - 1) * period;
+			if (last > after)
+				early++;
+			if (woke > last)
+				late += woke - last;
+		}
+	}
+	t = now_ns();
+	bench_add(bench_row("6b expirations delivered", n, "k/s", G_RATIO_GE,
+	                    0.8),
+	          side, (double)total / ((double)(t - start) / NS) / 1000);
+	bench_add(bench_row("6b mean lateness", n, "us", G_NONE, 0),
+	          side, reads ? (double)late / (double)reads / US : 0);
+	bench_add(bench_row("6b early reads", n, "count", G_ZERO, 0),
+	          side, (double)early);
+	bench_add(bench_row("7c CPU during 6b (whole process)", n, "%", G_NONE,
+	                    0),
+	          side, 100.0 * (double)(cpu_ns() - cpu0) /
+	                        (double)(t - start));
+out:
+	if (ep >= 0)
+		close(ep);
+	if (fds)
+		bench_close_set(side, fds, n);
+	free(got);
+}
+
+/* ---- 7a, 7b: CPU while the program sleeps ---- */
+
+static void cpu_while_asleep(int side, long n, const char *what,
+                             const char *wake_what, double target)
+{
+	int64_t dur = bench.quick ? 100 * MS : 1 * NS, t0, c0, m0, m1;
+	unsigned long w0;
+
+	sleep_ns(20 * MS); /* let the engine settle */
+	w0 = bench_wakeups();
+	m0 = machine_busy_ns();
+	c0 = cpu_ns();
+	t0 = now_ns();
+	sleep_ns(dur);
+	t0 = now_ns() - t0;
+	c0 = cpu_ns() - c0;
+	m1 = machine_busy_ns();
+	bench_add(bench_row(what, n, "%", G_ABS_LE, target),
+	          side, 100.0 * (double)c0 / (double)t0);
+	if (side == E && tfd_engine_wakeups)
+		bench_add(bench_row(wake_what, n, "/s", G_NONE, 0),
+		          side, (double)(bench_wakeups() - w0) /
+		                        ((double)t0 / NS));
+	if (n == 1 && m0 >= 0 && m1 >= 0)
+		bench_add(bench_row("7b machine-wide busy, all CPUs (+-1%)", n,
+		                    "%", G_NONE, 0),
+		          side, 100.0 * (double)(m1 - m0) / (double)t0);
+}
+
+void workload_idle(int side, long n)
+{
+	int *fds = bench_open_set(side, n, 1);
+
+	if (!fds)
+		return;
+	cpu_while_asleep(side, n, "7a CPU, timers armed far ahead",
+	                 "7a engine wake-ups", 0.1);
+	bench_close_set(side, fds, n);
+}
+
+void workload_fast(int side, long n)
+{
+	int *fds = bench_open_set(side, 1, 0);
+	struct itimerspec v = its(10 * US, 10 * US);
+
+	(void)n;
+	if (!fds)
+		return;
+	if (bench_impls[side].settime(fds[0], 0, &v, NULL) < 0)
+		bench_fail(side, "settime");
+	else
+		cpu_while_asleep(side, 1, "7b CPU, 10 us periodic, unread",
+		                 "7b engine wake-ups", 2);
+	bench_close_set(side, fds, 1);
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * elf.c - whether a program can take libtfd-preload.so (cmd.h): LD_PRELOAD
+ * is read by the dynamic linker, which runs only for a program whose ELF
+ * program headers name it (PT_INTERP).  A program without one is
+ * statically linked, with or without a PT_DYNAMIC of its own (static-pie
+ * relocates itself): nothing is interposed, its timers stay the kernel's.
+ * The dynamic linker run as a program (/lib64/ld-linux-x86-64.so.2 PROG)
+ * has no PT_INTERP either but reads LD_PRELOAD: a shared object, with a
+ * DT_SONAME, unlike an executable.  A script is judged by its interpreter
+ * ("#!"), as the kernel runs it.
+ */
+#define _GNU_SOURCE
+#include "cmd.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The file execvp(3) would run for prog, into path: prog itself when it
+ * has a '/', else the first executable regular file of that name in the
+ * directories of PATH (as execvp, /bin:/usr/bin when PATH is unset; an
+ * empty entry is the current directory).  0, or -1 when there is none. */
+static int which(const char *prog, char *path, size_t n)
+{
+	const char *dirs = getenv("PATH"), *p, *end;
+	struct stat st;
+
+	if (strchr(prog, '/'))
+		return (size_t)snprintf(path, n, "%s", prog) < n ? 0 : -1;
+	if (!dirs)
+		dirs = "/bin:/usr/bin";
+	for (p = dirs;; p = end + 1) {
+		size_t len;
+
+		end = strchr(p, ':');
+		len = end ? (size_t)(end - p) : strlen(p);
+		if ((size_t)snprintf(path, n, "%.*s%s%s", (int)len, p,
+		                     len ? "/" : "", prog) < n &&
+		    access(path, X_OK) == 0 && stat(path, &st) == 0 &&
+		    S_ISREG(st.st_mode))
+			return 0;
+		if (!end)
+			return -1;
+	}
+}
+
+/* The fields of the ELF header and of one program header or dynamic entry
+ * that matter here, for either class. */
+struct hdr {
+	int is64;
+	unsigned type, phnum, phentsize;
+	uint64_t phoff;
+};
+
+static int ehdr(int fd, struct hdr *h)
+{
+	union {
+		unsigned char ident[EI_NIDENT];
+		Elf32_Ehdr e32;
+		Elf64_Ehdr e64;
+	} u;
+	const unsigned short one = 1;
+	int little = *(const unsigned char *)&one;
+
+	if (pread(fd, &u, sizeof(u), 0) != (ssize_t)sizeof(u) ||
+	    memcmp(u.ident, ELFMAG, SELFMAG) ||
+	    u.ident[EI_DATA] != (little ? ELFDATA2LSB : ELFDATA2MSB))
+		return -1; /* not ELF, or not this machine's byte order */
+	h->is64 = u.ident[EI_CLASS] == ELFCLASS64;
+	if (!h->is64 && u.ident[EI_CLASS] != ELFCLASS32)
+		return -1;
+	h->type = h->is64 ? u.e64.e_type : u.e32.e_type;
+	h->phoff = h->is64 ? u.e64.e_phoff : u.e32.e_phoff;
+	h->phnum = h->is64 ? u.e64.e_phnum : u.e32.e_phnum;
+	h->phentsize = h->is64 ? u.e64.e_phentsize : u.e32.e_phentsize;
+	if (h->phentsize != (h->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)))
+		return -1;
+	return 0;
+}
+
+/* 1 if the dynamic section at off (size bytes) has a DT_SONAME. */
+static int has_soname(int fd, const struct hdr *h, uint64_t off,
+                      uint64_t size)
+{
+	size_t each = h->is64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
+	uint64_t i;
+
+	for (i = 0; i + each <= size && i < 65536 * each; i += each) {
+		union {
+			Elf32_Dyn d32;
+			Elf64_Dyn d64;
+		} u;
+		int64_t tag;
+
+		if (pread(fd, &u, each, (off_t)(off + i)) != (ssize_t)each)
+			return 0;
+		tag = h->is64 ? u.d64.d_tag : u.d32.d_tag;
+		if (tag == DT_SONAME)
+			return 1;
+		if (tag == DT_NULL)
+			return 0;
+	}
+	return 0;
+}
+
+/* 1 static, 0 dynamic or not known, for the ELF file open as fd. */
+static int elf_static(int fd)
+{
+	uint64_t dyn_off = 0, dyn_size = 0;
+	int dynamic = 0;
+	struct hdr h;
+	unsigned i;
+
+	if (ehdr(fd, &h) < 0 || (h.type != ET_EXEC && h.type != ET_DYN))
+		return 0;
+	for (i = 0; i < h.phnum; i++) {
+		union {
+			Elf32_Phdr p32;
+			Elf64_Phdr p64;
+		} u;
+		unsigned type;
+
+		if (pread(fd, &u, h.phentsize,
+		          (off_t)(h.phoff + (uint64_t)i * h.phentsize)) !=
+		    (ssize_t)h.phentsize)
+			return 0;
+		type = h.is64 ? u.p64.p_type : u.p32.p_type;
+		if (type == PT_INTERP)
+			return 0;
+		if (type == PT_DYNAMIC) {
+			dynamic = 1;
+			dyn_off = h.is64 ? u.p64.p_offset : u.p32.p_offset;
+			dyn_size = h.is64 ? u.p64.p_filesz : u.p32.p_filesz;
+		}
+	}
+	/* no interpreter: static, unless it is a shared object (the
+	 * dynamic linker itself) */
+	return !(dynamic && h.type == ET_DYN &&
+	         has_soname(fd, &h, dyn_off, dyn_size));
+}
+
+int tfd_program_static(const char *prog, char *path, size_t n)
+{
+	char interp[PATH_MAX + 3];
+	int depth, r = 0;
+
+	if (which(prog, path, n) < 0)
+		return 0; /* execvp says what is wrong */
+	snprintf(interp, sizeof(interp), "%s", path);
+	for (depth = 0; depth < 5; depth++) {
+		char line[PATH_MAX + 3], *p, *end;
+		int fd = open(interp, O_RDONLY | O_CLOEXEC);
+		ssize_t len;
+
+		if (fd < 0)
+			return 0; /* runnable but not readable: not known */
+		len = pread(fd, line, sizeof(line) - 1, 0);
+		if (len < 2 || line[0] != '#' || line[1] != '!') {
+			r = len > 0 && elf_static(fd);
+			close(fd);
+			if (r && depth) { /* the interpreter is */
+				snprintf(path, n, "%s", interp);
+				r = 2;
+			}
+			return r;
+		}
+		close(fd);
+		/* "#! /bin/sh -e": the interpreter is the first word */
+		line[len] = 0;
+		for (p = line + 2; *p == ' ' || *p == '\t'; p++)
+			;
+		end = p + strcspn(p, " \t\n");
+		if (end == p)
+			return 0;
+		*end = 0;
+		snprintf(interp, sizeof(interp), "%s", p);
+	}
+	return 0;
+}

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * parse.c - the lines of a trace (trace.h), one by one, into the model:
+ *
+ *   TIME PID FD CALL(ARGS) [EXTRA] = RESULT
+ *
+ * tfd-preload(7), TRACE, says what each call's line holds.  A line that is
+ * not one ends the reading with a message that names it.
+ */
+#define _GNU_SOURCE
+#include "cmd.h"
+#include "trace.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Digits into *v (at most 18); the end, or NULL. */
+static const char *num(const char *p, int64_t *v)
+{
+	int64_t n = 0;
+	int k = 0;
+
+	for (; *p >= '0' && *p <= '9' && k < 18; p++, k++)
+		n = n * 10 + (*p - '0');
+	if (k == 0 || (*p >= '0' && *p <= '9'))
+		return NULL;
+	*v = n;
+	return p;
+}
+
+/* "S.NNNNNNNNN" into ns; the end, or NULL.  Seconds beyond what int64_t
+ * ns hold (about 292 years) are NULL, or with far INT64_MAX ns: a
+ * timespec's seconds, which the arguments show, go up to INT64_MAX. */
+static const char *secs(const char *p, int64_t *ns, int far)
+{
+	uint64_t s = 0;
+	int64_t f;
+	const char *q;
+	int k;
+
+	for (k = 0; *p >= '0' && *p <= '9' && k < 19; p++, k++)
+		s = s * 10 + (uint64_t)(*p - '0');
+	if (k == 0 || *p++ != '.' || !(q = num(p, &f)) || q - p != 9)
+		return NULL;
+	if (s <= (uint64_t)(INT64_MAX / NS - 1))
+		*ns = (int64_t)s * NS + f;
+	else if (far && s <= INT64_MAX)
+		*ns = INT64_MAX; /* "292 years or more" */
+	else
+		return NULL;
+	return q;
+}
+
+/* A time of the arguments: "S.NNNNNNNNN", or "{SEC, NSEC}" for one that
+ * is not valid (then *ns = -1). */
+static const char *arg_time(const char *p, int64_t *ns)
+{
+	if (*p == '{') {
+		p = strchr(p, '}');
+		*ns = -1;
+		return p ? p + 1 : NULL;
+	}
+	return secs(p, ns, 1);
+}
+
+/* Skips "s" at p; the end, or NULL. */
+static const char *lit(const char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	return p && !strncmp(p, s, n) ? p + n : NULL;
+}
+
+/* Bytes of a trace line: printable ASCII and tab. */
+static int text(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((p[i] < 0x20 && p[i] != '\t') || p[i] > 0x7e)
+			return 0;
+	return 1;
+}
+
+/* "timerfd_settime(FD, FLAGS, {V, I}, OLD) [next R] = 0" */
+static int on_settime(struct timer *tm, int64_t t, const char *args, int ok)
+{
+	const char *p = strchr(args, ','), *q;
+	int64_t v, iv, r = -1;
+	int absolute;
+
+	if (!ok) {
+		tm->sfail++;
+		return 0;
+	}
+	if (!p || !(p = lit(p, ", ")))
+		return -1;
+	q = strchr(p, ',');
+	if (!q)
+		return -1;
+	absolute = memmem(p, (size_t)(q - p), "TFD_TIMER_ABSTIME", 17) != NULL;
+	if (!(p = lit(q, ", {")) || !(p = arg_time(p, &v)) ||
+	    !(p = lit(p, ", ")) || !(p = arg_time(p, &iv)) || *p != '}')
+		return -1;
+	if ((q = strstr(p, ") [next ")))
+		arg_time(q + 8, &r);
+	trace_arm(tm, t, v, iv, r, absolute);
+	return 0;
+}
+
+static int parse_line(struct trace *tr, char *line)
+{
+	int64_t t, pid, fd = -1, res = 0, v;
+	char *p = line, *call, *args, *eq, *paren;
+	const char *q, *err = NULL;
+	struct timer *tm;
+	size_t len = strlen(line);
+	int ok;
+
+	if (len && line[len - 1] == '\n')
+		line[--len] = 0;
+	if (!(q = secs(p, &t, 0)) || *q != ' ' || !(q = num(q + 1, &pid)) ||
+	    *q != ' ')
+		return -1;
+	q++;
+	if (*q == '-')
+		q++;
+	else if (!(q = num(q, &fd)))
+		return -1;
+	if (*q++ != ' ')
+		return -1;
+	call = line + (q - line);
+	paren = strchr(call, '(');
+	eq = strstr(call, " = ");
+	if (!paren || !eq || paren > eq)
+		return -1;
+	while (strstr(eq + 3, " = "))
+		eq = strstr(eq + 3, " = ");
+	q = eq + 3;
+	if (!strncmp(q, "-1 ", 3) && q[3]) {
+		err = q + 3;
+		ok = 0;
+	} else if ((q = num(q, &res)) && *q == 0) {
+		ok = 1;
+	} else {
+		return -1;
+	}
+	*paren = 0;
+	args = paren + 1;
+	*eq = 0;
+
+	trace_seen(tr, t, (int)pid);
+	if (!strcmp(call, "virtual-advance")) {
+		if (*args == '+' && arg_time(args + 1, &v))
+			trace_advance(tr, t, v);
+		return 0;
+	}
+	if (!strcmp(call, "timerfd_create")) {
+		char *c = strchr(args, ','), *f = c ? c + 2 : NULL, *e;
+
+		if (!ok || fd < 0)
+			return 0; /* failed: no timer */
+		if (!c || c[1] != ' ' || !(e = strrchr(f, ')')))
+			return -1;
+		if (!text(args, (size_t)(e - args)))
+			return -1; /* the names are shown: text only */
+		tm = trace_new_timer(tr, (int)pid, (int)res, t);
+		snprintf(tm->clock, sizeof(tm->clock), "%.*s", (int)(c - args),
+		         args);
+		snprintf(tm->flags, sizeof(tm->flags), "%.*s", (int)(e - f), f);
+		return 0;
+	}
+	if (!strcmp(call, "exec")) { /* of tfd exec: "exec(PROG)" */
+		char *e = strrchr(args, ')');
+
+		if (!e || !text(args, (size_t)(e - args)))
+			return -1;
+		if (ok)
+			trace_program(tr, (int)pid, args, (size_t)(e - args));
+		return 0;
+	}
+	if (fd < 0) {
+		tr->other++;
+		return 0;
+	}
+	if (!strcmp(call, "close")) {
+		if (ok)
+			trace_unname(tr, (int)pid, (int)fd, t);
+		return 0;
+	}
+	if (!strcmp(call, "dup") || !strcmp(call, "dup2") ||
+	    !strcmp(call, "dup3") || !strcmp(call, "fcntl")) {
+		/* the new number names the timer; dup2 of another
+		 * descriptor over a timer's number takes it away */
+		tm = trace_lookup(tr, (int)pid, (int)fd);
+		if (ok && tm && res != fd) {
+			tm->dups++;
+			trace_name(tr, (int)pid, (int)res, tm, t);
+		} else if (ok && !tm && res != fd) {
+			trace_unname(tr, (int)pid, (int)res, t);
+		}
+		return 0;
+	}
+	tm = trace_timer_of(tr, (int)pid, (int)fd, t);
+	if (!strcmp(call, "timerfd_settime"))
+		return on_settime(tm, t, args, ok);
+	if (!strcmp(call, "timerfd_gettime")) {
+		tm->queries++;
+	} else if (!strcmp(call, "read")) {
+		char *c = strstr(args, ") [count ");
+
+		if (ok && res == 8 && c && num(c + 9, &v))
+			trace_read_count(tm, t, (uint64_t)v);
+		else if (ok)
+			return -1;
+		else
+			trace_read_failed(tm, t, err);
+	} else {
+		tr->other++; /* write, ioctl, and what a later version adds */
+	}
+	return 0;
+}
+
+/* The line that is not a trace line, as the message shows it: its start,
+ * or "binary data" when it holds other bytes than text (which could be a
+ * terminal's escapes): never echoed. */
+static void not_a_line(const char *file, long lineno, const char *line,
+                       size_t len)
+{
+	char shown[128], excerpt[64] = "binary data";
+	size_t k = len, m, i;
+
+	while (k && (line[k - 1] == '\n' || line[k - 1] == '\r'))
+		k--; /* the end of the line is not shown */
+	if (text(line, k)) {
+		m = k < 56 ? k : 56;
+		snprintf(excerpt, sizeof(excerpt), "'%.*s%s'", (int)m, line,
+		         k > m ? "..." : "");
+		for (i = 0; excerpt[i]; i++)
+			if (excerpt[i] == '\t')
+				excerpt[i] = ' ';
+	}
+	fprintf(stderr, "tfd: trace: %s:%ld: not a trace line (TIME PID FD "
+	        "CALL(ARGS) = RESULT): %s\n",
+	        tfd_printable(file, shown, sizeof(shown)), lineno, excerpt);
+}
+
+int trace_read(struct trace *tr, const char *file)
+{
+	FILE *f = !strcmp(file, "-") ? stdin : fopen(file, "r");
+	char *line = NULL, *copy = NULL, shown[128];
+	size_t cap = 0;
+	long lineno = 0;
+	ssize_t n;
+	int r = 0;
+
+	trace_init(tr, file);
+	if (!f) {
+		fprintf(stderr, "tfd: trace: %s: %s\n",
+		        tfd_printable(file, shown, sizeof(shown)),
+		        strerror(errno));
+		return 1;
+	}
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		/* parse_line cuts the line up: the message shows a copy */
+		free(copy);
+		copy = malloc((size_t)n + 1);
+		if (!copy) {
+			fprintf(stderr, "tfd: trace: out of memory\n");
+			r = 1;
+			break;
+		}
+		memcpy(copy, line, (size_t)n + 1);
+		if ((size_t)n != strlen(line) || parse_line(tr, line)) {
+			not_a_line(file, lineno, copy, (size_t)n);
+			r = 1;
+			break;
+		}
+	}
+	if (r == 0 && ferror(f)) {
+		fprintf(stderr, "tfd: trace: %s: %s\n",
+		        tfd_printable(file, shown, sizeof(shown)),
+		        strerror(errno));
+		r = 1;
+	}
+	free(line);
+	free(copy);
+	if (f != stdin)
+		fclose(f);
+	if (r == 0)
+		trace_end(tr);
+	return r;
+}
