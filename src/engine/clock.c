@@ -107,15 +107,24 @@ static void *watch(void *arg)
 	int fd;
 
 	(void)arg;
-	tfd_files_unshare();
-	fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC);
+	/* Without a table of its own (close_range(2) refused), its timerfd
+	 * would take a number of the program's: no detector then. */
+	fd = tfd_files_unshare() == 0 ? timerfd_create(CLOCK_REALTIME,
+	                                               TFD_CLOEXEC) : -1;
 	ready();
 	if (fd < 0 || watch_arm(fd) < 0)
 		return NULL; /* no detector: tfd(7), CLOCKS */
 	pthread_cleanup_push(close_fd, &fd);
 	for (;;) {
-		/* A cancellation point: tfd_clock_watch_stop() ends us here. */
-		if (read(fd, &n, sizeof(n)) < 0 && errno == ECANCELED) {
+		ssize_t r;
+
+		/* A cancellation point: tfd_clock_watch_stop() ends us here.
+		 * Any failure but a set (a read refused by a filter
+		 * installed since) ends the watch: never a loop. */
+		r = read(fd, &n, sizeof(n));
+		if (r < 0 && errno != ECANCELED && errno != EINTR)
+			break;
+		if (r < 0 && errno == ECANCELED) {
 			int cs;
 
 			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
