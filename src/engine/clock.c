@@ -88,9 +88,13 @@ static void ready(void)
 	tfd_family_unlock();
 }
 
+/* The system call itself, as for the service thread's own numbers
+ * (files.c): a number of the watcher's table, which a sanitizer's model
+ * of one table per process would take for the program's (ThreadSanitizer
+ * saw a race with the program's dup(0) once the thread ended). */
 static void close_fd(void *fd)
 {
-	close(*(int *)fd);
+	tfd_files_close(*(int *)fd);
 }
 
 static int watch_arm(int fd)
