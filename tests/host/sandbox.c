@@ -17,9 +17,9 @@
  */
 #include "host.h"
 
-#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -339,4 +339,61 @@ HOST_CASE(sandbox_all_after_fork, 0)
 	};
 
 	return each_errno(&p);
+}
+
+struct reader {
+	int fd;
+	long long got; /* the count, or -errno */
+};
+
+static void *blocked_read(void *arg)
+{
+	struct reader *r = arg;
+	uint64_t n = 0;
+
+	r->got = T_read(r->fd, &n, sizeof(n)) == sizeof(n) ? (long long)n
+	                                                   : -errno;
+	return NULL;
+}
+
+/* Twenty periodic timers run and a thread is blocked in a read when a
+ * filter refuses pidfd_getfd on every thread: the next create switches
+ * the engine to its fallback, and every timer goes on as before, the
+ * blocked read included. */
+HOST_CASE(sandbox_refused_while_timers_run, 0)
+{
+	static const struct plan p = { { SYS_pidfd_getfd, SYS_pidfd_open }, 1 };
+	int fd[20], i, ok = 0, late, armed, st;
+	struct reader r;
+	pthread_t th;
+
+	for (i = 0; i < 20; i++)
+		if ((fd[i] = h_timer(T_NONBLOCK, 5, 5)) < 0)
+			return 1;
+	late = T_create(CLOCK_MONOTONIC, 0);
+	h_arm(late, 150, 0);
+	r.fd = late;
+	if (pthread_create(&th, NULL, blocked_read, &r) != 0)
+		return 1;
+	h_sleep_ms(20);
+	if (refuse(&p, EPERM, 1) < 0) {
+		say("filter: %s", h_err(errno));
+		return 1;
+	}
+	if ((i = fresh("new")) < 0)
+		return 1;
+	armed = h_arm(i, 10, 0);
+	st = h_poll(i, 5000);
+	say("new: armed %d, poll %d, read %lld", armed, st, h_count(i));
+	h_sleep_ms(30);
+	for (ok = 0, i = 0; i < 20; i++)
+		ok += h_poll(fd[i], 5000) == 1 && h_count(fd[i]) >= 1;
+	say("%d of 20 periodic timers readable with a count", ok);
+	pthread_join(th, NULL);
+	say("blocked read: %lld", r.got);
+	for (ok = 0, i = 0; i < 20; i++)
+		ok += T_close(fd[i]) == 0;
+	say("closed %d, and the late one: %d", ok, T_close(late));
+	say("idle: %s", idle());
+	return 0;
 }
