@@ -4,7 +4,12 @@
 
 #include "tfd.h"
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -604,4 +609,47 @@ TEST(tool_run_backend_option_and_environment)
 	CHECKF(strstr(out, "\n100.000000        1        1     0.000000\n"),
 	       "'%s'", out);
 	unsetenv("TFD_BACKEND");
+}
+
+/* `tfd exec --backend virtual` in a sandbox that refuses memfd_create(2)
+ * (with EPERM, as a container's profile may): the domain is shared
+ * through an unnamed file instead, and the program runs on virtual time. */
+TEST(tool_exec_virtual_without_memfd_create)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		         offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_memfd_create, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	const char *bin = getenv("TFD_TOOL"), *asan = getenv("ASAN_OPTIONS");
+	char out[256], opts[4096];
+	int p[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	CHECK(bin != NULL && pipe(p) == 0);
+	snprintf(opts, sizeof(opts), "verify_asan_link_order=0%s%s",
+	         asan ? ":" : "", asan ? asan : "");
+	setenv("ASAN_OPTIONS", opts, 1);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+			_exit(126);
+		execl(bin, bin, "exec", "--backend", "virtual", "--", "sh", "-c",
+		      "sleep 5; echo slept", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	n = read(p[0], out, sizeof(out) - 1);
+	out[n > 0 ? n : 0] = 0;
+	close(p[0]);
+	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+	CHECKF(!strcmp(out, "slept\n"), "'%s'", out);
 }

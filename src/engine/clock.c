@@ -88,9 +88,13 @@ static void ready(void)
 	tfd_family_unlock();
 }
 
+/* The system call itself, as for the service thread's own numbers
+ * (files.c): a number of the watcher's table, which a sanitizer's model
+ * of one table per process would take for the program's (ThreadSanitizer
+ * saw a race with the program's dup(0) once the thread ended). */
 static void close_fd(void *fd)
 {
-	close(*(int *)fd);
+	tfd_files_close(*(int *)fd);
 }
 
 static int watch_arm(int fd)
@@ -107,15 +111,24 @@ static void *watch(void *arg)
 	int fd;
 
 	(void)arg;
-	tfd_files_unshare();
-	fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC);
+	/* Without a table of its own (close_range(2) refused), its timerfd
+	 * would take a number of the program's: no detector then. */
+	fd = tfd_files_unshare() == 0 ? timerfd_create(CLOCK_REALTIME,
+	                                               TFD_CLOEXEC) : -1;
 	ready();
 	if (fd < 0 || watch_arm(fd) < 0)
 		return NULL; /* no detector: tfd(7), CLOCKS */
 	pthread_cleanup_push(close_fd, &fd);
 	for (;;) {
-		/* A cancellation point: tfd_clock_watch_stop() ends us here. */
-		if (read(fd, &n, sizeof(n)) < 0 && errno == ECANCELED) {
+		ssize_t r;
+
+		/* A cancellation point: tfd_clock_watch_stop() ends us here.
+		 * Any failure but a set (a read refused by a filter
+		 * installed since) ends the watch: never a loop. */
+		r = read(fd, &n, sizeof(n));
+		if (r < 0 && errno != ECANCELED && errno != EINTR)
+			break;
+		if (r < 0 && errno == ECANCELED) {
 			int cs;
 
 			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);

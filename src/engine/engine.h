@@ -152,7 +152,9 @@ struct tfd_hold {
 	                  * a forked child (a copy of this) checks that a
 	                  * number it inherited is this file */
 	uint16_t gen;    /* [L] t->gen when taken */
-	unsigned char direct; /* [I] file is a user number (fallback) */
+	unsigned char direct; /* [L] file is a user number (fallback): set
+	                       * at create, or for good when the fallback
+	                       * takes over (tfd_engine_holds_direct) */
 	unsigned char closed; /* [L] no descriptor left; kept for waiters */
 	unsigned char unchecked; /* [L] file is the copy a forked child's
 	                          * thread took of its number at fork(),
@@ -203,7 +205,10 @@ struct tfd_engine {
 	enum state state;        /* [L] */
 	pthread_t thread;        /* [L] the service thread */
 	int tid;                 /* [L] its thread id */
-	int private_files;       /* [I] files.c's mechanism is in use */
+	int private_files;       /* [L] files.c's mechanism is in use (set
+	                          * as the service thread starts) */
+	int go_direct;           /* [L] it was refused: the service thread
+	                          * is to leave for one on the fallback */
 	int stop;                /* [L] */
 	int start_error;         /* [L] why the thread could not start */
 	int clock_set;           /* [L] the watcher saw CLOCK_REALTIME set */
@@ -275,6 +280,7 @@ int tfd_engine_grow_holds(void);
 int tfd_engine_hold_file(struct tfd_hold *h, int service); /* its file
                                  * here, taken now if need be, or -1 */
 void tfd_engine_hold_add(struct tfd_hold *h);
+void tfd_engine_holds_direct(void); /* the fallback from now on */
 
 /* ops.c */
 void tfd_engine_number_gone(int fd);  /* fd no longer names a timer */
@@ -306,11 +312,13 @@ int tfd_engine_start(void);       /* lock held; may drop it */
 void tfd_engine_stop_if_idle(void); /* lock held */
 void tfd_engine_free_later(struct tfd_hold *h); /* its file: the thread's */
 void tfd_engine_stop_now(void);   /* lock held; may drop it */
+int tfd_engine_go_direct(void);   /* lock held; may drop it */
 void tfd_engine_poke(void);       /* wake our service thread */
 void tfd_engine_after_fork(void);
 
 /* files.c */
 int tfd_files_private(void);          /* 1 if the mechanism works */
+int tfd_files_refused(int e);         /* e says it no longer does */
 int tfd_files_unshare(void);          /* in a new thread: empty table */
 int tfd_files_close_range(unsigned lo, unsigned hi); /* unshares too */
 int tfd_files_fetch(int tid, int fd); /* >= 0, or -errno */

@@ -24,6 +24,9 @@
  * thread posts to the user's own number instead, under the rule that a
  * number is never written to after tfd_close() released it; a plain
  * close(2) followed by reuse of the number is then not safe (tfd(7)).
+ * A refusal that comes later (a filter installed once timers run, with
+ * SECCOMP_FILTER_FLAG_TSYNC) ends the mechanism for good: the service
+ * thread is replaced by one on the fallback (service.c, go_direct).
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
@@ -66,20 +69,38 @@ static int forced_direct(void)
 /* The calls exist and PIDFD_THREAD is known: asked of a thread id that
  * cannot exist, a kernel that knows the flag says ESRCH, not EINVAL.
  * Nothing is opened. */
+static int known = -1; /* [A] the mechanism works: -1 not asked yet */
+
 int tfd_files_private(void)
 {
-	static int known = -1;
-
-	if (known < 0) {
+	if (__atomic_load_n(&known, __ATOMIC_ACQUIRE) < 0) {
 		long r = syscall(SYS_pidfd_open, (pid_t)INT32_MAX, PIDFD_THREAD);
 		int e = errno;
 
-		known = !forced_direct() && r < 0 && e == ESRCH &&
+		int k = !forced_direct() && r < 0 && e == ESRCH &&
 		        syscall(SYS_pidfd_getfd, -1, 0, 0) < 0 && errno == EBADF;
+
 		if (r >= 0)
 			close((int)r);
+		/* A refusal seen meanwhile stays. */
+		e = -1;
+		__atomic_compare_exchange_n(&known, &e, k, 0, __ATOMIC_ACQ_REL,
+		                            __ATOMIC_ACQUIRE);
 	}
-	return known;
+	return __atomic_load_n(&known, __ATOMIC_ACQUIRE) > 0;
+}
+
+/* Did tfd_files_take() or tfd_files_fetch() fail with e because the
+ * calls are refused (a seccomp filter installed since: ENOSYS, EPERM,
+ * EACCES, EINVAL, whatever it answers), rather than for want of room,
+ * as Linux's timerfd_create(2) could fail too?  If so, the mechanism is
+ * not used again in this process (nor in the children it forks). */
+int tfd_files_refused(int e)
+{
+	if (e == EMFILE || e == ENFILE || e == ENOMEM)
+		return 0;
+	__atomic_store_n(&known, 0, __ATOMIC_RELEASE);
+	return 1;
 }
 
 int tfd_engine_private_files(void)

@@ -54,11 +54,13 @@ int tfd_notify_drain(int fd, uint64_t *n)
 		*n = 0;
 		return 0;
 	}
-	if (r < 0 && errno != EOPNOTSUPP && errno != EINVAL)
+	if (r < 0 && errno == EBADF)
 		return errno;
-	/* Kernels before 5.x: look before reading.  A concurrent plain read()
-	 * by the user can still empty it in between; the read below then
-	 * waits for the next expiration (documented in tfd(7)). */
+	/* Kernels before 5.x (EOPNOTSUPP, EINVAL), or preadv2(2) refused (a
+	 * seccomp filter's ENOSYS, EPERM, EACCES...): look before reading.
+	 * A concurrent plain read() by the user can still empty it in
+	 * between; the read below then waits for the next expiration
+	 * (documented in tfd(7)). */
 	*n = 0;
 	if (poll(&p, 1, 0) != 1 || !(p.revents & POLLIN))
 		return 0;

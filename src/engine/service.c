@@ -21,8 +21,9 @@
  * futex_waitv(2) on their `alive` words as well as on its own wake-up
  * word: the kernel wakes it when one of them dies, and it reaps the dead
  * process at once, so that the timers that one delivered are taken over
- * with no gap longer than a wake-up.  Where futex_waitv is missing it
- * looks at them every WATCH_NS instead.
+ * with no gap longer than a wake-up.  Where futex_waitv is missing or
+ * refused (ENOSYS, or whatever a seccomp filter answers, at any moment)
+ * it looks at them every WATCH_NS instead.
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
@@ -78,10 +79,14 @@ static void futex_wait(unsigned *word, unsigned val, const struct timespec *ts)
 }
 
 /* Sleep on any of n words until the absolute CLOCK_MONOTONIC time at (NULL:
- * none).  0 or errno; ENOSYS where the call is missing. */
+ * none).  0 if it slept (woken, timed out, interrupted, or a word had
+ * changed already); else the call is refused or missing: ENOSYS before
+ * Linux 5.16, whatever a seccomp filter answers (EPERM, EACCES, ...). */
 static int futex_waitv(struct waitv *w, unsigned n, const struct timespec *at)
 {
-	if (syscall(SYS_futex_waitv, w, n, 0U, at, CLOCK_MONOTONIC) == 0)
+	if (syscall(SYS_futex_waitv, w, n, 0U, at, CLOCK_MONOTONIC) >= 0)
+		return 0; /* the index of the word that woke it */
+	if (errno == EAGAIN || errno == ETIMEDOUT || errno == EINTR)
 		return 0;
 	return errno;
 }
@@ -412,9 +417,10 @@ static int sleep_on(unsigned seq, int64_t wait)
 	tfd_family_unlock();
 	if (n > 1 && have_waitv) {
 		at = tfd_ns_to_ts(tfd_ns_add(mono_now(), wait));
-		if (futex_waitv(w, n, wait == TFD_NS_MAX ? NULL : &at) ==
-		    ENOSYS)
-			have_waitv = 0; /* looked at every WATCH_NS, below */
+		/* Refused (at any moment: a filter installed later) is
+		 * missing: looked at every WATCH_NS from now on, below. */
+		if (futex_waitv(w, n, wait == TFD_NS_MAX ? NULL : &at) != 0)
+			have_waitv = 0;
 		else
 			goto out;
 	}
@@ -472,6 +478,9 @@ static void *service(void *arg)
 	tfd_family_lock();
 	if (g.private_files && !kept && tfd_files_unshare() != 0)
 		g.private_files = 0;
+	if (!g.private_files)
+		tfd_engine_holds_direct(); /* a forked child's, or those of
+		                            * the thread we replace */
 	me = &tfd_fam->proc[g.self];
 	g.tid = gettid();
 	tfd_family_unlock();
@@ -503,6 +512,8 @@ static void *service(void *arg)
 	for (;;) {
 		close_freed(); /* first: a fetch near the limit needs room */
 		fetch_files();
+		if (g.go_direct)
+			break; /* a thread on the fallback replaces us */
 		if (g.nholds && g.pool_max &&
 		    (tfd_engine_pool_count(0) < POOL_LOW ||
 		     tfd_engine_pool_count(1) < POOL_LOW))
@@ -530,6 +541,27 @@ static void *service(void *arg)
 		sleep_until_due();
 	}
 	g.state = STOPPING; /* no timer is made until we are gone */
+	if (g.go_direct) {
+		/* Our table and the copies in it go with us; the thread that
+		 * replaces us posts to the program's numbers, which it finds
+		 * as it starts (tfd_engine_holds_direct, in its table). */
+		size_t i;
+
+		for (i = 0; i < g.nholds; i++) {
+			struct tfd_hold *h = g.holds[i];
+
+			if (h->direct)
+				continue;
+			h->file = -1;
+			h->unchecked = 0;
+			if ((h->t->flags & T_USED) && h->t->gen == h->gen &&
+			    h->t->deliverer == g.self)
+				h->t->file = -1;
+		}
+		g.private_files = 0;
+		g.go_direct = 0;
+		close_freed();
+	}
 	drain_pool();
 	tfd_family_unlock();
 	tfd_clock_watch_stop();
@@ -586,6 +618,24 @@ int tfd_engine_start(void)
 	while (g.state == STARTING)
 		tfd_family_wait();
 	return g.state == RUNNING ? 0 : g.start_error;
+}
+
+/* The private files (files.c) were refused, once timers ran: the service
+ * thread, whose own table cannot reach the program's numbers, leaves, and
+ * one on the fallback, sharing the program's table, takes over what it
+ * delivered (tfd_engine_holds_direct).  0 or errno.  Lock held; may drop
+ * it. */
+int tfd_engine_go_direct(void)
+{
+	while (g.state == STARTING || g.state == STOPPING)
+		tfd_family_wait();
+	if (g.state == RUNNING && g.private_files) {
+		g.go_direct = 1;
+		tfd_engine_poke();
+		while (g.state != STOPPED)
+			tfd_family_wait();
+	}
+	return tfd_engine_start();
 }
 
 /* The last timer went: the thread, unless it already sleeps no longer

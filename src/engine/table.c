@@ -214,6 +214,44 @@ static int other_number(const struct tfd_hold *h)
 	return -1;
 }
 
+/* From now on this process posts to the program's own numbers (the
+ * fallback, files.c): a forked child whose thread could not take a table
+ * of its own, or a process whose mechanism was refused once timers ran.
+ * Each hold's file is the lowest number naming it here, unless the kernel
+ * says that number is another eventfd now (closed plainly and reused); a
+ * timer we deliver with no file left here is left to another process
+ * that holds it, as when it is closed on the fallback (drop_fd).  Lock
+ * held, no post of ours being written. */
+void tfd_engine_holds_direct(void)
+{
+	size_t i;
+
+	for (i = 0; i < g.nholds; i++) {
+		struct tfd_hold *h = g.holds[i];
+		struct tfd_timer *t = h->t;
+		uint32_t id;
+		int k;
+
+		if (h->direct)
+			continue;
+		h->direct = 1;
+		h->unchecked = 0;
+		k = h->closed ? -1 : other_number(h);
+		if (k >= 0 && h->efd_id && (id = tfd_files_id(k)) != 0 &&
+		    id != h->efd_id)
+			k = -1;
+		h->file = k;
+		if (!(t->flags & T_USED) || t->gen != h->gen ||
+		    t->deliverer != g.self)
+			continue;
+		t->file = k;
+		if (k < 0 && t->holders != tfd_proc_bit(g.self)) {
+			tfd_engine_unqueue(t);
+			tfd_family_orphan(t);
+		}
+	}
+}
+
 /* ---- lifetimes ---- */
 
 /* The user's descriptor fd no longer names its timer; with the last one
@@ -313,15 +351,17 @@ static int pool_take(int flags, uint32_t *id)
 
 /* The user's descriptor for a new timer, and the number posts go to:
  * the same on the virtual clocks and the fallback; else a copy in the
- * service thread's table (files.c). */
-static int open_timer(int flags, int direct, int *fd, int *file,
+ * service thread's table (files.c).  If the copy is refused (a sandbox
+ * installed since the thread started), the fallback from now on, as if
+ * from the start (Linux's create succeeds): *direct is set. */
+static int open_timer(int flags, unsigned char *direct, int *fd, int *file,
                       uint32_t *id)
 {
 	struct tfd_fetch r;
 	int e, k;
 
 	*id = 0;
-	if (direct) {
+	if (*direct) {
 		e = tfd_notify_open(flags, fd);
 		*file = *fd;
 		return e;
@@ -341,6 +381,15 @@ static int open_timer(int flags, int direct, int *fd, int *file,
 	if (e)
 		return e;
 	fetch(&r, *fd);
+	if (r.result < 0 && tfd_files_refused(-r.result)) {
+		e = tfd_engine_go_direct();
+		if (e == 0) {
+			*direct = 1;
+			*file = *fd;
+			return 0;
+		}
+		r.result = -e;
+	}
 	if (r.result < 0) {
 		close(*fd);
 		return -r.result;
@@ -374,7 +423,7 @@ static int take(int clockid, int flags, struct tfd_hold *h, int *fd)
 		e = ENOMEM;
 	h->direct = (unsigned char)(g.virtual || !g.private_files);
 	if (!e)
-		e = open_timer(flags, h->direct, fd, &file, &id);
+		e = open_timer(flags, &h->direct, fd, &file, &id);
 	if (!e && (e = grow_table(*fd)) != 0)
 		close(*fd);
 	if (e) {

@@ -71,6 +71,21 @@ void tfd_dom_changed(struct tfd_dom *d)
 		tfd_dom_futex_wake(&d->gen);
 }
 
+/* A file of no name to share the domain through, opened by the programs
+ * as /proc/<pid>/fd/<fd>: a memfd, or where memfd_create(2) is refused
+ * (a sandbox's filter, whatever it answers) an unnamed file in /dev/shm
+ * or /tmp (O_TMPFILE), which opens the same way. */
+static int shared_file(void)
+{
+	static const char *const dirs[] = { "/dev/shm", "/tmp" };
+	int fd = (int)syscall(SYS_memfd_create, "tfd-domain", MFD_CLOEXEC);
+	unsigned i;
+
+	for (i = 0; fd < 0 && i < sizeof(dirs) / sizeof(*dirs); i++)
+		fd = open(dirs[i], O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	return fd;
+}
+
 struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli)
 {
 	size_t len = sizeof(struct tfd_dom);
@@ -78,7 +93,7 @@ struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli)
 	int fd = -1;
 
 	if (memfd) {
-		fd = (int)syscall(SYS_memfd_create, "tfd-domain", MFD_CLOEXEC);
+		fd = shared_file();
 		if (fd < 0 || ftruncate(fd, (off_t)len) < 0) {
 			if (fd >= 0)
 				close(fd);

@@ -153,7 +153,8 @@ static int stub_gettime(int fd, struct itimerspec *cur)
 /* Copy between the program's pointer and ours as the kernel would: 0, or
  * -1 where it would fail EFAULT (also when only part of it can be copied:
  * the end of a mapping).  Where process_vm_* itself is refused (a
- * container's own filter), a plain copy: a bad pointer then faults. */
+ * container's own filter, whatever it answers: ENOSYS, EPERM, EACCES,
+ * EINVAL; all but EFAULT), a plain copy: a bad pointer then faults. */
 static int copy_in(void *to, const void *from, size_t n)
 {
 	struct iovec l = { to, n }, r = { (void *)(uintptr_t)from, n };
@@ -162,7 +163,7 @@ static int copy_in(void *to, const void *from, size_t n)
 
 	if (k == (long)n)
 		return 0;
-	if (k < 0 && (errno == ENOSYS || errno == EPERM)) {
+	if (k < 0 && errno != EFAULT) { /* refused: ENOSYS, EPERM, EACCES.. */
 		if (!from)
 			return -1;
 		memcpy(to, from, n);
@@ -179,7 +180,7 @@ static int copy_out(void *to, const void *from, size_t n)
 
 	if (k == (long)n)
 		return 0;
-	if (k < 0 && (errno == ENOSYS || errno == EPERM)) {
+	if (k < 0 && errno != EFAULT) {
 		if (!to)
 			return -1;
 		memcpy(to, from, n);

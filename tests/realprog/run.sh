@@ -171,6 +171,7 @@ if [ -x "$dir/rawsys" ]; then
 	for b in engine kernel virtual; do
 		same "$dir/rawsys" rawsys "$b"
 		same "$dir/rawsys" rawsys.other "$b" other
+		same "$dir/rawsys" rawsys.sandbox "$b" sandbox
 	done
 	# A program run from it has the filter too (it cannot be removed):
 	# with the preload, and without it (its C library is elsewhere, its
