@@ -3,7 +3,8 @@
 #
 #   make                 libtfd.a, libtfd.so, libtfd-preload.so, the tfd program
 #   make demo            run the demo
-#   make check           build and run every test
+#   make check           build and run every test; TESTS="NAME -x NAME"
+#                        picks them by name in every stage (below)
 #   make install         PREFIX=/usr/local DESTDIR= (both optional)
 #   make SAN=address,undefined check   the same under sanitizers
 #   make check-valgrind  the tests under valgrind
@@ -266,10 +267,27 @@ FALLBACK_TESTS ?= never_early periodic readiness rearm blocked_reader \
     closefrom dup2 as_many_timers no_wakeup_lost cancelling cancelled \
     fork exec idle no_descriptor duplicated one_nanosecond past_absolute \
     many_fast opcheck_random_sequences_on_the_system
-check: all check-header $(TESTBIN) $(SEEDBIN) $(EXAMPLES)
+#
+# make check runs its stages one after the other, each to its end even
+# when one fails (tests/check.sh), and ends with one line that sums them:
+# "check: N passed, N failed, N skipped".  TESTS="NAME... -x NAME..."
+# picks tests by name in every stage (tests/select.sh): a test runs when
+# its name contains one of the NAMEs (any, if none is given) and none of
+# those after -x.  The stages and what is named in each: unit (the
+# runner's tests: build/tfd-test -l), fallback (the same), realprog
+# (its groups: tests/realprog/run.sh), host (its cases: build/host/host
+# --list), install (the whole stage).
+CHECK_STAGES := check-header check-unit check-fallback check-realprog \
+    check-host check-install
+export TFD_TESTS := $(TESTS)
+.PHONY: check-unit check-fallback $(CHECK_STAGES)
+check: test-programs
+	@sh tests/check.sh "$(MAKE)" $(CHECK_STAGES)
+check-unit: all $(TESTBIN) $(SEEDBIN) $(EXAMPLES)
 	TSAN_OPTIONS="die_after_fork=0 suppressions=$(CURDIR)/tests/tsan.supp $(TSAN_OPTIONS)" \
 	TFD_TOOL=$(TOOL) TFD_EXAMPLES=$(EX) TFD_MAKE_VERSION=$(VERSION) \
-	    $(SEED_ENV) $(TESTBIN) $(TESTS)
+	    $(SEED_ENV) $(TESTBIN)
+check-fallback: $(TOOL) $(TESTBIN)
 	@echo "--- the same engine tests on the fallback (TFD_ENGINE_FILES=direct)"
 	TSAN_OPTIONS="die_after_fork=0 suppressions=$(CURDIR)/tests/tsan.supp $(TSAN_OPTIONS)" TFD_ENGINE_FILES=direct \
 	TFD_TOOL=$(TOOL) $(TESTBIN) -x conformance -x seed $(FALLBACK_TESTS)
@@ -305,9 +323,8 @@ fuzz: $(FUZZ_BIN)
 # Real programs (Wayland, sd-event, ours) with and without the preload.
 include tests/realprog/realprog.mk
 include tests/host/host.mk
-check: check-realprog check-host
 
-# The programs make check runs.
+# The programs make check runs, built before its first stage.
 .PHONY: test-programs
 test-programs: all $(TESTBIN) $(SEEDBIN) $(EXAMPLES) $(RP_BIN) $(HOST)/host \
     $(HOST)/host-lib
@@ -317,10 +334,8 @@ test-programs: all $(TESTBIN) $(SEEDBIN) $(EXAMPLES) $(RP_BIN) $(HOST)/host \
 # what it packed, out of tree; make install into a temporary prefix and
 # what was installed at work there (pkg-config, CMake and Meson when they
 # are installed, the pages, bash completion); DESTDIR; uninstall.
-.PHONY: check-install
 check-install:
 	MAKE='$(MAKE)' TFD_SEEDS='$(abspath $(SEEDS))' sh tests/install.sh
-check: check-install
 
 # The release tarball: exactly the files git tracks, as they are in the
 # work tree (uncommitted changes to them are packed, and said to be),
