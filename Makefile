@@ -19,8 +19,7 @@
 SRCDIR := $(realpath $(dir $(lastword $(MAKEFILE_LIST))))
 ifneq ($(SRCDIR),$(CURDIR))
 OUT := $(abspath $(if $(filter command line,$(origin B)),$(B),$(CURDIR)))
-IN_TREE = $(MAKE) --no-print-directory -C $(SRCDIR) $(MAKEOVERRIDES) \
-    B=$(OUT) FUZZ_B=$(OUT)/fuzz
+IN_TREE = $(MAKE) --no-print-directory -C $(SRCDIR) $(MAKEOVERRIDES) B=$(OUT)
 .PHONY: out-of-tree $(MAKECMDGOALS)
 # make -q: the tree's answer, given as this make's own.
 ifneq ($(findstring q,$(firstword -$(MAKEFLAGS))),)
@@ -304,10 +303,11 @@ check-valgrind: all $(TESTBIN) $(SEEDBIN) $(EXAMPLES)
 
 # libFuzzer on the operation checker (fuzz/opcheck.c), from the seeds in
 # fuzz/corpus, for FUZZ_SECONDS; new inputs go to build-fuzz/corpus and a
-# failing one to build-fuzz/.  Needs clang.
+# failing one to build-fuzz/ (DIR/fuzz/ in a build directory B=DIR out of
+# the tree).  Needs clang.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_B := build-fuzz
+FUZZ_B := $(if $(filter build build-%,$(B)),build-fuzz,$(B)/fuzz)
 FUZZ_BIN := $(FUZZ_B)/fuzz-ops
 $(FUZZ_BIN): $(LIB_SRC) $(LIB_HDR) fuzz/opcheck.c \
     fuzz/opcheck.h fuzz/fuzz_ops.c
