@@ -3,11 +3,37 @@
 #
 #   make                 libtfd.a, libtfd.so, libtfd-preload.so, the tfd program
 #   make demo            run the demo
-#   make check           build and run every test
+#   make check           build and run every test; TESTS="NAME -x NAME"
+#                        picks them by name in every stage (below)
 #   make install         PREFIX=/usr/local DESTDIR= (both optional)
 #   make SAN=address,undefined check   the same under sanitizers
 #   make check-valgrind  the tests under valgrind
 #   make fuzz            libFuzzer on the operation checker (clang)
+#   make dist            build/tfd-VERSION.tar.gz: the files git tracks
+#   make -f SRC/Makefile [GOAL]...   out of tree: builds in the current
+#                        directory from the tree SRC, writing nothing there
+
+# Out of tree: run in a directory of its own, this Makefile runs make in
+# the source tree with B set to that directory, where everything is
+# written (objects, programs, the files the tests leave).
+SRCDIR := $(realpath $(dir $(lastword $(MAKEFILE_LIST))))
+ifneq ($(SRCDIR),$(CURDIR))
+OUT := $(abspath $(if $(filter command line,$(origin B)),$(B),$(CURDIR)))
+IN_TREE = $(MAKE) --no-print-directory -C $(SRCDIR) $(MAKEOVERRIDES) B=$(OUT)
+.PHONY: out-of-tree $(MAKECMDGOALS)
+# make -q: the tree's answer, given as this make's own.
+ifneq ($(findstring q,$(firstword -$(MAKEFLAGS))),)
+OOT_Q := $(shell $(IN_TREE) -q $(MAKECMDGOALS) >/dev/null 2>&1 && echo y)
+endif
+ifeq ($(OOT_Q),y)
+out-of-tree $(MAKECMDGOALS): ;
+else
+out-of-tree:
+	+@$(IN_TREE) $(MAKECMDGOALS)
+$(filter-out out-of-tree,$(MAKECMDGOALS)): out-of-tree
+	@:
+endif
+else
 
 # The version is written once, in include/tfd.h (TFD_VERSION_MAJOR...).
 VERSION := $(shell awk '/^.define TFD_VERSION_(MAJOR|MINOR|PATCH) / \
@@ -19,6 +45,11 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR ?= $(LIBDIR)/cmake/tfd
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# The preload library has a directory of its own, as libfaketime's: it is
+# not a library to link with (tfd exec looks for it there: tfd(1)).
+PRELOADDIR := $(LIBDIR)/tfd
 SEEDS ?= ../shared/seeds
 
 CC ?= cc
@@ -27,6 +58,7 @@ OPT ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
         -Wmissing-prototypes -Wpointer-arith -Wcast-qual -Wvla
 CFLAGS ?=
+CPPFLAGS ?=
 LDFLAGS ?=
 SAN ?=
 ifneq ($(SAN),)
@@ -34,8 +66,9 @@ SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 # The sanitizer builds check the lock rules too (src/lockorder.h).
 LOCKCHECK := -DTFD_DEBUG_LOCKS
 endif
-ALL_CFLAGS := -std=gnu11 $(OPT) $(WARN) -Iinclude -Isrc -pthread \
-              $(SANFLAGS) $(LOCKCHECK) $(CFLAGS)
+# -MMD -MP: each object's header dependencies, in a .d file beside it.
+ALL_CFLAGS := -std=gnu11 $(OPT) $(WARN) -Iinclude -Isrc $(CPPFLAGS) -pthread \
+              -MMD -MP $(SANFLAGS) $(LOCKCHECK) $(CFLAGS)
 ALL_LDFLAGS := -pthread $(SANFLAGS) $(LDFLAGS)
 
 comma := ,
@@ -69,36 +102,56 @@ SEEDBIN := $(B)/seed-test
 PRELOAD := $(B)/libtfd-preload.so
 
 .PHONY: all demo check check-header check-valgrind fuzz bench install \
-        uninstall clean examples FORCE
-all: $(STATIC) $(SHARED) $(PRELOAD) $(TOOL) $(B)/tfd.pc
+        uninstall clean examples dist
+all: $(STATIC) $(SHARED) $(PRELOAD) $(TOOL) $(B)/tfd.pc \
+    $(B)/tfd-config.cmake $(B)/tfd-config-version.cmake
 
 # What the build compiles in of its configuration: the directories (the
-# tfd program looks for libtfd-preload.so in LIBDIR; tfd.pc names them)
+# tfd program looks for libtfd-preload.so in LIBDIR/tfd; tfd.pc and the
+# CMake package name them)
 # and the git description of the tree (tfd --version).  The stamp is
 # rewritten only when that changes, so that `make install PREFIX=X` after a
-# plain `make` rebuilds what depends on it, and nothing else.
+# plain `make` rebuilds what depends on it, and nothing else.  It is
+# compared and rewritten as the Makefile is read, not by a rule that
+# always runs: right after a build, `make -q` says it is up to date.
 GIT_DESCRIBE := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" \
     = "$(CURDIR)" ] && git describe --always --dirty 2>/dev/null)
-CONFIG := PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) \
-          VERSION=$(VERSION) GIT=$(GIT_DESCRIBE)
-$(B)/config.stamp: FORCE | $(B)/lib
-	@echo '$(CONFIG)' | cmp -s - $@ || echo '$(CONFIG)' > $@
+CONFIG := $(strip PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) \
+          VERSION=$(VERSION) GIT=$(GIT_DESCRIBE))
+ifneq ($(if $(MAKECMDGOALS),$(filter-out clean dist,$(MAKECMDGOALS)),all),)
+ifneq ($(CONFIG),$(shell cat $(B)/config.stamp 2>/dev/null))
+$(shell mkdir -p $(B) && echo '$(CONFIG)' > $(B)/config.stamp)
+endif
+endif
+$(B)/config.stamp:
+	mkdir -p $(@D) && echo '$(CONFIG)' > $@
+# pkg-config's file and CMake's (find_package(tfd CONFIG): tfd::tfd, the
+# shared library, and tfd::tfd_static), with the directories written in.
+SUBST := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+    -e 's|@SOMAJOR@|$(SOMAJOR)|'
 $(B)/tfd.pc: tfd.pc.in $(B)/config.stamp
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    tfd.pc.in > $@
+	$(SUBST) tfd.pc.in > $@
+$(B)/tfd-config.cmake: cmake/tfd-config.cmake.in $(B)/config.stamp
+	$(SUBST) cmake/tfd-config.cmake.in > $@
+$(B)/tfd-config-version.cmake: cmake/tfd-config-version.cmake.in \
+    $(B)/config.stamp
+	$(SUBST) -e "s|@SIZEOF_VOID_P@|$$(echo __SIZEOF_POINTER__ | \
+	    $(CC) $(CPPFLAGS) $(CFLAGS) -E -P -)|" \
+	    cmake/tfd-config-version.cmake.in > $@
 
-$(B)/lib/%.o: src/%.c $(LIB_HDR)
+# What each object includes is in its .d file (-MMD), read at the end.
+$(B)/lib/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
-$(B)/pic/%.o: src/%.c $(LIB_HDR)
+$(B)/pic/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -fPIC -c $< -o $@
-$(B)/tests/%.o: tests/%.c tests/t.h $(LIB_HDR) | $(B)/tests
+$(B)/tests/%.o: tests/%.c | $(B)/tests
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
-$(B)/tests/loop.o: examples/loop.c examples/loop.h include/tfd.h | $(B)/tests
+$(B)/tests/loop.o: examples/loop.c | $(B)/tests
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
-$(B)/tests/opcheck.o: fuzz/opcheck.c fuzz/opcheck.h $(LIB_HDR) | $(B)/tests
+$(B)/tests/opcheck.o: fuzz/opcheck.c | $(B)/tests
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 $(B)/tests/test_opcheck.o: fuzz/opcheck.h
 # The examples (make examples): the event loop on the library, the same
@@ -170,7 +223,8 @@ SEED_ENV := TFD_SEED=$(SEEDBIN)
 $(SEEDBIN): $(SEED_SRC) tests/seed_adapter.c $(STATIC)
 	$(CC) -std=gnu11 $(OPT) -w -pthread $(SANFLAGS) -D__NR_timerfd=4242 \
 	    -Dsyscall=tfd_seed_syscall $(SEED_SRC) \
-	    tests/seed_adapter.c -Iinclude $(STATIC) -o $@ $(ALL_LDFLAGS)
+	    tests/seed_adapter.c -Iinclude $(CPPFLAGS) $(STATIC) -o $@ \
+	    $(ALL_LDFLAGS)
 else
 SEEDBIN :=
 SEED_ENV := TFD_SEED_SKIP="$(SEEDS)/new_timerfd_errors_test.c not found \
@@ -193,14 +247,14 @@ check-header: | $(B)/tests
 	printf '#include <tfd.h>\n#include <sys/timerfd.h>\nint main(void){return tfd_close(-1);}\n' > $(B)/tests/h1.c
 	printf '#include <sys/timerfd.h>\n#include <tfd.h>\nint main(void){return TFD_TIMER_ABSTIME + TFD_NONBLOCK;}\n' > $(B)/tests/h2.c
 	printf '#include <tfd.h>\n#if TFD_VERSION_HEX < 0x000200\n#error\n#endif\nint main(void){return *tfd_version() != *TFD_VERSION_STRING;}\n' > $(B)/tests/h3.c
-	$(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h1.c
-	$(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h2.c
-	$(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h3.c
+	$(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude $(CPPFLAGS) -fsyntax-only $(B)/tests/h1.c
+	$(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude $(CPPFLAGS) -fsyntax-only $(B)/tests/h2.c
+	$(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude $(CPPFLAGS) -fsyntax-only $(B)/tests/h3.c
 	@if command -v $(CXX) >/dev/null 2>&1; then \
 	    echo "$(CXX) -x c++ -Wall -Wextra -Werror -fsyntax-only (tfd.h)"; \
-	    $(CXX) -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h1.c && \
-	    $(CXX) -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h2.c && \
-	    $(CXX) -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only $(B)/tests/h3.c; \
+	    $(CXX) -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -Iinclude $(CPPFLAGS) -fsyntax-only $(B)/tests/h1.c && \
+	    $(CXX) -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -Iinclude $(CPPFLAGS) -fsyntax-only $(B)/tests/h2.c && \
+	    $(CXX) -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -Iinclude $(CPPFLAGS) -fsyntax-only $(B)/tests/h3.c; \
 	else echo "check-header: no C++ compiler ($(CXX)), C++ build skipped"; fi
 
 # ThreadSanitizer refuses threads in a child forked from a threaded process
@@ -213,10 +267,27 @@ FALLBACK_TESTS ?= never_early periodic readiness rearm blocked_reader \
     closefrom dup2 as_many_timers no_wakeup_lost cancelling cancelled \
     fork exec idle no_descriptor duplicated one_nanosecond past_absolute \
     many_fast opcheck_random_sequences_on_the_system
-check: all check-header $(TESTBIN) $(SEEDBIN) $(EXAMPLES)
+#
+# make check runs its stages one after the other, each to its end even
+# when one fails (tests/check.sh), and ends with one line that sums them:
+# "check: N passed, N failed, N skipped".  TESTS="NAME... -x NAME..."
+# picks tests by name in every stage (tests/select.sh): a test runs when
+# its name contains one of the NAMEs (any, if none is given) and none of
+# those after -x.  The stages and what is named in each: unit (the
+# runner's tests: build/tfd-test -l), fallback (the same), realprog
+# (its groups: tests/realprog/run.sh), host (its cases: build/host/host
+# --list), install (the whole stage).
+CHECK_STAGES := check-header check-unit check-fallback check-realprog \
+    check-host check-install
+export TFD_TESTS := $(TESTS)
+.PHONY: check-unit check-fallback $(CHECK_STAGES)
+check: test-programs
+	@sh tests/check.sh "$(MAKE)" $(CHECK_STAGES)
+check-unit: all $(TESTBIN) $(SEEDBIN) $(EXAMPLES)
 	TSAN_OPTIONS="die_after_fork=0 suppressions=$(CURDIR)/tests/tsan.supp $(TSAN_OPTIONS)" \
 	TFD_TOOL=$(TOOL) TFD_EXAMPLES=$(EX) TFD_MAKE_VERSION=$(VERSION) \
-	    $(SEED_ENV) $(TESTBIN) $(TESTS)
+	    $(SEED_ENV) $(TESTBIN)
+check-fallback: $(TOOL) $(TESTBIN)
 	@echo "--- the same engine tests on the fallback (TFD_ENGINE_FILES=direct)"
 	TSAN_OPTIONS="die_after_fork=0 suppressions=$(CURDIR)/tests/tsan.supp $(TSAN_OPTIONS)" TFD_ENGINE_FILES=direct \
 	TFD_TOOL=$(TOOL) $(TESTBIN) -x conformance -x seed $(FALLBACK_TESTS)
@@ -233,15 +304,16 @@ check-valgrind: all $(TESTBIN) $(SEEDBIN) $(EXAMPLES)
 
 # libFuzzer on the operation checker (fuzz/opcheck.c), from the seeds in
 # fuzz/corpus, for FUZZ_SECONDS; new inputs go to build-fuzz/corpus and a
-# failing one to build-fuzz/.  Needs clang.
+# failing one to build-fuzz/ (DIR/fuzz/ in a build directory B=DIR out of
+# the tree).  Needs clang.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_B := build-fuzz
+FUZZ_B := $(if $(filter build build-%,$(B)),build-fuzz,$(B)/fuzz)
 FUZZ_BIN := $(FUZZ_B)/fuzz-ops
 $(FUZZ_BIN): $(LIB_SRC) $(LIB_HDR) fuzz/opcheck.c \
     fuzz/opcheck.h fuzz/fuzz_ops.c
 	mkdir -p $(FUZZ_B)/corpus
-	$(FUZZ_CC) -std=gnu11 -O1 -g $(WARN) -Iinclude -Isrc -pthread \
+	$(FUZZ_CC) -std=gnu11 -O1 -g $(WARN) -Iinclude -Isrc $(CPPFLAGS) -pthread \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	    $(LIB_SRC) fuzz/opcheck.c fuzz/fuzz_ops.c -o $@
 fuzz: $(FUZZ_BIN)
@@ -252,29 +324,51 @@ fuzz: $(FUZZ_BIN)
 # Real programs (Wayland, sd-event, ours) with and without the preload.
 include tests/realprog/realprog.mk
 include tests/host/host.mk
-check: check-realprog check-host
 
-# make install into a temporary prefix after a plain make, and what was
-# installed at work there (tests/install.sh: a build directory of its own,
-# without sanitizers; CMake and Meson when they are installed).
-.PHONY: check-install
+# The programs make check runs, built before its first stage.
+.PHONY: test-programs
+test-programs: all $(TESTBIN) $(SEEDBIN) $(EXAMPLES) $(RP_BIN) $(HOST)/host \
+    $(HOST)/host-lib
+
+# What a user and a package do with the tree (tests/install.sh, in a
+# directory of its own, without sanitizers): make dist, and a build of
+# what it packed, out of tree; make install into a temporary prefix and
+# what was installed at work there (pkg-config, CMake and Meson when they
+# are installed, the pages, bash completion); DESTDIR; uninstall.
 check-install:
-	MAKE='$(MAKE)' sh tests/install.sh
-check: check-install
+	MAKE='$(MAKE)' TFD_SEEDS='$(abspath $(SEEDS))' sh tests/install.sh
+
+# The release tarball: exactly the files git tracks, as they are in the
+# work tree (uncommitted changes to them are packed, and said to be),
+# under tfd-VERSION/.  Only from a git work tree.
+DIST := $(B)/tfd-$(VERSION).tar.gz
+dist:
+	@[ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] || \
+	{ echo "make dist: $(CURDIR) is not a git work tree (the tarball is" \
+	    "the files git tracks, made with git archive)" >&2; exit 1; }
+	@mkdir -p $(B) && t=$$(git stash create) && \
+	{ [ -z "$$t" ] || echo "make dist: uncommitted changes to tracked" \
+	    "files are in the tarball"; } && \
+	git archive --format=tar.gz --prefix=tfd-$(VERSION)/ -o $(DIST) \
+	    $${t:-HEAD} && echo "make dist: $(DIST)"
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
-	    $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
-	    $(DESTDIR)$(MANDIR)/man7
+	    $(DESTDIR)$(PRELOADDIR) $(DESTDIR)$(INCLUDEDIR) \
+	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR) \
+	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
 	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/tfd
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/libtfd.a
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/libtfd.so.$(VERSION)
-	install -m 755 $(PRELOAD) $(DESTDIR)$(LIBDIR)/libtfd-preload.so
+	install -m 755 $(PRELOAD) $(DESTDIR)$(PRELOADDIR)/libtfd-preload.so
 	ln -sf libtfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtfd.so.$(SOMAJOR)
 	ln -sf libtfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtfd.so
 	install -m 644 include/tfd.h $(DESTDIR)$(INCLUDEDIR)/tfd.h
 	install -m 644 $(B)/tfd.pc $(DESTDIR)$(PKGCONFIGDIR)/tfd.pc
+	install -m 644 $(B)/tfd-config.cmake $(B)/tfd-config-version.cmake \
+	    $(DESTDIR)$(CMAKEDIR)/
+	install -m 644 completion/tfd.bash $(DESTDIR)$(BASHCOMPDIR)/tfd
 	for p in $(MAN_PAGES); do \
 	    s=$${p##*.}; d=$(DESTDIR)$(MANDIR)/man$$s/$${p##*/}; \
 	    sed 's|^\.so man/\(.*\.\)\([1-9]\)$$|.so man\2/\1\2|' $$p > $$d && \
@@ -306,13 +400,32 @@ install-note:
 	    echo "note: the tfd program and libtfd.a need none of this."; \
 	fi
 
+# Also LIBDIR/libtfd-preload.so, where versions before 0.2.0 put it.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tfd $(DESTDIR)$(LIBDIR)/libtfd.a \
 	    $(DESTDIR)$(LIBDIR)/libtfd.so* $(DESTDIR)$(INCLUDEDIR)/tfd.h \
+	    $(DESTDIR)$(PRELOADDIR)/libtfd-preload.so \
 	    $(DESTDIR)$(LIBDIR)/libtfd-preload.so \
-	    $(DESTDIR)$(PKGCONFIGDIR)/tfd.pc
+	    $(DESTDIR)$(PKGCONFIGDIR)/tfd.pc \
+	    $(DESTDIR)$(CMAKEDIR)/tfd-config.cmake \
+	    $(DESTDIR)$(CMAKEDIR)/tfd-config-version.cmake \
+	    $(DESTDIR)$(BASHCOMPDIR)/tfd
+	rmdir $(DESTDIR)$(PRELOADDIR) $(DESTDIR)$(CMAKEDIR) 2>/dev/null || :
 	for p in $(MAN_PAGES); do \
 	    s=$${p##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$${p##*/}; done
 
+# In a build directory out of the tree (B=DIR, make -f), only what the
+# build writes there.
 clean:
 	rm -rf build build-*
+ifeq ($(filter build build-%,$(B)),)
+	rm -rf $(B)/lib $(B)/pic $(B)/tests $(EX) $(RP) $(HOST) $(B)/fuzz \
+	    $(STATIC) $(B)/libtfd.so* $(PRELOAD) $(TOOL) $(TESTBIN) \
+	    $(B)/seed-test $(B)/*.d $(B)/tfd.pc $(B)/tfd-config*.cmake \
+	    $(B)/config.stamp $(B)/tfd-*.tar.gz
+endif
+
+# The header dependencies the compiler wrote (-MMD -MP).
+-include $(wildcard $(LIB_OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(PRELOAD_OBJ:.o=.d) \
+    $(TEST_OBJ:.o=.d) $(EXAMPLES:=.d))
+endif

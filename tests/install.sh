@@ -1,24 +1,39 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# install.sh - what `make install` installs works where it is installed.
-# A plain `make` in a build directory of its own, then `make install
-# PREFIX=<a temporary directory>` (which must rebuild what has the
-# directories compiled in); then the installed tfd exec finds the
-# installed libtfd-preload.so, a C program builds against the install with
-# pkg-config, and with CMake (pkg_check_modules) and Meson (dependency())
-# when they are installed; the installed pages render; a DESTDIR install
+# install.sh - what a user and a distribution do with the tree works.
+# `make dist` packs exactly the files git tracks (in a git work tree; else
+# skipped); what it packed is unpacked and built out of tree (make -f
+# SRC/Makefile in a directory of its own), writing nothing into SRC; right
+# after, make -q says it is up to date; the header check and a few unit
+# tests run there; CPPFLAGS reaches every compile line (make -n).  Then
+# `make install PREFIX=<a temporary directory>` (which must rebuild what
+# has the directories compiled in); the installed tfd exec finds the
+# installed libtfd-preload.so in LIBDIR/tfd, the build tree's its own; a C
+# program builds against the install with pkg-config, with CMake
+# (find_package(tfd CONFIG) and pkg_check_modules) and Meson
+# (dependency()) when they are installed; the installed pages render;
+# bash completes tfd's commands, options and backends; a DESTDIR install
 # keeps the final directories; uninstall removes every file.  One line per
 # check, then "install: N passed, N failed, N skipped"; exit status 1 if
-# any failed.
+# any failed.  TFD_TESTS (make check TESTS=...) runs it, whole, when it
+# picks the name "install" (tests/select.sh).
 #
 #   MAKE=make sh tests/install.sh       (from the top of the tree)
 set -u
 MAKE=${MAKE:-make}
 top=$(pwd)
+. "$top/tests/select.sh"
+if ! selected install; then
+	echo "install: not picked by TESTS"
+	echo "install: 0 passed, 0 failed, 0 skipped"
+	exit 0
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/tfd-install.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
 b=$work/build prefix=$work/prefix
 pass=0 fail=0 skipped=0
+version=$(awk '/^.define TFD_VERSION_(MAJOR|MINOR|PATCH) / {
+	v = v (v == "" ? "" : ".") $3 } END { print v }' "$top/include/tfd.h")
 
 ok() {
 	pass=$((pass + 1))
@@ -42,18 +57,104 @@ finish() {
 	exit
 }
 
-# make ARGS...: in the tree, plain (no sanitizer), into the private build
-# directory, quietly, into $work/make.log.
+# make dist: the tarball holds what git tracks, as it is in the work tree
+# (a file deleted but still tracked is not packed).  Then the rest builds
+# what it packed, as a user of the tarball would.
+src=$top
+if ! command -v git >/dev/null 2>&1 ||
+    [ "$(git -C "$top" rev-parse --show-toplevel 2>/dev/null)" != "$top" ]
+then
+	skip "make dist: not in a git work tree (the rest builds the tree)"
+elif ! $MAKE -s -C "$top" B="$work/dist" dist >"$work/make.log" 2>&1; then
+	bad "make dist" "$work/make.log"
+else
+	tgz=$work/dist/tfd-$version.tar.gz
+	(cd "$top" && git ls-files -z | xargs -0 sh -c \
+	    'for f; do [ -e "$f" ] && echo "$f"; done' sh | sort) \
+	    >"$work/tracked"
+	tar -tzf "$tgz" | sed -n "s|^tfd-$version/||p" | grep -v '/$' |
+	    grep -v '^$' | sort >"$work/packed"
+	if ! cmp -s "$work/tracked" "$work/packed"; then
+		diff "$work/tracked" "$work/packed" >"$work/dist.diff"
+		bad "make dist: tfd-$version.tar.gz is not the tracked files" \
+		    "$work/dist.diff"
+	elif ! tar -xzf "$tgz" -C "$work"; then
+		bad "make dist: tfd-$version.tar.gz does not unpack"
+	else
+		src=$work/tfd-$version
+		ok "make dist: tfd-$version.tar.gz, the $(wc -l <"$work/tracked") files git tracks"
+	fi
+fi
+
+# make ARGS...: out of tree (make -f SRC/Makefile, from the private build
+# directory), plain (no sanitizer), quietly, into $work/make.log.
+mkdir -p "$b"
 mk() {
-	$MAKE -s -C "$top" B="$b" SAN= "$@" >"$work/make.log" 2>&1
+	(cd "$b" && $MAKE -s -f "$src/Makefile" B="$b" SAN= "$@") \
+	    >"$work/make.log" 2>&1
 }
 
+: >"$work/before"
 if ! mk all; then
-	bad "a plain make" "$work/make.log"
+	bad "make -f SRC/Makefile (out of tree)" "$work/make.log"
 	finish
 fi
-ok "a plain make (LIBDIR $(sed -n 's/.*LIBDIR=\([^ ]*\).*/\1/p' \
-    "$b/config.stamp"))"
+ok "make -f SRC/Makefile, out of tree (LIBDIR $(sed -n \
+    's/.*LIBDIR=\([^ ]*\).*/\1/p' "$b/config.stamp"))"
+find "$src" -newer "$work/before" ! -path '*/.git/*' ! -path "$b/*" \
+    >"$work/written"
+if [ -s "$work/written" ]; then
+	bad "the out-of-tree build wrote into the source tree" "$work/written"
+else
+	ok "the out-of-tree build wrote nothing into the source tree"
+fi
+# Nothing to do right after a build, and make -q says so.
+if (cd "$b" && $MAKE -q -f "$src/Makefile" B="$b" SAN= all) \
+    >"$work/q.log" 2>&1; then
+	ok "make -q right after make: up to date"
+else
+	(cd "$b" && $MAKE -n -f "$src/Makefile" B="$b" SAN= all) \
+	    >"$work/q.log" 2>&1
+	bad "make -q right after make: out of date; make -n:" "$work/q.log"
+fi
+
+# What the tarball packed is enough for the tests: the header check and
+# a few unit tests (the version everywhere, the README's example, the
+# tool), not the whole suite (that is the tree's own make check).
+if [ "$src" != "$top" ]; then
+	if mk check-header && mk "$b/tfd-test" &&
+	    (cd "$src" && TFD_TESTS= TFD_TOOL=$b/tfd \
+	    TFD_MAKE_VERSION=$version "$b/tfd-test" \
+	    version_is_the_same_everywhere examples_readme_shows \
+	    tool_help_and_version) >>"$work/make.log" 2>&1 &&
+	    grep -q '^3 passed, 0 failed, 0 skipped$' "$work/make.log"; then
+		ok "the tarball's check-header and unit tests (3) pass"
+	else
+		bad "the tarball's check-header and unit tests" "$work/make.log"
+	fi
+fi
+
+# CPPFLAGS reaches every line that compiles (make -n -B, a compiler of
+# another name): the library, the tool, the tests, the examples, the
+# real programs and host cases, the fuzzer, the header check, and the
+# seed program when make check has it (TFD_SEEDS).
+(cd "$b" && $MAKE -n -B -f "$src/Makefile" B="$work/dry" SAN= \
+    ${TFD_SEEDS:+SEEDS="$TFD_SEEDS"} CC=tfd-cc FUZZ_CC=tfd-cc CXX=tfd-c++ \
+    CPPFLAGS=-DTFD_CPPFLAGS_SEEN test-programs check-header \
+    "$work/dry/fuzz/fuzz-ops") >"$work/dry.log" 2>&1
+sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$work/dry.log" | tr ';|&' '\n\n\n' |
+    sed 's/^[[:space:]]*\(\$(\)*//' |
+    grep -E '^tfd-(cc|c\+\+) ' |
+    grep -E '\.cc?( |$)|-fsyntax-only| -E ' >"$work/compiles"
+if ! [ "$(wc -l <"$work/compiles")" -gt 50 ]; then
+	bad "make -n -B: $(wc -l <"$work/compiles") compile lines" \
+	    "$work/dry.log"
+elif grep -v -e '-DTFD_CPPFLAGS_SEEN' "$work/compiles" >"$work/nocpp"; then
+	bad "CPPFLAGS is not on every compile line" "$work/nocpp"
+else
+	ok "CPPFLAGS on every compile line ($(wc -l <"$work/compiles"))"
+fi
+
 if ! mk install PREFIX="$prefix"; then
 	bad "make install PREFIX=$prefix" "$work/make.log"
 	finish
@@ -67,21 +168,30 @@ else
 	bad "make install says nothing of the loader's path" "$work/install.log"
 fi
 
-# The installed program finds the installed preload library: the
-# directory compiled into it is PREFIX's, not the first build's.
+# The installed program finds the installed preload library, in the
+# directory of its own under LIBDIR: the directory compiled into it is
+# PREFIX's, not the first build's.  The build tree's tfd still finds the
+# build tree's.
 if "$prefix/bin/tfd" exec -- true >"$work/exec.log" 2>&1; then
 	ok "the installed tfd exec -- true"
 else
 	bad "the installed tfd exec -- true" "$work/exec.log"
 fi
 "$prefix/bin/tfd" exec -- sh -c 'echo "$LD_PRELOAD"' >"$work/env.log" 2>&1
-if [ "$(cat "$work/env.log")" = "$prefix/lib/libtfd-preload.so" ]; then
-	ok "the installed tfd exec preloads $prefix/lib/libtfd-preload.so"
+if [ "$(cat "$work/env.log")" = "$prefix/lib/tfd/libtfd-preload.so" ]; then
+	ok "the installed tfd exec preloads $prefix/lib/tfd/libtfd-preload.so"
 else
 	bad "the installed tfd exec preloads another library" "$work/env.log"
 fi
-version=$(awk '/^.define TFD_VERSION_(MAJOR|MINOR|PATCH) / {
-	v = v (v == "" ? "" : ".") $3 } END { print v }' "$top/include/tfd.h")
+if [ -e "$prefix/lib/libtfd-preload.so" ]; then
+	bad "libtfd-preload.so installed in LIBDIR, beside the libraries"
+fi
+"$b/tfd" exec -- sh -c 'echo "$LD_PRELOAD"' >"$work/env.log" 2>&1
+if [ "$(cat "$work/env.log")" = "$b/libtfd-preload.so" ]; then
+	ok "the build tree's tfd exec preloads the build tree's library"
+else
+	bad "the build tree's tfd exec preloads another library" "$work/env.log"
+fi
 case $("$prefix/bin/tfd" --version) in
 "tfd $version"*) ok "the installed tfd --version: $version" ;;
 *) bad "the installed tfd --version: $("$prefix/bin/tfd" --version)" ;;
@@ -127,10 +237,42 @@ else
 	ok "a program built with pkg-config runs with $prefix/lib/libtfd.so.0"
 fi
 
-# CMake: the README's way, an imported target from pkg-config.
+# CMake: find_package(tfd CONFIG), the package make install writes in
+# LIBDIR/cmake/tfd, found through CMAKE_PREFIX_PATH; both its targets;
+# a version it does not serve is refused.
 if ! command -v cmake >/dev/null 2>&1; then
 	skip "CMake: cmake is not installed (apt-get install cmake)"
 else
+	mkdir -p "$work/cmakecfg"
+	cp "$work/prog.c" "$work/cmakecfg/"
+	cat >"$work/cmakecfg/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.13)
+project(use_tfd C)
+find_package(tfd 1.0 CONFIG QUIET)
+if(tfd_FOUND)
+  message(FATAL_ERROR "find_package(tfd 1.0) found tfd ${tfd_VERSION}")
+endif()
+find_package(tfd 0.1 CONFIG REQUIRED)
+message(STATUS "tfd ${tfd_VERSION} in ${tfd_DIR}")
+add_executable(prog prog.c)
+target_link_libraries(prog PRIVATE tfd::tfd)
+add_executable(prog_static prog.c)
+target_link_libraries(prog_static PRIVATE tfd::tfd_static)
+CMAKE
+	c=$work/cmakecfg
+	if CMAKE_PREFIX_PATH=$prefix cmake -S "$c" -B "$c/build" \
+	    >"$work/cmake.log" 2>&1 &&
+	    grep -q "tfd $version in $prefix/lib/cmake/tfd" "$work/cmake.log" &&
+	    cmake --build "$c/build" >>"$work/cmake.log" 2>&1 &&
+	    [ "$(LD_LIBRARY_PATH=$prefix/lib "$c/build/prog" 2>&1)" = "$want" ] &&
+	    [ "$("$c/build/prog_static" 2>&1)" = "$want" ] &&
+	    ! ldd "$c/build/prog_static" | grep -q libtfd; then
+		ok "CMake: find_package(tfd CONFIG): tfd::tfd and tfd::tfd_static"
+	else
+		bad "CMake: find_package(tfd CONFIG)" "$work/cmake.log"
+	fi
+
+	# The README's other way, an imported target from pkg-config.
 	mkdir -p "$work/cmake"
 	cp "$work/prog.c" "$work/cmake/"
 	cat >"$work/cmake/CMakeLists.txt" <<'CMAKE'
@@ -182,6 +324,51 @@ else
 	bad "the installed pages" "$work/man.log"
 fi
 
+# bash completion, installed where bash-completion loads it: commands,
+# the options of each as its --help lists them, the backends.
+comp=$prefix/share/bash-completion/completions/tfd
+if ! command -v bash >/dev/null 2>&1; then
+	skip "bash completion: bash is not installed"
+elif [ ! -f "$comp" ]; then
+	bad "bash completion: $comp not installed"
+else
+	# shellcheck disable=SC2016
+	bash -c '
+		. "$1"
+		c() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _tfd
+		      echo "$* -> ${COMPREPLY[*]}"; }
+		c tfd ex
+		c tfd exec --backend ""
+		c tfd exec --backend = v
+		c tfd conform --q
+		for cmd in run exec trace conform bench; do
+			c tfd "$cmd" --
+			"$2" "$cmd" --help | sed -n "s/^  \(--[a-z-]*\).*/\1/p" |
+			    tr "\n" " " | sed "s/^/$cmd --help: /; s/ \$//"
+			echo
+		done' sh "$comp" "$prefix/bin/tfd" >"$work/comp.log" 2>&1
+	for cmd in run exec trace conform bench; do
+		sed -n "s/^tfd $cmd -- -> //p" "$work/comp.log" |
+		    tr ' ' '\n' | grep -v '^--$' | sort >"$work/comp.$cmd"
+		sed -n "s/^$cmd --help: //p" "$work/comp.log" | tr ' ' '\n' |
+		    sort >"$work/help.$cmd"
+		cmp -s "$work/comp.$cmd" "$work/help.$cmd" ||
+		    echo "tfd $cmd: the completion's options differ from --help's" \
+		    >>"$work/comp.bad"
+	done
+	if grep -qx 'tfd ex -> exec' "$work/comp.log" &&
+	    grep -qx 'tfd exec --backend  -> engine virtual kernel' \
+	        "$work/comp.log" &&
+	    grep -qx 'tfd exec --backend = v -> virtual' "$work/comp.log" &&
+	    grep -qx 'tfd conform --q -> --quiet' "$work/comp.log" &&
+	    [ ! -e "$work/comp.bad" ]; then
+		ok "bash completion: commands, every command's options, backends"
+	else
+		cat "$work/comp.bad" >>"$work/comp.log" 2>/dev/null
+		bad "bash completion" "$work/comp.log"
+	fi
+fi
+
 # A staged install (DESTDIR, for a package) keeps the final directories.
 if ! mk install DESTDIR="$work/stage" PREFIX=/opt/tfd; then
 	bad "make install DESTDIR=... PREFIX=/opt/tfd" "$work/make.log"
@@ -189,12 +376,16 @@ elif ! grep -qx 'prefix=/opt/tfd' "$work/stage/opt/tfd/lib/pkgconfig/tfd.pc"
 then
 	bad "DESTDIR: tfd.pc does not say prefix=/opt/tfd" \
 	    "$work/stage/opt/tfd/lib/pkgconfig/tfd.pc"
+elif ! grep -q '"/opt/tfd/lib/libtfd.so.' \
+    "$work/stage/opt/tfd/lib/cmake/tfd/tfd-config.cmake"; then
+	bad "DESTDIR: tfd-config.cmake does not name /opt/tfd/lib" \
+	    "$work/stage/opt/tfd/lib/cmake/tfd/tfd-config.cmake"
 elif "$work/stage/opt/tfd/bin/tfd" exec -- true >"$work/staged.log" 2>&1 ||
-    ! grep -q "nor in /opt/tfd/lib" "$work/staged.log"; then
-	bad "DESTDIR: the staged tfd does not look in /opt/tfd/lib" \
+    ! grep -q "nor in /opt/tfd/lib/tfd " "$work/staged.log"; then
+	bad "DESTDIR: the staged tfd does not look in /opt/tfd/lib/tfd" \
 	    "$work/staged.log"
 else
-	ok "DESTDIR: the staged tfd and tfd.pc name /opt/tfd"
+	ok "DESTDIR: the staged tfd, tfd.pc and tfd-config.cmake name /opt/tfd"
 fi
 
 # uninstall leaves no file of ours.

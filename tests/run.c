@@ -8,8 +8,11 @@
  * reason on its first line of output).  Ends with the line
  * "N passed, N failed, N skipped".
  *
- *   tfd-test [-j JOBS] [-v] [-x NAME]... [NAME...]
+ *   tfd-test [-j JOBS] [-v] [-l] [-x NAME]... [NAME...]
  *                        -x leaves out the tests whose name contains NAME
+ *                        -l lists the names of the tests chosen, runs none
+ *   TFD_TESTS="NAME... -x NAME..."   chooses among those too, the same
+ *                        way (make check TESTS=..., tests/select.sh)
  *   tfd-test --fds       print the open descriptors (used by exec tests)
  *   tfd-test --poll FD MS   print "readable" or "idle" after polling FD
  *   tfd-test --read FD   print the count a non-blocking read(2) of FD
@@ -313,10 +316,37 @@ static int finish(struct job *j, int status, int verbose)
 static const char *excluded[16];
 static int nexcluded;
 
+/* TFD_TESTS: words NAME or -x NAME, as tests/select.sh reads them. */
+static int env_selected(const char *name)
+{
+	const char *env = getenv("TFD_TESTS");
+	char *words = strdup(env ? env : ""), *w, *save = NULL;
+	int any = 0, hit = 0, x = 0, out = 0;
+
+	if (!words)
+		return 1;
+	for (w = strtok_r(words, " \t\n", &save); w;
+	     w = strtok_r(NULL, " \t\n", &save)) {
+		if (x) {
+			x = 0;
+			out |= strstr(name, w) != NULL;
+		} else if (!strcmp(w, "-x")) {
+			x = 1;
+		} else {
+			any = 1;
+			hit |= strstr(name, w) != NULL;
+		}
+	}
+	free(words);
+	return !out && (!any || hit);
+}
+
 static int selected(struct t_case *c, int argc, char **argv)
 {
 	int i;
 
+	if (!env_selected(c->name))
+		return 0;
 	for (i = 0; i < nexcluded; i++)
 		if (strstr(c->name, excluded[i]))
 			return 0;
@@ -338,6 +368,7 @@ int main(int argc, char **argv)
 {
 	struct t_case *c;
 	int jobs_max = 2, verbose = 0, passed = 0, failed = 0, skipped = 0;
+	int listing = 0;
 	int running = 0;
 	size_t i, n = 0;
 
@@ -370,13 +401,15 @@ int main(int argc, char **argv)
 	for (argc--, argv++; argc > 0 && argv[0][0] == '-'; argc--, argv++) {
 		if (!strcmp(argv[0], "-v"))
 			verbose = 1;
+		else if (!strcmp(argv[0], "-l"))
+			listing = 1;
 		else if (!strcmp(argv[0], "-j") && argc > 1)
 			jobs_max = atoi((--argc, *++argv));
 		else if (!strcmp(argv[0], "-x") && argc > 1 && nexcluded < 16)
 			excluded[nexcluded++] = (--argc, *++argv);
 		else {
-			fprintf(stderr, "usage: tfd-test [-j N] [-v] [-x NAME]... "
-			        "[NAME...]\n");
+			fprintf(stderr, "usage: tfd-test [-j N] [-v] [-l] "
+			        "[-x NAME]... [NAME...]\n");
 			return 2;
 		}
 	}
@@ -388,6 +421,13 @@ int main(int argc, char **argv)
 		if (selected(c, argc, argv))
 			list[n++] = c;
 	qsort(list, n, sizeof(*list), by_name);
+	if (listing) {
+		for (i = 0; i < n; i++)
+			puts(list[i]->name);
+		free(list);
+		free(jobs);
+		return 0;
+	}
 	/* The longest tests first, so they overlap the rest. */
 	for (i = 0; i < n; i++) {
 		if (list[i]->seconds > 30) {

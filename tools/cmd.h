@@ -63,7 +63,8 @@ int tfd_parse_long(const char *s, long min, long max, long *v);
 
 /* The library tfd exec preloads, into path: $TFD_PRELOAD (made
  * absolute), else libtfd-preload.so next to this program, else in the
- * library directory it was built for.  0, or -1 with the reason in why. */
+ * directory tfd/ of the library directory it was built for (LIBDIR/tfd).
+ * 0, or -1 with the reason in why. */
 int tfd_find_preload(char *path, size_t n, char *why, size_t whyn);
 
 /* 1 if the program execvp(3) would run for prog is statically linked

@@ -10,9 +10,10 @@
  * Options end at PROG (PROG's own options follow it).
  *
  * The library is $TFD_PRELOAD if set, else libtfd-preload.so next to this
- * program (the build tree), else the one in the library directory this
- * program was built for (TFD_LIBDIR).  A statically linked PROG cannot
- * take it (elf.c): refused, unless --allow-static.
+ * program (the build tree), else the one in the private directory of the
+ * library directory this program was built for (TFD_LIBDIR/tfd, where
+ * make install puts it).  A statically linked PROG cannot take it
+ * (elf.c): refused, unless --allow-static.
  *
  * Exit status, as env(1) and timeout(1): PROG's; 125 when tfd exec itself
  * fails (bad usage, TFD_BACKEND naming no backend, the library not found,
@@ -40,6 +41,8 @@
 #endif
 
 #define PRELOAD_NAME "libtfd-preload.so"
+/* Not a library to link with: a directory of its own, as libfaketime's. */
+#define PRELOAD_DIR TFD_LIBDIR "/tfd"
 
 static int readable(const char *path)
 {
@@ -81,11 +84,11 @@ int tfd_find_preload(char *path, size_t n, char *why, size_t whyn)
 	    (size_t)snprintf(path, n, "%s%s", dir, PRELOAD_NAME) < n &&
 	    readable(path))
 		return 0;
-	snprintf(path, n, "%s/%s", TFD_LIBDIR, PRELOAD_NAME);
+	snprintf(path, n, "%s/%s", PRELOAD_DIR, PRELOAD_NAME);
 	if (readable(path))
 		return 0;
 	snprintf(why, whyn, "%s not found next to tfd nor in %s (set "
-	                    "TFD_PRELOAD)", PRELOAD_NAME, TFD_LIBDIR);
+	                    "TFD_PRELOAD)", PRELOAD_NAME, PRELOAD_DIR);
 	return -1;
 }
 

@@ -6,7 +6,8 @@
 # libtfd-preload.so on the engine and on virtual time.  Every run must
 # print what the native one printed and exit as it did.  One line per
 # case, then "host: N passed, N failed, N skipped"; exit status 1 if any
-# failed.
+# failed.  TFD_TESTS (make check TESTS=...) picks cases by name
+# (tests/select.sh).
 #
 #   TFD_TOOL=build/tfd sh tests/host/run.sh build/host [CASE...]
 set -u
@@ -17,6 +18,7 @@ case $tool in /*) ;; *) tool=$(pwd)/$tool ;; esac
 out=$(mktemp -d "${TMPDIR:-/tmp}/tfd-host.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 pass=0 fail=0 skipped=0
+. "$(dirname "$0")/../select.sh"
 ASAN_OPTIONS="verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 TSAN_OPTIONS="report_signal_unsafe=0 die_after_fork=0${TSAN_OPTIONS:+ $TSAN_OPTIONS}"
 export ASAN_OPTIONS TSAN_OPTIONS
@@ -53,6 +55,7 @@ while read -r c flags; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $c "*) ;; *) continue ;; esac
 	fi
+	selected "$c" || continue
 	bad= modes=
 	: >"$out/$c.report"
 	one "$c" linux "$dir/host"

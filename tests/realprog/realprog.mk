@@ -8,7 +8,7 @@
 # run says so.  So is stress-ng's timerfd stressor without stress-ng.
 
 RP := $(B)/realprog
-RP_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(SANFLAGS) $(CFLAGS)
+RP_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(CPPFLAGS) $(SANFLAGS) $(CFLAGS)
 RP_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 RP_WL := $(shell pkg-config --exists wayland-server 2>/dev/null && echo yes)
 RP_SD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo yes)
@@ -33,8 +33,8 @@ $(RP)/nowork: tests/realprog/nowork.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread \
 	    -Wl,--export-dynamic -ldl
 $(RP)/cvwait: tests/realprog/cvwait.cc | $(RP)
-	$(CXX) -std=c++17 $(OPT) -Wall -Wextra -Werror $(SANFLAGS) -pthread $< \
-	    -o $@ $(RP_LDFLAGS) -pthread
+	$(CXX) -std=c++17 $(OPT) -Wall -Wextra -Werror $(CPPFLAGS) $(SANFLAGS) \
+	    -pthread $< -o $@ $(RP_LDFLAGS) -pthread
 $(RP)/overhead: tests/realprog/overhead.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS) -ldl
 $(RP)/wl_timers: tests/realprog/wl_timers.c tests/realprog/helper.h | $(RP)

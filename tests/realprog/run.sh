@@ -9,7 +9,8 @@
 # and that the preload follows the program into the programs it runs.
 # One line per test, then "realprog: N passed, N failed, N skipped"; exit
 # status 1 if any failed.  A program that was not built (its package is
-# missing) is skipped with a message.
+# missing) is skipped with a message.  TFD_TESTS (make check TESTS=...)
+# picks groups by the names in their `selected` line (tests/select.sh).
 #
 #   TFD_TOOL=build/tfd sh tests/realprog/run.sh build/realprog
 set -u
@@ -22,6 +23,7 @@ trap 'rm -rf "$out"' EXIT
 pass=0
 fail=0
 skipped=0
+. "$src/../select.sh"
 # A sanitizer build: its runtime is linked into the programs, and the
 # preload comes first in the list.
 ASAN_OPTIONS="verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
@@ -50,6 +52,12 @@ bad() {
 skip() {
 	skipped=$((skipped + 1))
 	echo "skip $1"
+}
+
+finish() {
+	echo "realprog: $pass passed, $fail failed, $skipped skipped"
+	[ "$fail" = 0 ]
+	exit
 }
 
 # run NAME CMD...: CMD's stdout and stderr into $out/NAME, 60 s at most.
@@ -85,6 +93,7 @@ same() {
 
 compare() {
 	prog=$dir/$1 label=$1
+	selected "$label" || return 0
 	if [ ! -x "$prog" ]; then
 		skip "$label: not built (see above)"
 		return
@@ -128,6 +137,7 @@ has() {
 # wait on an armed timer.
 conform() {
 	b=$1 keep='alarm|fdinfo|set_ticks'
+	selected conform || return 0
 	[ "$b" = virtual ] && keep="$keep|eintr"
 	run "conform.$b" "$tool" exec --backend "$b" -- "$tool" conform \
 	    --backend kernel
@@ -158,7 +168,7 @@ compare timerfd_glibc
 compare dropin
 # Pointers the kernel cannot use, where a system call is made: the kernel
 # backend is a passthrough, and says EFAULT as Linux does.
-if [ -x "$dir/dropin" ]; then
+if [ -x "$dir/dropin" ] && selected dropin; then
 	same "$dir/dropin" dropin.efault kernel efault
 	same "$dir/dropin" dropin.closewait engine closewait
 	same "$dir/dropin" dropin.closewait kernel closewait
@@ -166,7 +176,9 @@ fi
 # Issue 12 item 1: raw timerfd system calls (syscall(SYS_timerfd_settime)
 # on a timer of glibc's timerfd_create, and the rest) under --raw-syscalls;
 # an unrelated call and the program's own SIGSYS handler and filter.
-if [ -x "$dir/rawsys" ]; then
+if ! selected "rawsys seccomp"; then
+	:
+elif [ -x "$dir/rawsys" ]; then
 	xopt=--raw-syscalls
 	for b in engine kernel virtual; do
 		same "$dir/rawsys" rawsys "$b"
@@ -196,7 +208,9 @@ fi
 # line when nobody traces; holds for a wait that cannot block.  On virtual
 # time a wait looks at the clocks under the library's lock: there, only
 # the first part.
-if [ -x "$dir/nowork" ]; then
+if ! selected nowork; then
+	:
+elif [ -x "$dir/nowork" ]; then
 	same "$dir/nowork" nowork engine
 	same "$dir/nowork" nowork kernel
 	same "$dir/nowork" nowork.format virtual format
@@ -213,6 +227,7 @@ conform engine
 # ThreadSanitizer defers signals inside its own interceptors, which can
 # hold back a signal that virtual time sends at once: not run under it.
 vthreads() {
+	selected vthreads || return 0
 	# Its children exit() from a process with other threads: a child's
 	# LeakSanitizer warns that it could not stop them (they are not in
 	# the child), on the output compared.
@@ -240,6 +255,7 @@ EOF
 # 30 s, two threads of 50 sleeps due at the same instants, a timer due in
 # 200 years that must not make time run to its end).
 vclock() {
+	selected vclock || return 0
 	if run vclock.linux "$dir/vclock"; then
 		ok "vclock: clocks and sleeps natively"
 	else
@@ -270,6 +286,7 @@ ms_since() {
 # 10 ms and never early; on virtual time a unit of 1 s and exact.  The
 # two outputs must be the same facts.
 vwaits() {
+	selected vwaits || return 0
 	run vwaits.linux "$dir/vwaits"
 	t0=$(date +%s%N)
 	run vwaits.virtual "$tool" exec --backend virtual -- "$dir/vwaits"
@@ -348,6 +365,7 @@ again_batch() {
 # as on Linux; both at once as a tree of two processes under one clock;
 # vtree, a server and a client over a socketpair with timers and threads.
 domain() {
+	selected "domain loop wl_timers sd_timers tree vtree" || return 0
 	again loop 20 "$TFD_EXAMPLES/eventloop-timerfd" 3600 </dev/null
 	for p in wl_timers sd_timers; do
 		if [ ! -x "$dir/$p" ]; then
@@ -415,6 +433,8 @@ domain() {
 
 # What a new user tries first (issue 13's targets).
 targets() {
+	selected "targets date timeout ping python busy virtual-rate cvwait" ||
+	    return 0
 	t0=$(date +%s%N)
 	run date "$tool" exec --backend virtual -- \
 	    sh -c 'date +%s%N; sleep 100; date +%s%N'
@@ -479,10 +499,12 @@ targets() {
 
 case ${TFD_SAN:-} in
 *thread*)
-	skip "conformance through the preload (virtual): ThreadSanitizer"
-	skip "vthreads: ThreadSanitizer"
-	skip "vclock: ThreadSanitizer"
-	skip "virtual-time domain (vwaits, determinism, targets): ThreadSanitizer"
+	selected conform &&
+	    skip "conformance through the preload (virtual): ThreadSanitizer"
+	selected vthreads && skip "vthreads: ThreadSanitizer"
+	selected vclock && skip "vclock: ThreadSanitizer"
+	selected "vwaits domain loop wl_timers sd_timers tree vtree targets" &&
+	    skip "virtual-time domain (vwaits, determinism, targets): ThreadSanitizer"
 	;;
 *)
 	conform virtual
@@ -520,6 +542,7 @@ stressng_run() { # LABEL LIMIT CMD...: the facts into $out/LABEL.facts
 }
 
 stressng() {
+	selected stress-ng || return 0
 	if ! command -v stress-ng >/dev/null 2>&1; then
 		skip "stress-ng: not installed (apt-get install stress-ng)"
 		return
@@ -578,6 +601,8 @@ stressng() {
 }
 stressng
 
+# tfd exec itself, its trace and tfd trace: the last group.
+selected "exec trace" || finish
 # tfd exec's own failures exit 125, as env(1)'s and timeout(1)'s.
 expect 125 "exec without a program" "$tool" exec
 expect 125 "exec --backend bogus" "$tool" exec --backend bogus -- true
@@ -675,5 +700,4 @@ lib=$(dirname "$tool")
 has "$out/relpre.trace" "relative TFD_PRELOAD made absolute" \
     "^${hdr}timerfd_create\(" 1
 
-echo "realprog: $pass passed, $fail failed, $skipped skipped"
-[ "$fail" = 0 ]
+finish
