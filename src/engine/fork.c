@@ -57,6 +57,32 @@
 #define START_IN_FORK 1
 #endif
 
+/* The preload library's (tfd_engine_host): the handlers are the
+ * library's code, run by the program's fork() on the program's thread.
+ * The child's service thread is started there: through the preload's
+ * pthread_create() as a thread of the program's, it would make its clock
+ * watcher's timerfd through the preload again, as the program's, and
+ * wait there for its own start to end. */
+static int (*host_enter)(void); /* [I] */
+static void (*host_leave)(int); /* [I] */
+
+void tfd_engine_host(int (*enter)(void), void (*leave)(int))
+{
+	host_enter = enter;
+	host_leave = leave;
+}
+
+static int enter(void)
+{
+	return host_enter ? host_enter() : 0;
+}
+
+static void leave(int was)
+{
+	if (host_leave)
+		host_leave(was);
+}
+
 static int locked;       /* prepare took the lock */
 static int pending = -1; /* the record made for the child */
 static int forker = -1;  /* ours, when we forked */
@@ -82,9 +108,12 @@ static void mark_holders(int c, int on)
 
 static void prepare(void)
 {
+	int was;
+
 	saved_errno = errno;
 	if (!__atomic_load_n(&tfd_fam, __ATOMIC_ACQUIRE))
 		return;
+	was = enter();
 	tfd_family_lock();
 	locked = 1;
 	forker = g.self;
@@ -94,14 +123,16 @@ static void prepare(void)
 		if (pending >= 0)
 			mark_holders(pending, 1);
 	}
+	leave(was);
 	errno = 0; /* the parent's handler tells failure by it */
 }
 
 static void parent(void)
 {
-	int failed = errno != 0;
+	int failed = errno != 0, was;
 
 	if (locked) {
+		was = enter();
 		if (failed && pending >= 0) {
 			mark_holders(pending, 0);
 			tfd_family_free_proc(pending);
@@ -109,6 +140,7 @@ static void parent(void)
 		pending = -1;
 		locked = 0;
 		tfd_family_unlock();
+		leave(was);
 	}
 	if (!failed)
 		errno = saved_errno;
@@ -235,12 +267,13 @@ static void child(void)
 {
 	struct tfd_hold *h;
 	size_t i;
-	int c = pending;
+	int c = pending, was;
 
 	if (!locked) {
 		errno = saved_errno;
 		return;
 	}
+	was = enter();
 	locked = 0;
 	pending = -1;
 	/* What was the parent's alone: its thread, its private numbers. */
@@ -273,6 +306,7 @@ static void child(void)
 	}
 	g.in_fork = 0;
 	tfd_family_unlock();
+	leave(was);
 	errno = saved_errno;
 }
 
