@@ -269,6 +269,7 @@ int tfd_engine_read(int fd, uint64_t *count)
 int tfd_engine_next_due(int64_t *in_ns)
 {
 	int64_t best = -1;
+	size_t i;
 	int b, cs;
 
 	tfd_engine_lock(&cs);
@@ -280,6 +281,19 @@ int tfd_engine_next_due(int64_t *in_ns)
 		if (!top)
 			continue;
 		d = top->key - tfd_clock_now(b);
+		if (d < 0)
+			d = 0;
+		if (best < 0 || d < best)
+			best = d;
+	}
+	for (i = 0; g.virtual && i < g.nholds; i++) {
+		/* What we hold and may post for another (virtual.c). */
+		struct tfd_timer *t = g.holds[i]->t;
+		int64_t d;
+
+		if (!t->m.next || tfd_engine_virtual_foreign(g.holds[i]) < 0)
+			continue;
+		d = t->m.next - tfd_clock_now(t->base);
 		if (d < 0)
 			d = 0;
 		if (best < 0 || d < best)
