@@ -71,7 +71,8 @@ enum {
 	T_INBOX = 1 << 4,         /* in its deliverer's inbox */
 };
 
-#define PROC_MAX 64 /* processes of a family that hold timers at once */
+#define PROC_MAX 64 /* processes of a family that hold timers at once;
+                     * one more starts a family of its own (family.c) */
 #define NO_PROC (-1)
 
 /* A timer, in the family's memory: 64 bytes (tfd bench, workload 8). */
@@ -120,7 +121,7 @@ struct tfd_family {
 	unsigned sleepers;      /* futex: a thread sleeps waiting for the
 	                         * lock (atomic; family.c) */
 	unsigned changed;       /* futex: bumped when a wait may end */
-	unsigned nwaiting;      /* [L] threads waiting on changed */
+	unsigned nwaiting;      /* [A] threads waiting on changed */
 	struct tfd_proc proc[PROC_MAX];
 	int64_t vnow[NBASE];    /* [L] the virtual clocks */
 	uint32_t free;          /* [L] first free timer record, +1 */
@@ -130,7 +131,10 @@ struct tfd_family {
 	struct tfd_timer timer[];
 };
 
-extern struct tfd_family *tfd_fam; /* [I] NULL until the first timer */
+/* Our family: NULL until the first timer; [A], and changed only by the
+ * holder of the lock of the family it names (tfd_family_start_anew), so
+ * that it stays as it is while the lock is held. */
+extern struct tfd_family *tfd_fam;
 
 /* One process's hold on a timer, in its own memory: the numbers naming
  * it here, the threads waiting on it here, and its copy of the file. */
@@ -242,6 +246,7 @@ void tfd_engine_lock(int *cancel_state);
 void tfd_engine_unlock(int cancel_state);
 void tfd_family_lock(void);         /* the lock, recovering a dead owner's */
 void tfd_family_unlock(void);
+int tfd_family_start_anew(void);    /* no room: a family of our own */
 int tfd_family_wanted(void);        /* a thread waits for the lock */
 void tfd_family_yield(void);        /* let the threads waiting for it in */
 void tfd_family_wait(void);         /* drop the lock until `changed` */

@@ -29,7 +29,10 @@
  * library's handler changed errno) registers anew, keeping the timers
  * that still exist; one that finds no record free (PROC_MAX processes of
  * the family hold timers) shares nothing: its inherited numbers are
- * plain eventfds (tfd(7), FORK AND EXEC, NOTES 6).
+ * plain eventfds, and its first timer starts a family of its own
+ * (family.c, tfd_family_start_anew; tfd(7), NOTES 6).  The handlers are
+ * the library's code run on the program's thread: a host that interposes
+ * the C library's calls is told (tfd_engine_host).
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
