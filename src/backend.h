@@ -82,6 +82,14 @@ int tfd_engine_virtual_start(int64_t mono, int64_t real, int64_t boot);
  * mono (the others by as much; none if it reads as much already), in one
  * hold of the family's lock, and what is due delivered: 0, or ENOTSUP. */
 int tfd_engine_virtual_move_to(int64_t mono);
+/* 1 if fd is an engine timer that a forked child outside the family
+ * (every record taken) has too: its file may be read where the family
+ * does not see it. */
+int tfd_engine_read_elsewhere(int fd);
+/* On the calling thread, until called with 0: a read of an engine timer
+ * with nothing to count fails with EAGAIN, whatever O_NONBLOCK says (the
+ * preload's reads on virtual time wait in the domain instead). */
+void tfd_engine_read_nowait(int on);
 /* A host that interposes the C library's calls (the preload library) is
  * told when the engine runs code of its own on a thread of the program's
  * outside any call of the API: in fork()'s handlers.  enter() before,

@@ -227,6 +227,17 @@ static int number_of(const struct tfd_hold *h, int fd)
 	return fd; /* none: h is closed, and is not drained */
 }
 
+/* Set by the preload on virtual time around its read: a read with
+ * nothing to count fails with EAGAIN instead of waiting in read(2) for a
+ * post, a wait the domain cannot see (another reader, in this process or
+ * another, took the count that made the timer readable). */
+static __thread int nowait;
+
+void tfd_engine_read_nowait(int on)
+{
+	nowait = on;
+}
+
 int tfd_engine_read(int fd, uint64_t *count)
 {
 	struct tfd_transit r;
@@ -238,7 +249,7 @@ int tfd_engine_read(int fd, uint64_t *count)
 	e = tfd_engine_find(fd, &h);
 	if (!e)
 		e = take(h, fd, 0, 0, &n);
-	if (e == EAGAIN) {
+	if (e == EAGAIN && !nowait) {
 		/* Nothing counted: wait in read(2) (or EAGAIN) as the
 		 * descriptor says, a cancellation point as read(2) is.  If
 		 * another thread closes the timer meanwhile, it keeps running
