@@ -69,6 +69,9 @@ enum {
 	T_CANCELLED = 1 << 2,     /* clock set since: next read ECANCELED */
 	T_SIGNALED = 1 << 3,      /* posted since the last drain */
 	T_INBOX = 1 << 4,         /* in its deliverer's inbox */
+	T_OUTSIDE = 1 << 5,       /* a forked child with no record of the
+	                           * family's has its file: read where we do
+	                           * not see it (fork.c) */
 };
 
 #define PROC_MAX 64 /* processes of a family that hold timers at once;

@@ -109,6 +109,18 @@ static void mark_holders(int c, int on)
 	}
 }
 
+/* Every timer we have a number for goes to a child that has no record
+ * of the family's: its file is read where we do not see it (T_OUTSIDE;
+ * kept, should the fork fail after all). */
+static void outside(void)
+{
+	size_t i;
+
+	for (i = 0; i < g.nholds; i++)
+		if (g.holds[i]->nfds)
+			g.holds[i]->t->flags |= T_OUTSIDE;
+}
+
 static void prepare(void)
 {
 	int was;
@@ -125,6 +137,8 @@ static void prepare(void)
 		pending = tfd_family_new_proc(g.self, P_PENDING);
 		if (pending >= 0)
 			mark_holders(pending, 1);
+		else
+			outside(); /* the child will share nothing */
 	}
 	leave(was);
 	errno = 0; /* the parent's handler tells failure by it */
@@ -300,7 +314,12 @@ static void child(void)
 		if (c >= 0) /* made for numbers since forgotten: unused */
 			tfd_family_free_proc(c);
 	} else if (claim(c) != 0) {
-		while (g.nholds) /* PROC_MAX: we share nothing */
+		for (i = 0; i < g.nholds; i++) { /* PROC_MAX: we share nothing */
+			h = g.holds[i];
+			if ((h->t->flags & T_USED) && h->t->gen == h->gen)
+				h->t->flags |= T_OUTSIDE;
+		}
+		while (g.nholds)
 			forget_here(g.holds[g.nholds - 1]);
 	} else if (!g.virtual) {
 		g.start_pending = 1;
