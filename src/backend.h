@@ -85,6 +85,21 @@ int tfd_engine_virtual_start(int64_t mono, int64_t real, int64_t boot);
  * mono (the others by as much; none if it reads as much already), in one
  * hold of the family's lock, and what is due delivered: 0, or ENOTSUP. */
 int tfd_engine_virtual_move_to(int64_t mono);
+/* 1 if fd is an engine timer that a forked child outside the family
+ * (every record taken) has too: its file may be read where the family
+ * does not see it. */
+int tfd_engine_read_elsewhere(int fd);
+/* On the calling thread, until called with 0: a read of an engine timer
+ * with nothing to count fails with EAGAIN, whatever O_NONBLOCK says (the
+ * preload's reads on virtual time wait in the domain instead). */
+void tfd_engine_read_nowait(int on);
+/* A host that interposes the C library's calls (the preload library) is
+ * told when the engine runs code of its own on a thread of the program's
+ * outside any call of the API: in fork()'s handlers.  enter() before,
+ * leave(what it returned) after; in between, the calls that code makes
+ * and the threads it starts are the library's, not the program's.  Set
+ * once, before the first timer. */
+void tfd_engine_host(int (*enter)(void), void (*leave)(int));
 
 /* Test hooks of the engine (tests/, fuzz/).  What the engine does when the
  * kernel says CLOCK_REALTIME was set, to exercise TFD_TIMER_CANCEL_ON_SET

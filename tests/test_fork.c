@@ -536,7 +536,8 @@ TEST(exec_keeps_the_pending_count_and_honours_cloexec)
 /* At most 64 processes of a family hold timers at once (tfd(7), NOTES 6):
  * with the parent and 63 children holding a timer, the next child shares
  * none: its number is a plain eventfd to it, and the others' timer is
- * untouched. */
+ * untouched.  Its own timers work as anyone's (a family of its own, which
+ * its children share): they failed with ENOMEM. */
 TEST_LIMIT(fork_the_65th_process_shares_nothing, 60)
 {
 	int fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK), hold[2], k;
@@ -565,6 +566,17 @@ TEST_LIMIT(fork_the_65th_process_shares_nothing, 60)
 		CHECK_ERR(tfd_read(fd, &n, 8), EINVAL);
 		CHECK_ERR(read(fd, &n, 8), EAGAIN); /* a plain eventfd */
 		CHECK(close(fd) == 0);
+		fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
+		t_arm(fd, 0, 2 * MS, 0);
+		last = fork();
+		if (last == 0) { /* shares it */
+			CHECK(t_readable(fd, 5000));
+			CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+			_exit(0);
+		}
+		reap(last);
+		CHECK_ERR(tfd_read(fd, &n, 8), EAGAIN); /* the child took it */
+		CHECK_OK(tfd_close(fd));
 		_exit(0);
 	}
 	reap(last);

@@ -72,9 +72,13 @@ enum {
 	T_CANCELLED = 1 << 2,     /* clock set since: next read ECANCELED */
 	T_SIGNALED = 1 << 3,      /* posted since the last drain */
 	T_INBOX = 1 << 4,         /* in its deliverer's inbox */
+	T_OUTSIDE = 1 << 5,       /* a forked child with no record of the
+	                           * family's has its file: read where we do
+	                           * not see it (fork.c) */
 };
 
-#define PROC_MAX 64 /* processes of a family that hold timers at once */
+#define PROC_MAX 64 /* processes of a family that hold timers at once;
+                     * one more starts a family of its own (family.c) */
 #define NO_PROC (-1)
 
 /* A timer, in the family's memory: 64 bytes (tfd bench, workload 8). */
@@ -123,7 +127,7 @@ struct tfd_family {
 	unsigned sleepers;      /* futex: a thread sleeps waiting for the
 	                         * lock (atomic; family.c) */
 	unsigned changed;       /* futex: bumped when a wait may end */
-	unsigned nwaiting;      /* [L] threads waiting on changed */
+	unsigned nwaiting;      /* [A] threads waiting on changed */
 	struct tfd_proc proc[PROC_MAX];
 	int64_t vnow[NBASE];    /* [L] the virtual clocks */
 	uint32_t free;          /* [L] first free timer record, +1 */
@@ -133,7 +137,10 @@ struct tfd_family {
 	struct tfd_timer timer[];
 };
 
-extern struct tfd_family *tfd_fam; /* [I] NULL until the first timer */
+/* Our family: NULL until the first timer; [A], and changed only by the
+ * holder of the lock of the family it names (tfd_family_start_anew), so
+ * that it stays as it is while the lock is held. */
+extern struct tfd_family *tfd_fam;
 
 /* One process's hold on a timer, in its own memory: the numbers naming
  * it here, the threads waiting on it here, and its copy of the file. */
@@ -250,6 +257,7 @@ void tfd_engine_lock(int *cancel_state);
 void tfd_engine_unlock(int cancel_state);
 void tfd_family_lock(void);         /* the lock, recovering a dead owner's */
 void tfd_family_unlock(void);
+int tfd_family_start_anew(void);    /* no room: a family of our own */
 int tfd_family_wanted(void);        /* a thread waits for the lock */
 void tfd_family_yield(void);        /* let the threads waiting for it in */
 void tfd_family_wait(void);         /* drop the lock until `changed` */
@@ -342,6 +350,7 @@ void tfd_engine_post_locked(struct tfd_timer *t);
 
 /* virtual.c */
 void tfd_engine_virtual_deliver(const int64_t *before);
+int tfd_engine_virtual_foreign(struct tfd_hold *h); /* its file, or -1 */
 int tfd_engine_virtual_use(int on);
 int tfd_engine_virtual_move(int64_t d_mono, int64_t d_boot, int64_t d_real,
                      const int64_t *real_to, int was_set);

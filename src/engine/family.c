@@ -8,7 +8,9 @@
  * on Linux they share one set of files.  It holds the lock, a record per
  * process that holds timers, and the timer records.  The mapping reserves
  * room for many timers (MAP_NORESERVE): pages are taken as records are
- * first used.
+ * first used.  A family has records for PROC_MAX processes; a process
+ * that finds them all taken by others, holding nothing in the family,
+ * maps a family of its own (tfd_family_start_anew).
  *
  * A process whose service thread dies (the process exited, was killed,
  * or exec'd) must not leave its timers undelivered nor the lock held:
@@ -87,9 +89,10 @@ static void init(struct tfd_family *f, uint32_t max)
 	f->max = max;
 }
 
-/* Room for 2^20 timers in all (72 MiB of addresses, no memory until
- * used), less where the address space is limited. */
-static void open_once(void)
+/* A fresh family: room for 2^20 timers in all (72 MiB of addresses, no
+ * memory until used), less where the address space is limited.  NULL if
+ * none can be mapped. */
+static struct tfd_family *map_family(void)
 {
 	uint32_t max;
 
@@ -102,14 +105,22 @@ static void open_once(void)
 
 		if (p != MAP_FAILED) {
 			init(p, max);
-			tfd_fam = p;
-			g.vnow = tfd_fam->vnow;
-			return;
+			return p;
 		}
 	}
-	init(&no_room, 0);
-	tfd_fam = &no_room;
-	g.vnow = tfd_fam->vnow;
+	return NULL;
+}
+
+static void open_once(void)
+{
+	struct tfd_family *f = map_family();
+
+	if (!f) {
+		init(&no_room, 0);
+		f = &no_room;
+	}
+	g.vnow = f->vnow;
+	__atomic_store_n(&tfd_fam, f, __ATOMIC_RELEASE);
 }
 
 int tfd_family_open(void)
@@ -136,9 +147,9 @@ int tfd_family_open(void)
  */
 #define LOCK_NAP (10 * 1000 * 1000L) /* ns */
 
-void tfd_family_lock(void)
+/* The lock of f, as it is. */
+static int lock_of(struct tfd_family *f)
 {
-	struct tfd_family *f = tfd_fam;
 	int r;
 
 	while ((r = pthread_mutex_trylock(&f->lock)) == EBUSY) {
@@ -149,10 +160,40 @@ void tfd_family_lock(void)
 			break;
 		tfd_futex_nap(&f->sleepers, 1, LOCK_NAP);
 	}
-	HELD(1);
-	if (r == EOWNERDEAD) {
-		pthread_mutex_consistent(&f->lock);
-		tfd_family_repair();
+	return r;
+}
+
+static void unlock_of(struct tfd_family *f)
+{
+	pthread_mutex_unlock(&f->lock);
+	/* After the unlock, in that order (a read-modify-write: the word
+	 * shares the lock's cache line, which this thread has just written). */
+	if (__atomic_exchange_n(&f->sleepers, 0, __ATOMIC_SEQ_CST))
+		tfd_futex_wake(&f->sleepers, INT_MAX);
+}
+
+static void repair(struct tfd_family *f);
+
+/* The lock of our family.  A thread that waited for the lock of a family
+ * this process has just left (tfd_family_start_anew) lets go of it and
+ * takes the new one's. */
+void tfd_family_lock(void)
+{
+	for (;;) {
+		struct tfd_family *f = __atomic_load_n(&tfd_fam, __ATOMIC_ACQUIRE);
+		int r = lock_of(f);
+
+		if (r == EOWNERDEAD)
+			pthread_mutex_consistent(&f->lock);
+		if (f == __atomic_load_n(&tfd_fam, __ATOMIC_ACQUIRE)) {
+			HELD(1);
+			if (r == EOWNERDEAD)
+				tfd_family_repair();
+			return;
+		}
+		if (r == EOWNERDEAD)
+			repair(f); /* for those still in it */
+		unlock_of(f);
 	}
 }
 
@@ -173,14 +214,34 @@ void tfd_family_yield(void)
 
 void tfd_family_unlock(void)
 {
-	struct tfd_family *f = tfd_fam;
-
 	HELD(0);
-	pthread_mutex_unlock(&f->lock);
-	/* After the unlock, in that order (a read-modify-write: the word
-	 * shares the lock's cache line, which this thread has just written). */
-	if (__atomic_exchange_n(&f->sleepers, 0, __ATOMIC_SEQ_CST))
-		tfd_futex_wake(&f->sleepers, INT_MAX);
+	unlock_of(tfd_fam);
+}
+
+/*
+ * Every record of our family is taken by a live process, and this one
+ * holds nothing in it (its fork found no room, or it let go of its
+ * record): it starts a family of its own, with the clocks it had, which
+ * the children it forks from now on share.  Linux has no limit on the
+ * processes that share timers, and none on those that make their own; a
+ * process beyond the family's records still makes, arms and reads timers
+ * of its own as any other.  Its old family's lock held; returns with the
+ * new one's.  0, or ENOMEM (no mapping to be had).  The old mapping stays
+ * mapped: another thread of ours may be waiting for its lock.
+ */
+int tfd_family_start_anew(void)
+{
+	struct tfd_family *old = tfd_fam, *f = map_family();
+
+	TFD_ASSERT_LOCKED();
+	if (!f)
+		return ENOMEM;
+	memcpy(f->vnow, old->vnow, sizeof(f->vnow));
+	pthread_mutex_lock(&f->lock); /* nobody else knows it yet */
+	g.vnow = f->vnow;
+	__atomic_store_n(&tfd_fam, f, __ATOMIC_RELEASE);
+	unlock_of(old);
+	return 0;
 }
 
 /* The lock, with cancellation off while it is held: a pthread_cancel()
@@ -207,20 +268,24 @@ void tfd_family_wait(void)
 	struct tfd_family *f = tfd_fam;
 	unsigned seq = f->changed;
 
-	f->nwaiting++;
+	/* Atomic: f may be a family we have left when the wait ends. */
+	__atomic_add_fetch(&f->nwaiting, 1, __ATOMIC_SEQ_CST);
 	tfd_family_unlock();
 	tfd_futex_wait(&f->changed, seq);
 	tfd_family_lock();
-	f->nwaiting--;
+	__atomic_sub_fetch(&f->nwaiting, 1, __ATOMIC_SEQ_CST);
+}
+
+static void changed(struct tfd_family *f)
+{
+	__atomic_add_fetch(&f->changed, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&f->nwaiting, __ATOMIC_SEQ_CST))
+		tfd_futex_wake(&f->changed, INT_MAX);
 }
 
 void tfd_family_changed(void)
 {
-	struct tfd_family *f = tfd_fam;
-
-	__atomic_store_n(&f->changed, f->changed + 1, __ATOMIC_RELEASE);
-	if (f->nwaiting)
-		tfd_futex_wake(&f->changed, INT_MAX);
+	changed(tfd_fam);
 }
 
 /* ---- timer records ---- */
@@ -365,13 +430,18 @@ unsigned *tfd_family_watch(int i, unsigned *val)
 	return (unsigned *)w;
 }
 
-void tfd_family_poke(int i)
+static void poke(struct tfd_family *f, int i)
 {
-	struct tfd_proc *p = &tfd_fam->proc[i];
+	struct tfd_proc *p = &f->proc[i];
 
 	__atomic_store_n(&p->wake, p->wake + 1, __ATOMIC_RELEASE);
 	if (p->sleeping)
 		tfd_futex_wake(&p->wake, 1);
+}
+
+void tfd_family_poke(int i)
+{
+	poke(tfd_fam, i);
 }
 
 /* t has no deliverer: every process that holds it looks at it. */
@@ -473,11 +543,17 @@ void tfd_family_reap_dead(int thoroughly)
  */
 void tfd_family_repair(void)
 {
-	struct tfd_family *f = tfd_fam;
+	tfd_family_reap_dead(0);
+	repair(tfd_fam);
+}
+
+/* The records of f made whole again (f may be a family we have left: the
+ * dead are then reaped by the service threads of those still in it). */
+static void repair(struct tfd_family *f)
+{
 	uint32_t k;
 	int i;
 
-	tfd_family_reap_dead(0);
 	f->free = 0;
 	for (k = f->used; k-- > 0;) {
 		struct tfd_timer *t = &f->timer[k];
@@ -493,7 +569,7 @@ void tfd_family_repair(void)
 			continue;
 		f->proc[i].inbox = 0;
 		f->proc[i].resync = 1;
-		tfd_family_poke(i);
+		poke(f, i);
 	}
-	tfd_family_changed();
+	changed(f);
 }

@@ -29,7 +29,10 @@
  * library's handler changed errno) registers anew, keeping the timers
  * that still exist; one that finds no record free (PROC_MAX processes of
  * the family hold timers) shares nothing: its inherited numbers are
- * plain eventfds (tfd(7), FORK AND EXEC, NOTES 6).
+ * plain eventfds, and its first timer starts a family of its own
+ * (family.c, tfd_family_start_anew; tfd(7), NOTES 6).  The handlers are
+ * the library's code run on the program's thread: a host that interposes
+ * the C library's calls is told (tfd_engine_host).
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
@@ -57,6 +60,32 @@
 #define START_IN_FORK 1
 #endif
 
+/* The preload library's (tfd_engine_host): the handlers are the
+ * library's code, run by the program's fork() on the program's thread.
+ * The child's service thread is started there: through the preload's
+ * pthread_create() as a thread of the program's, it would make its clock
+ * watcher's timerfd through the preload again, as the program's, and
+ * wait there for its own start to end. */
+static int (*host_enter)(void); /* [I] */
+static void (*host_leave)(int); /* [I] */
+
+void tfd_engine_host(int (*enter)(void), void (*leave)(int))
+{
+	host_enter = enter;
+	host_leave = leave;
+}
+
+static int enter(void)
+{
+	return host_enter ? host_enter() : 0;
+}
+
+static void leave(int was)
+{
+	if (host_leave)
+		host_leave(was);
+}
+
 static int locked;       /* prepare took the lock */
 static int pending = -1; /* the record made for the child */
 static int forker = -1;  /* ours, when we forked */
@@ -80,11 +109,26 @@ static void mark_holders(int c, int on)
 	}
 }
 
+/* Every timer we have a number for goes to a child that has no record
+ * of the family's: its file is read where we do not see it (T_OUTSIDE;
+ * kept, should the fork fail after all). */
+static void outside(void)
+{
+	size_t i;
+
+	for (i = 0; i < g.nholds; i++)
+		if (g.holds[i]->nfds)
+			g.holds[i]->t->flags |= T_OUTSIDE;
+}
+
 static void prepare(void)
 {
+	int was;
+
 	saved_errno = errno;
 	if (!__atomic_load_n(&tfd_fam, __ATOMIC_ACQUIRE))
 		return;
+	was = enter();
 	tfd_family_lock();
 	locked = 1;
 	forker = g.self;
@@ -93,15 +137,19 @@ static void prepare(void)
 		pending = tfd_family_new_proc(g.self, P_PENDING);
 		if (pending >= 0)
 			mark_holders(pending, 1);
+		else
+			outside(); /* the child will share nothing */
 	}
+	leave(was);
 	errno = 0; /* the parent's handler tells failure by it */
 }
 
 static void parent(void)
 {
-	int failed = errno != 0;
+	int failed = errno != 0, was;
 
 	if (locked) {
+		was = enter();
 		if (failed && pending >= 0) {
 			mark_holders(pending, 0);
 			tfd_family_free_proc(pending);
@@ -109,6 +157,7 @@ static void parent(void)
 		pending = -1;
 		locked = 0;
 		tfd_family_unlock();
+		leave(was);
 	}
 	if (!failed)
 		errno = saved_errno;
@@ -235,12 +284,13 @@ static void child(void)
 {
 	struct tfd_hold *h;
 	size_t i;
-	int c = pending;
+	int c = pending, was;
 
 	if (!locked) {
 		errno = saved_errno;
 		return;
 	}
+	was = enter();
 	locked = 0;
 	pending = -1;
 	/* prepare's lock is the parent's thread's, which lets go of it. */
@@ -266,7 +316,12 @@ static void child(void)
 		if (c >= 0) /* made for numbers since forgotten: unused */
 			tfd_family_free_proc(c);
 	} else if (claim(c) != 0) {
-		while (g.nholds) /* PROC_MAX: we share nothing */
+		for (i = 0; i < g.nholds; i++) { /* PROC_MAX: we share nothing */
+			h = g.holds[i];
+			if ((h->t->flags & T_USED) && h->t->gen == h->gen)
+				h->t->flags |= T_OUTSIDE;
+		}
+		while (g.nholds)
 			forget_here(g.holds[g.nholds - 1]);
 	} else if (!g.virtual) {
 		g.start_pending = 1;
@@ -275,6 +330,7 @@ static void child(void)
 	}
 	g.in_fork = 0;
 	tfd_family_unlock();
+	leave(was);
 	errno = saved_errno;
 }
 

@@ -150,6 +150,24 @@ int tfd_engine_gettime(int fd, struct itimerspec *cur)
 	return e;
 }
 
+/* 1 if fd's timer was given to a forked child that does not share it
+ * (T_OUTSIDE): its file may be read where no process of the family sees
+ * it (the preload's virtual time, which counts on a readable timer's
+ * staying so until it is read here, asks). */
+int tfd_engine_read_elsewhere(int fd)
+{
+	struct tfd_hold *h;
+	int r = 0;
+
+	if (!__atomic_load_n(&tfd_fam, __ATOMIC_ACQUIRE))
+		return 0;
+	tfd_family_lock();
+	if (tfd_engine_find(fd, &h) == 0)
+		r = !!(h->t->flags & T_OUTSIDE);
+	tfd_family_unlock();
+	return r;
+}
+
 /* ---- blocking reads ---- */
 
 void tfd_engine_number_gone(int fd)
@@ -227,6 +245,17 @@ static int number_of(const struct tfd_hold *h, int fd)
 	return fd; /* none: h is closed, and is not drained */
 }
 
+/* Set by the preload on virtual time around its read: a read with
+ * nothing to count fails with EAGAIN instead of waiting in read(2) for a
+ * post, a wait the domain cannot see (another reader, in this process or
+ * another, took the count that made the timer readable). */
+static __thread int nowait;
+
+void tfd_engine_read_nowait(int on)
+{
+	nowait = on;
+}
+
 int tfd_engine_read(int fd, uint64_t *count)
 {
 	struct tfd_transit r;
@@ -238,7 +267,7 @@ int tfd_engine_read(int fd, uint64_t *count)
 	e = tfd_engine_find(fd, &h);
 	if (!e)
 		e = take(h, fd, 0, 0, &n);
-	if (e == EAGAIN) {
+	if (e == EAGAIN && !nowait) {
 		/* Nothing counted: wait in read(2) (or EAGAIN) as the
 		 * descriptor says, a cancellation point as read(2) is.  If
 		 * another thread closes the timer meanwhile, it keeps running
@@ -269,6 +298,7 @@ int tfd_engine_read(int fd, uint64_t *count)
 int tfd_engine_next_due(int64_t *in_ns)
 {
 	int64_t best = -1;
+	size_t i;
 	int b, cs;
 
 	tfd_engine_lock(&cs);
@@ -280,6 +310,19 @@ int tfd_engine_next_due(int64_t *in_ns)
 		if (!top)
 			continue;
 		d = top->key - tfd_clock_now(b);
+		if (d < 0)
+			d = 0;
+		if (best < 0 || d < best)
+			best = d;
+	}
+	for (i = 0; g.virtual && i < g.nholds; i++) {
+		/* What we hold and may post for another (virtual.c). */
+		struct tfd_timer *t = g.holds[i]->t;
+		int64_t d;
+
+		if (!t->m.next || tfd_engine_virtual_foreign(g.holds[i]) < 0)
+			continue;
+		d = t->m.next - tfd_clock_now(t->base);
 		if (d < 0)
 			d = 0;
 		if (best < 0 || d < best)

@@ -414,8 +414,10 @@ static int take(int clockid, int flags, struct tfd_hold *h, int *fd)
 	if (tfd_engine_grow_holds())
 		goto fail;
 	if (g.self < 0 &&
-	    (g.self = tfd_family_new_proc(NO_PROC, P_LIVE)) < 0)
-		goto fail; /* PROC_MAX processes hold timers */
+	    (g.self = tfd_family_new_proc(NO_PROC, P_LIVE)) < 0 &&
+	    (g.nholds || tfd_family_start_anew() ||
+	     (g.self = tfd_family_new_proc(NO_PROC, P_LIVE)) < 0))
+		goto fail; /* PROC_MAX processes hold timers; we hold none */
 	if (tfd_engine_reserve(mask))
 		goto fail;
 	e = g.virtual ? 0 : tfd_engine_start();

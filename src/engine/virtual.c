@@ -10,27 +10,67 @@
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
+#include "engine/notify.h"
 
 #include <errno.h>
 #include <stddef.h>
 
 /*
+ * A timer this process holds and another process of the family delivers:
+ * its number here, to post to, or -1 (ours, or none).  On the virtual
+ * clocks no thread of the deliverer's watches them: the deliverer posts
+ * when it moves them, and when a process that holds the timer finds it
+ * due and the deliverer has not posted yet (asleep in a wait of its own,
+ * its last look at the timer's file made before another process read it),
+ * that process posts it to its own number, the same file.  The count is
+ * the model's, in the family's memory: whoever posts first posts it all.
+ * Lock held.
+ */
+int tfd_engine_virtual_foreign(struct tfd_hold *h)
+{
+	struct tfd_timer *t = h->t;
+
+	if (!g.virtual || !h->direct || h->closed || t->deliverer == g.self ||
+	    !(t->flags & T_USED) || t->gen != h->gen)
+		return -1;
+	return tfd_engine_hold_file(h, 0);
+}
+
+/* Another process of the family has a record: only then may a timer we
+ * hold be delivered by another. */
+static int others(void)
+{
+	int i;
+
+	for (i = 0; i < PROC_MAX; i++)
+		if (i != g.self && tfd_fam->proc[i].state != P_FREE)
+			return 1;
+	return 0;
+}
+
+/*
  * Post every timer due on the virtual clocks, which have just moved from
- * before[] to g.vnow[].  Timers are taken in the order of their first
- * expiry within the step, across the three clocks; each posts once, with
- * every expiration the step crossed.  Lock held.
+ * before[] to g.vnow[]: those we deliver, and those we hold that another
+ * delivers (above).  Timers are taken in the order of their first expiry
+ * within the step, across the three clocks; each posts once, with every
+ * expiration the step crossed.  Lock held.
  */
 void tfd_engine_virtual_deliver(const int64_t *before)
 {
+	int foreign;
+
 	/* No service thread here watches the family's other processes:
 	 * one that died is found by its pid, and its timers adopted. */
 	tfd_family_reap_dead(1);
 	tfd_engine_sync(0);
+	foreign = others();
 	for (;;) {
 		struct tfd_qnode *first = NULL;
+		struct tfd_hold *held = NULL;
 		struct tfd_timer *t;
 		int64_t off = 0;
-		int b, fb = 0;
+		size_t i;
+		int b, fb = 0, file = -1;
 
 		for (b = 0; b < NBASE; b++) {
 			const struct tfd_qent *top = tfd_queue_top(&g.q[b]);
@@ -43,12 +83,33 @@ void tfd_engine_virtual_deliver(const int64_t *before)
 				fb = b;
 			}
 		}
-		if (!first)
+		for (i = 0; foreign && i < g.nholds; i++) {
+			struct tfd_hold *h = g.holds[i];
+			int64_t next = h->t->m.next;
+
+			b = h->t->base;
+			if (!next || next > g.vnow[b] ||
+			    ((first || held) && next - before[b] >= off) ||
+			    tfd_engine_virtual_foreign(h) < 0)
+				continue;
+			first = NULL;
+			held = h;
+			off = next - before[b];
+			fb = b;
+		}
+		if (!first && !held)
 			return;
-		t = tfd_timer_of(first);
+		t = first ? tfd_timer_of(first) : held->t;
 		tfd_model_advance(&t->m, g.vnow[fb]);
 		tfd_engine_requeue(t);
-		tfd_engine_post_locked(t);
+		if (first) {
+			tfd_engine_post_locked(t);
+		} else if (t->m.ticks &&
+		           (file = tfd_engine_virtual_foreign(held)) >= 0 &&
+		           tfd_notify_post(file, t->m.ticks) == 0) {
+			t->m.ticks = 0;
+			t->flags |= T_SIGNALED;
+		}
 	}
 }
 

@@ -501,9 +501,22 @@ static int fd_readable(int fd)
 	return R(poll)(&p, 1, 0) == 1;
 }
 
+/* A readable timer stays readable until a thread of this process reads
+ * it (and then publishes again), unless its file is read elsewhere: by a
+ * program started with it (not close-on-exec), or by a forked child that
+ * does not share the family's timers (tfd(7), NOTES 6).  Of the family's
+ * processes, each publishes its own look at a timer it holds, and posts
+ * it when due (the engine's virtual.c). */
+static int read_only_here(int fd)
+{
+	int f = R(fcntl)(fd, F_GETFD);
+
+	return f >= 0 && (f & FD_CLOEXEC) && !tfd_engine_read_elsewhere(fd);
+}
+
 /* The earliest expiry that would make one of this process's timers
- * readable (one readable already only adds to its count), absolute on
- * the virtual CLOCK_MONOTONIC, or DOM_NEVER.
+ * readable (one readable already, and read only here, only adds to its
+ * count), absolute on the virtual CLOCK_MONOTONIC, or DOM_NEVER.
  *
  * A timer's time left is counted from the engine's clock, not from the
  * domain's: the mover may have moved the domain's clock since the engine
@@ -533,7 +546,7 @@ static int64_t unread_deadline(int64_t dom_now)
 		int64_t ns;
 
 		if (!tfd_marked(fd) || tfd_gettime(fd, &cur) < 0 ||
-		    fd_readable(fd))
+		    (fd_readable(fd) && read_only_here(fd)))
 			continue;
 		ns = tfd_ts_to_ns(&cur.it_value);
 		if (ns > 0 && ns <= TFD_HORIZON && now + ns < best)

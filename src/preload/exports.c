@@ -415,6 +415,24 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	return e;
 }
 
+/* The engine's fork() handlers are the library's code on a thread of the
+ * program's: they run inside (tfd_engine_host), and the service thread
+ * they start in a child is the library's.  The flag alone: a child's
+ * thread has no slot of its own on virtual time until fork() returns
+ * (tree.c), and the handlers there start nothing. */
+static int host_enter(void)
+{
+	int was = tfd_inside;
+
+	tfd_inside = 1;
+	return was;
+}
+
+static void host_leave(int was)
+{
+	tfd_inside = was;
+}
+
 /* ---- timers that signal (virtual time only) ---- */
 
 EXPORT int timer_create(clockid_t c, struct sigevent *ev, timer_t *id)
@@ -525,6 +543,7 @@ static void init_once(void)
 	int was;
 
 	tfd_next_load();
+	tfd_engine_host(host_enter, host_leave);
 	tfd_numbers_init();
 	tfd_tree_init();
 	tfd_trace_init();

@@ -124,6 +124,7 @@ ssize_t tfd_timer_read(int fd, void *buf, size_t n)
 			memcpy(&count, buf, sizeof(count));
 		goto out;
 	}
+again:
 	if (tfd_virt && n >= sizeof(count) && /* else it fails at once */
 	    tfd_virtual_read_wait(fd) < 0) {
 		r = -1;
@@ -133,11 +134,19 @@ ssize_t tfd_timer_read(int fd, void *buf, size_t n)
 	if (tfd_virt)
 		tfd_vsync();
 	was = tfd_enter();
+	/* On virtual time the wait is the domain's, above: the read takes
+	 * what is there, and if another reader took it first (a thread or a
+	 * process sharing the timer), waits there again. */
+	tfd_engine_read_nowait(tfd_virt);
 	/* A NULL buffer: Linux waits (or fails EAGAIN) first, then takes the
 	 * count and fails EFAULT copying it out. */
 	r = tfd_read(fd, buf || n < sizeof(count) ? buf : &count, n);
-	tfd_leave(was);
 	e = errno;
+	tfd_engine_read_nowait(0);
+	tfd_leave(was);
+	if (tfd_virt && r < 0 && e == EAGAIN && n >= sizeof(count) &&
+	    !(R(fcntl)(fd, F_GETFL) & O_NONBLOCK))
+		goto again;
 	if (!buf && r >= 0) {
 		r = -1;
 		e = EFAULT;

@@ -430,6 +430,15 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 				found = 1;
 			}
 		}
+		if (!found && proc_dead(pid)) {
+			/* It ended with a deadline published (_exit(), a
+			 * kill: no destructor of ours ran): its agent, gone
+			 * with it, would be woken for ever. */
+			__atomic_compare_exchange_n(&p->pid, &pid, 0, 0,
+			                            __ATOMIC_RELEASE,
+			                            __ATOMIC_RELAXED);
+			continue;
+		}
 		if (!found && __atomic_load_n(&p->agent, __ATOMIC_RELAXED)) {
 			__atomic_add_fetch(&p->wake, 1, __ATOMIC_SEQ_CST);
 			tfd_dom_futex_wake(&p->wake);

@@ -79,12 +79,17 @@ pid_t tfd_tree_fork(void)
 	int slot = tfd_dom_slot_take(-1);
 	pid_t pid = R(fork)();
 
-	if (pid == 0)
+	if (pid == 0) {
 		tfd_dom_forked(slot);
-	else if (pid > 0)
+	} else if (pid > 0) {
 		tfd_dom_slot_name(slot, pid, pid);
-	else
+		/* A child that shares none of our timers (the family's
+		 * records all taken) reads their files where we do not see
+		 * it: a readable one is not skipped any more (domain.c). */
+		tfd_dom_publish();
+	} else {
 		tfd_dom_slot_free(slot);
+	}
 	return pid;
 }
 

@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fork.c - processes that fork around their timers: a child that makes a
- * timer, a daemon whose parent exits, a double fork, a prefork server.
+ * timer, a daemon whose parent exits, a double fork, a prefork server;
+ * fork from a thread, programs started by popen, posix_spawn, fork and
+ * exec, system and vfork, many children, the process limit.
  */
 #include "host.h"
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <spawn.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 /* The exit status of a child, or -1. */
@@ -99,5 +105,396 @@ HOST_CASE(prefork_hundred_workers, 0)
 	}
 	say("%d of 100 workers made and read a timer", good);
 	say("master reads: %lld", h_read(fd));
+	return T_close(fd) != 0;
+}
+
+/* ---- threads, exec, spawn, limits ---- */
+
+struct reader {
+	int fd;
+	long long got;
+};
+
+static void *read_once(void *arg)
+{
+	struct reader *r = arg;
+
+	r->got = h_read(r->fd);
+	return NULL;
+}
+
+/* The first thread blocks in read on a periodic timer while another
+ * thread forks: the child (one thread, the forking one) reads the same
+ * timer and makes one of its own; the blocked read returns in the
+ * parent. */
+static void *fork_child_of_thread(void *arg)
+{
+	int fd = *(int *)arg;
+	pid_t pid;
+
+	h_sleep_ms(10); /* the first thread blocks in read meanwhile */
+	pid = fork();
+	if (pid == 0) {
+		int mine = h_timer(0, 5, 0);
+		long long n = h_read(fd);
+
+		say("child: inherited read: %s", n >= 1 ? ">= 1" : h_err(n));
+		say("child: its own read: %lld", h_read(mine));
+		_exit(T_close(mine) != 0);
+	}
+	say("child exit %d", reap(pid));
+	return NULL;
+}
+
+HOST_CASE(fork_from_a_thread_while_another_reads, 0)
+{
+	int fd = h_timer(0, 40, 40);
+	long long got;
+	pthread_t th;
+
+	if (fd < 0 || pthread_create(&th, NULL, fork_child_of_thread, &fd))
+		return 1;
+	got = h_read(fd);
+	pthread_join(th, NULL);
+	say("blocked read: %s", got >= 1 ? ">= 1" : h_err(got));
+	say("read again: %s", h_read(fd) >= 1 ? ">= 1" : "none");
+	return T_close(fd) != 0;
+}
+
+/* The numbers a program started now would be given: those open here
+ * without FD_CLOEXEC, below max, as text. */
+static void expected_fds(char *buf, size_t len, int max)
+{
+	size_t at = 0;
+	int fd, f;
+
+	buf[0] = 0;
+	for (fd = 0; fd < max && at + 16 < len; fd++)
+		if ((f = fcntl(fd, F_GETFD)) >= 0 && !(f & FD_CLOEXEC))
+			at += (size_t)snprintf(buf + at, len - at, "%d ", fd);
+}
+
+/* A shell that prints the numbers open in it below $1, then reads two
+ * counts from number $2 ("read ok" if it got them: the second waits for
+ * an expiration). */
+static char list_script[] =
+	"n=0; while [ $n -lt $1 ]; do "
+	"[ -e /proc/self/fd/$n ] && printf '%s ' $n; n=$((n+1)); done; echo; "
+	"x=$(od -An -tu8 -w8 -N16 <&$2 | wc -l); [ \"$x\" = 2 ] && "
+	"echo read ok || echo read failed";
+
+/* How many numbers of the list are not 0, 1, 2 or fd. */
+static int others(const char *list, int fd)
+{
+	char *end;
+	int n = 0;
+
+	for (;;) {
+		long k = strtol(list, &end, 10);
+
+		if (end == list)
+			return n;
+		n += k > 2 && k != fd;
+		list = end;
+	}
+}
+
+/* What a child got, compared with what it should have: its two lines
+ * from r. */
+static void judge(const char *who, FILE *r, const char *want, int ctimer,
+                  int ptimer)
+{
+	char line[4096], spaced[4100], tok[16];
+	int has_c, has_p;
+
+	if (!r || !fgets(line, sizeof(line), r)) {
+		say("%s: no output", who);
+		return;
+	}
+	line[strcspn(line, "\n")] = 0;
+	snprintf(spaced, sizeof(spaced), " %s", line);
+	snprintf(tok, sizeof(tok), " %d ", ctimer);
+	has_c = strstr(spaced, tok) != NULL;
+	snprintf(tok, sizeof(tok), " %d ", ptimer);
+	has_p = strstr(spaced, tok) != NULL;
+	say("%s: CLOEXEC timer open: %s; the other: %s; numbers as the "
+	    "kernel gives: %s", who, has_c ? "yes" : "no", has_p ? "yes" : "no",
+	    !strcmp(line, want) ? "yes" : "no");
+	say("%s: open beyond 0-2 and the timer: %d", who, others(line, ptimer));
+	if (strcmp(line, want))
+		say("%s: has [%s], should have [%s]", who, line, want);
+	if (fgets(line, sizeof(line), r))
+		say("%s: %s", who, strtok(line, "\n"));
+}
+
+/* Programs started while timers run (one read by a thread, one not
+ * close-on-exec): popen, posix_spawn, fork + exec, system.  Each gets the
+ * numbers Linux gives it and nothing of ours, and reads the timer it
+ * inherited through a plain read (od): the count that is there (each is
+ * started once the timer has expired unread), then the next one.
+ * Not on virtual time with ThreadSanitizer: a forked sh there crashes in
+ * TSan's runtime, whose own thread starts through the preload's
+ * pthread_create as a thread of the domain's (start_in_tree, with no
+ * state of TSan's), whatever the timers do. */
+#ifdef __SANITIZE_THREAD__
+#define H_TSAN_NOVIRTUAL H_NOVIRTUAL
+#else
+#define H_TSAN_NOVIRTUAL 0
+#endif
+HOST_CASE(spawned_programs_get_what_linux_gives, H_TSAN_NOVIRTUAL)
+{
+	struct reader r = { h_timer(T_CLOEXEC, 5, 5), 0 };
+	int plain = h_timer(0, 5, 5), max, p[2], st;
+	char want[1024], cmd[2048], arg1[16], arg2[16];
+	char *argv[] = { "sh", "-c", list_script, "sh", arg1, arg2,
+		         NULL };
+	posix_spawn_file_actions_t fa;
+	pthread_t th;
+	FILE *f;
+	pid_t pid;
+
+	if (r.fd < 0 || plain < 0 ||
+	    pthread_create(&th, NULL, read_once, &r) != 0)
+		return 1;
+	max = (plain > r.fd ? plain : r.fd) + 16;
+	snprintf(arg1, sizeof(arg1), "%d", max);
+	snprintf(arg2, sizeof(arg2), "%d", plain);
+	say("timers: CLOEXEC one %s, the other %s", r.fd >= 0 ? "made" : "-",
+	    plain >= 0 ? "made" : "-");
+
+	expected_fds(want, sizeof(want), max);
+	h_sleep_ms(20);
+	snprintf(cmd, sizeof(cmd), "set -- %d %d; %s", max, plain,
+		 list_script);
+	f = popen(cmd, "r");
+	judge("popen", f, want, r.fd, plain);
+	say("popen: status %d", f ? WEXITSTATUS(pclose(f)) : -1);
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return 1;
+	h_sleep_ms(20);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	st = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	say("posix_spawn: %s", st ? h_err(st) : "started");
+	f = fdopen(p[0], "r");
+	judge("posix_spawn", f, want, r.fd, plain);
+	fclose(f);
+	say("posix_spawn: exit %d", reap(pid));
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return 1;
+	h_sleep_ms(20);
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		execv("/bin/sh", argv);
+		_exit(127);
+	}
+	close(p[1]);
+	f = fdopen(p[0], "r");
+	judge("fork+exec", f, want, r.fd, plain);
+	fclose(f);
+	say("fork+exec: exit %d", reap(pid));
+
+	h_sleep_ms(20);
+	snprintf(cmd, sizeof(cmd), "exit $(od -An -tu8 -w8 -N16 <&%d | wc -l)",
+		 plain);
+	st = system(cmd);
+	say("system: it read two counts: %s",
+	    WIFEXITED(st) && WEXITSTATUS(st) == 2 ? "yes" : "no");
+
+	pthread_join(th, NULL);
+	say("thread read the CLOEXEC timer: %s", r.got >= 1 ? ">= 1" : "no");
+	say("parent reads the other: %s", h_read(plain) >= 1 ? ">= 1" : "no");
+	return T_close(r.fd) != 0 || T_close(plain) != 0;
+}
+
+/* vfork() and exec while a thread reads a timer: the child's exit status
+ * comes back, and the timer goes on. */
+HOST_CASE(vfork_exec_while_a_thread_reads, 0)
+{
+	struct reader r = { h_timer(0, 20, 20), 0 };
+	pthread_t th;
+	pid_t pid;
+
+	if (r.fd < 0 || pthread_create(&th, NULL, read_once, &r) != 0)
+		return 1;
+	pid = vfork();
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", "exit 7", (char *)NULL);
+		_exit(127);
+	}
+	say("vfork child exit %d", reap(pid));
+	pthread_join(th, NULL);
+	say("thread read: %s", r.got >= 1 ? ">= 1" : h_err(r.got));
+	say("read again: %s", h_read(r.fd) >= 1 ? ">= 1" : "none");
+	return T_close(r.fd) != 0;
+}
+
+/* 300 short-lived children, one after another, each looks at the timer
+ * it inherited (and every 50th arms it again, as it was); the parent's
+ * timer runs on. */
+HOST_CASE(three_hundred_children_touch_an_inherited_timer, 0)
+{
+	int fd = h_timer(T_NONBLOCK, 10, 10), i, good = 0;
+
+	for (i = 0; i < 300; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			struct itimerspec cur;
+			long long n;
+
+			if (T_gettime(fd, &cur) != 0 ||
+			    cur.it_interval.tv_nsec != 10 * MS)
+				_exit(1);
+			n = h_count(fd);
+			if (n < 0 && n != -EAGAIN)
+				_exit(2);
+			if (i % 50 == 0 && h_arm(fd, 10, 10) != 0)
+				_exit(3);
+			_exit(0);
+		}
+		if (reap(pid) == 0)
+			good++;
+	}
+	say("%d of 300 children found the timer armed every 10 ms", good);
+	say("parent: readable: %d", h_poll(fd, 2000));
+	say("parent: count: %s", h_count(fd) >= 1 ? ">= 1" : "none");
+	return T_close(fd) != 0;
+}
+
+/* A prefork server whose 100 workers are all alive at once: each makes a
+ * timer of its own and reads it, and reads the master's timer with a
+ * plain read(2) (the file they all share). */
+HOST_CASE(prefork_hundred_workers_alive_at_once, 0)
+{
+	int fd = h_timer(0, 5, 5), ready[2], go[2], i, good = 0, st;
+	pid_t pids[100];
+	char c;
+
+	if (pipe(ready) < 0 || pipe(go) < 0)
+		return 1;
+	for (i = 0; i < 100; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			int mine = h_timer(0, 20, 0);
+			uint64_t n;
+
+			close(ready[0]);
+			close(go[1]);
+			if (write(ready[1], mine < 0 ? "n" : "y", 1) != 1 ||
+			    read(go[0], &c, 1) != 1)
+				_exit(4);
+			if (mine < 0)
+				_exit(10 + errno % 100);
+			if (read(fd, &n, 8) != 8 || n < 1)
+				_exit(5);
+			_exit(h_read(mine) == 1 && T_close(mine) == 0 ? 0 : 3);
+		}
+	}
+	close(ready[1]);
+	close(go[0]);
+	for (i = 0; i < 100 && read(ready[0], &c, 1) == 1; i++)
+		good += c == 'y';
+	say("%d of 100 workers alive at once made a timer", good);
+	for (i = 0; i < 100; i++)
+		if (write(go[1], "g", 1) != 1)
+			return 1;
+	for (good = 0, i = 0; i < 100; i++) {
+		st = reap(pids[i]);
+		if (st == 0)
+			good++;
+		else
+			say("worker %d: status %d", i, st);
+	}
+	say("%d of 100 read the master's timer and their own", good);
+	say("master reads: %s", h_read(fd) >= 1 ? ">= 1" : "none");
+	return T_close(fd) != 0;
+}
+
+/* RLIMIT_NPROC reached (as an ordinary user: root is not limited): fork()
+ * and pthread_create() fail with EAGAIN; the timers go on, and a new one
+ * can be made. */
+HOST_CASE(fork_fails_at_the_process_limit, 0)
+{
+	int fd = h_timer(0, 10, 10), more;
+	struct rlimit was, one;
+	pthread_t th;
+	struct reader r;
+	pid_t pid;
+	int e;
+
+	if (fd < 0)
+		return 1;
+	if (setresgid(65534, 65534, 65534) != 0 ||
+	    setresuid(65534, 65534, 65534) != 0) {
+		say("not root: the limit is the user's, untested");
+	}
+	getrlimit(RLIMIT_NPROC, &was);
+	one = was;
+	one.rlim_cur = 1; /* the hard limit stays: restored below */
+	if (getuid() != 0 && setrlimit(RLIMIT_NPROC, &one) == 0) {
+		pid = fork();
+		if (pid == 0)
+			_exit(0);
+		e = errno;
+		say("fork: %s", pid < 0 ? h_err(e) : "worked");
+		if (pid > 0)
+			reap(pid);
+		r.fd = fd;
+		e = pthread_create(&th, NULL, read_once, &r);
+		say("pthread_create: %s", e ? h_err(e) : "worked");
+		if (!e)
+			pthread_join(th, NULL);
+		setrlimit(RLIMIT_NPROC, &was);
+	}
+	say("read: %s", h_read(fd) >= 1 ? ">= 1" : "none");
+	more = h_timer(0, 5, 0);
+	say("a new timer: %lld", more >= 0 ? h_read(more) : -1LL);
+	return T_close(fd) != 0 || (more >= 0 && T_close(more) != 0);
+}
+
+/* The family's 64 records taken (the master and 63 children, which wait
+ * on a pipe): the next child shares nothing, yet reads the master's
+ * close-on-exec timer with plain read(2)s, the count there (it has
+ * expired unread) and the next one, while the master waits for its word
+ * on a pipe. */
+HOST_CASE(a_child_beyond_the_family_reads_the_timer, 0)
+{
+	int fd = h_timer(T_CLOEXEC, 5, 5), hold[2], word[2], k;
+	pid_t kids[63], last;
+	char c = 0;
+
+	if (fd < 0 || pipe(hold) < 0 || pipe(word) < 0)
+		return 1;
+	for (k = 0; k < 63; k++) {
+		kids[k] = fork();
+		if (kids[k] == 0) {
+			close(hold[1]);
+			_exit(read(hold[0], &c, 1) != 0);
+		}
+	}
+	h_sleep_ms(20);
+	last = fork();
+	if (last == 0) {
+		uint64_t n;
+		int i;
+
+		for (i = 0; i < 2; i++)
+			c += read(fd, &n, 8) == 8 && n >= 1;
+		_exit(write(word[1], &c, 1) != 1);
+	}
+	say("the child beyond read %d counts",
+	    read(word[0], &c, 1) == 1 ? c : -1);
+	say("it exits %d", reap(last));
+	close(hold[1]);
+	for (k = 0; k < 63; k++)
+		if (reap(kids[k]) != 0)
+			say("child %d failed", k);
+	say("master reads: %s", h_read(fd) >= 1 ? ">= 1" : "none");
 	return T_close(fd) != 0;
 }
