@@ -34,7 +34,7 @@ SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 ALL_CFLAGS := -std=gnu11 $(OPT) $(WARN) -Iinclude -Isrc -pthread \
               $(SANFLAGS) $(CFLAGS)
-ALL_LDFLAGS := -pthread $(SANFLAGS) $(LDFLAGS)
+ALL_LDFLAGS := -pthread -ldl $(SANFLAGS) $(LDFLAGS)
 
 comma := ,
 B := build$(if $(SAN),-$(subst $(comma),-,$(SAN)))

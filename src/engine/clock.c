@@ -88,9 +88,12 @@ static void ready(void)
 	tfd_family_unlock();
 }
 
-static void close_fd(void *fd)
+/* The watcher's end, also when it is cancelled. */
+static void watch_end(void *fd)
 {
-	close(*(int *)fd);
+	if (*(int *)fd >= 0)
+		close(*(int *)fd);
+	tfd_own_ended();
 }
 
 static int watch_arm(int fd)
@@ -104,16 +107,16 @@ static int watch_arm(int fd)
 static void *watch(void *arg)
 {
 	uint64_t n;
-	int fd;
+	int fd = -1, armed;
 
 	(void)arg;
+	pthread_cleanup_push(watch_end, &fd);
 	tfd_files_unshare();
 	fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC);
 	ready();
-	if (fd < 0 || watch_arm(fd) < 0)
-		return NULL; /* no detector: tfd(7), CLOCKS */
-	pthread_cleanup_push(close_fd, &fd);
-	for (;;) {
+	/* Without it, no detector: tfd(7), CLOCKS. */
+	armed = fd >= 0 && watch_arm(fd) == 0;
+	while (armed) {
 		/* A cancellation point: tfd_clock_watch_stop() ends us here. */
 		if (read(fd, &n, sizeof(n)) < 0 && errno == ECANCELED) {
 			int cs;
@@ -136,7 +139,7 @@ int tfd_clock_watch_start(void)
 	int e;
 
 	watch_ready = 0;
-	e = pthread_create(&watcher, NULL, watch, NULL);
+	e = tfd_own_thread(&watcher, 1, watch, NULL, 0); /* in our table */
 	watching = e == 0;
 	tfd_family_lock();
 	while (watching && !watch_ready)
