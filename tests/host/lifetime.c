@@ -92,8 +92,8 @@ static long long plain_read(int fd)
 	return (long long)n;
 }
 
-/* Twice: load the plugin, have it make, read and close a timer and leave
- * one open, unload it, let the library's threads outlive the timers they
+/* Twice: load the plugin (whose constructor makes, reads and closes a
+ * timer), have it make, read and close a timer and leave one open, unload it, let the library's threads outlive the timers they
  * served (they stay 0.2 s: tfd(7)), read the timer it left. */
 static void plugin_rounds(const char *name)
 {
@@ -103,6 +103,7 @@ static void plugin_rounds(const char *name)
 		void *h = plugin_load(name);
 		int (*run)(long, long long *);
 		int (*open_one)(long);
+		long long (*loaded)(void);
 		long long n = 0;
 		int r, fd;
 
@@ -112,6 +113,9 @@ static void plugin_rounds(const char *name)
 		}
 		*(void **)&run = dlsym(h, "plugin_run");
 		*(void **)&open_one = dlsym(h, "plugin_open");
+		*(void **)&loaded = dlsym(h, "plugin_loaded");
+		say("round %d: its constructor's timer read %lld", round,
+		    loaded());
 		r = run(5, &n);
 		say("round %d: the plugin's timer read %lld (%s)", round, n,
 		    r ? h_err(r) : "no error");

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * plugin.c - a plugin that a host dlopen()s and dlclose()s
- * (tests/host/lifetime.c): it makes, reads and closes a timer, and leaves
- * one open.  Built three ways (tests/host/host.mk): on glibc's timerfd_*
+ * (tests/host/lifetime.c): it makes, reads and closes a timer (also in its
+ * constructor, inside dlopen()), and leaves one open.  Built three ways (tests/host/host.mk): on glibc's timerfd_*
  * (plugin-timerfd.so: Linux, or the preload under tfd exec), linked with
  * libtfd.so (plugin-lib.so), and with the library's objects linked into
  * itself (plugin-static.so).  Kept out of the .c files of tests/host, the
@@ -44,4 +44,20 @@ int plugin_open(long ms)
 		return -e;
 	}
 	return fd;
+}
+
+static long long at_load = -1;
+
+/* Its first timer is made inside dlopen(), by its constructor. */
+__attribute__((constructor)) static void plugin_init(void)
+{
+	long long n = 0;
+
+	at_load = plugin_run(1, &n) ? -1 : n;
+}
+
+/* What the constructor's timer read, or -1. */
+long long plugin_loaded(void)
+{
+	return at_load;
 }
