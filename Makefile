@@ -69,7 +69,7 @@ endif
 # -MMD -MP: each object's header dependencies, in a .d file beside it.
 ALL_CFLAGS := -std=gnu11 $(OPT) $(WARN) -Iinclude -Isrc $(CPPFLAGS) -pthread \
               -MMD -MP $(SANFLAGS) $(LOCKCHECK) $(CFLAGS)
-ALL_LDFLAGS := -pthread $(SANFLAGS) $(LDFLAGS)
+ALL_LDFLAGS := -pthread -ldl $(SANFLAGS) $(LDFLAGS)
 
 comma := ,
 B := build$(if $(SAN),-$(subst $(comma),-,$(SAN)))

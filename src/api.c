@@ -187,6 +187,14 @@ const struct tfd_backend *tfd_current_backend(void)
 	return backend();
 }
 
+/* Before a timer that may start threads of ours: their code stays loaded
+ * (lifetime.c); outside our locks, as it takes the dynamic loader's. */
+static void pin(void)
+{
+	if (be != &tfd_kernel_backend)
+		tfd_own_pin();
+}
+
 /* Clocks timerfd_create(2) accepts. */
 static int clock_known(int c)
 {
@@ -205,6 +213,7 @@ int tfd_create(clockid_t clockid, int flags)
 	int saved = errno, fd = -1, e = EINVAL;
 
 	if (!(flags & ~CREATE_FLAGS) && clock_known(clockid)) {
+		pin();
 		pthread_rwlock_rdlock(&select_lock);
 		e = be->create(clockid, flags, &fd);
 		pthread_rwlock_unlock(&select_lock);
@@ -293,6 +302,7 @@ int timerfd(int ufd, int clockid, int flags, const struct itimerspec *utmr,
 	else if (ufd == -1) {
 		const struct tfd_backend *b;
 
+		pin();
 		pthread_rwlock_rdlock(&select_lock);
 		b = be;
 		e = b->create(clockid, flags & CREATE_FLAGS, &fd);

@@ -11,6 +11,7 @@
 #ifndef TFD_BACKEND_H
 #define TFD_BACKEND_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -100,6 +101,20 @@ void tfd_engine_read_nowait(int on);
  * and the threads it starts are the library's, not the program's.  Set
  * once, before the first timer. */
 void tfd_engine_host(int (*enter)(void), void (*leave)(int));
+
+/* lifetime.c: the library's own threads.  tfd_own_thread() starts one
+ * (detached unless joinable, every signal blocked), counted until it calls
+ * tfd_own_ended() as its last act; program_table says the caller shares
+ * the program's descriptor table (not one of ours).  0 or errno.
+ * tfd_own_pin() keeps the object that holds the library loaded: called
+ * before the first timer, outside every lock (it takes the loader's).
+ * tfd_own_inside() is the preload library's (tfd_inside); the library's
+ * own definition does nothing. */
+int tfd_own_thread(pthread_t *th, int joinable, void *(*fn)(void *),
+                   void *arg, int program_table);
+void tfd_own_ended(void);
+void tfd_own_pin(void);
+int tfd_own_inside(int on);
 
 /* Test hooks of the engine (tests/, fuzz/).  What the engine does when the
  * kernel says CLOCK_REALTIME was set, to exercise TFD_TIMER_CANCEL_ON_SET

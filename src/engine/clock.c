@@ -88,13 +88,16 @@ static void ready(void)
 	tfd_family_unlock();
 }
 
-/* The system call itself, as for the service thread's own numbers
+/* The watcher's end, also when it is cancelled.  Its file is closed
+ * with the system call itself, as the service thread's own numbers are
  * (files.c): a number of the watcher's table, which a sanitizer's model
  * of one table per process would take for the program's (ThreadSanitizer
  * saw a race with the program's dup(0) once the thread ended). */
-static void close_fd(void *fd)
+static void watch_end(void *fd)
 {
-	tfd_files_close(*(int *)fd);
+	if (*(int *)fd >= 0)
+		tfd_files_close(*(int *)fd);
+	tfd_own_ended();
 }
 
 static int watch_arm(int fd)
@@ -108,18 +111,18 @@ static int watch_arm(int fd)
 static void *watch(void *arg)
 {
 	uint64_t n;
-	int fd;
+	int fd = -1, armed;
 
 	(void)arg;
+	pthread_cleanup_push(watch_end, &fd);
 	/* Without a table of its own (close_range(2) refused), its timerfd
 	 * would take a number of the program's: no detector then. */
 	fd = tfd_files_unshare() == 0 ? timerfd_create(CLOCK_REALTIME,
 	                                               TFD_CLOEXEC) : -1;
 	ready();
-	if (fd < 0 || watch_arm(fd) < 0)
-		return NULL; /* no detector: tfd(7), CLOCKS */
-	pthread_cleanup_push(close_fd, &fd);
-	for (;;) {
+	/* Without it, no detector: tfd(7), CLOCKS. */
+	armed = fd >= 0 && watch_arm(fd) == 0;
+	while (armed) {
 		ssize_t r;
 
 		/* A cancellation point: tfd_clock_watch_stop() ends us here.
@@ -149,7 +152,7 @@ int tfd_clock_watch_start(void)
 	int e;
 
 	watch_ready = 0;
-	e = pthread_create(&watcher, NULL, watch, NULL);
+	e = tfd_own_thread(&watcher, 1, watch, NULL, 0); /* in our table */
 	watching = e == 0;
 	tfd_family_lock();
 	while (watching && !watch_ready)

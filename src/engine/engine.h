@@ -21,6 +21,9 @@
  *   virtual.c  the virtual clocks and their delivery
  *   fork.c     what a child inherits: the same timers
  *   notify.c   the eventfd a timer signals through
+ *   lifetime.c the threads of ours: counted; the object that holds our code
+ *              kept loaded; a process left with only ours ended as the C
+ *              library ends one whose last thread ends
  *
  * Sharing.  A timer's state (its model, its flags) lives in memory that a
  * process shares with the children it forks (struct tfd_family), so that

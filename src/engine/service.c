@@ -505,6 +505,7 @@ static void *service(void *arg)
 		g.state = STOPPED;
 		tfd_family_changed();
 		tfd_family_unlock();
+		tfd_own_ended();
 		return NULL;
 	}
 	g.state = RUNNING;
@@ -577,6 +578,7 @@ static void *service(void *arg)
 	g.idle_since = 0;
 	tfd_family_changed();
 	tfd_family_unlock();
+	tfd_own_ended();
 	return NULL;
 }
 
@@ -587,8 +589,6 @@ static void *service(void *arg)
  * Lock held; may drop it. */
 int tfd_engine_start(void)
 {
-	pthread_attr_t attr;
-	sigset_t all, old;
 	int e;
 
 	while (g.state == STOPPING || g.state == STARTING)
@@ -602,14 +602,9 @@ int tfd_engine_start(void)
 	g.private_files = tfd_files_private();
 	g.stop = 0;
 	g.idle_since = 0;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	/* No signal of the program's is ever handled on our threads. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&g.thread, &attr, service, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
+	/* Called by a thread of the program's (or in a fork handler, in the
+	 * child's first thread): the program's descriptor table. */
+	e = tfd_own_thread(&g.thread, 0, service, NULL, 1);
 	if (e)
 		return e;
 	g.state = STARTING;

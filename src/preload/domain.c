@@ -395,8 +395,7 @@ int tfd_dom_join(const char *name)
 	if (own) { /* its mover, started last: not a thread of the program's */
 		int was = tfd_enter();
 
-		if (pthread_create(&th, NULL, mover_thread, own) == 0)
-			pthread_detach(th);
+		tfd_own_thread(&th, 0, mover_thread, own, 1);
 		tfd_leave(was);
 	}
 	tfd_dom_changed(tfd_dom);
@@ -618,10 +617,8 @@ static void agent_start(void)
 	pthread_mutex_lock(&agent_lock);
 	if (!__atomic_load_n(&me->agent, __ATOMIC_ACQUIRE)) {
 		was = tfd_enter(); /* a thread of the library's */
-		if (pthread_create(&th, NULL, agent, me) == 0) {
-			pthread_detach(th);
+		if (tfd_own_thread(&th, 0, agent, me, 1) == 0)
 			__atomic_store_n(&me->agent, 1, __ATOMIC_RELEASE);
-		}
 		tfd_leave(was);
 	}
 	pthread_mutex_unlock(&agent_lock);

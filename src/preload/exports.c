@@ -395,6 +395,17 @@ static void *start_inside(void *p)
 	return s.fn(s.arg);
 }
 
+/* The engine's (lifetime.c): its reaper is a thread of ours, started from
+ * the program's first thread as it ends, and it runs the program's exit()
+ * as the program's. */
+int tfd_own_inside(int on)
+{
+	int was = tfd_inside;
+
+	tfd_inside = on;
+	return was;
+}
+
 EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
                           void *(*fn)(void *), void *arg)
 {
