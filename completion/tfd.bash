@@ -9,9 +9,9 @@
 _tfd_opts()
 {
 	case $1 in
-	run) echo "--clock --abs --api --help" ;;
-	exec) echo "--backend --trace --raw-syscalls --virtual-rate --help" ;;
-	trace) echo "--html --svg --help" ;;
+	run) echo "--clock --abs --api --backend --help" ;;
+	exec) echo "--backend --trace --raw-syscalls --virtual-rate --allow-static --help" ;;
+	trace) echo "--html --svg --chrome-json --help" ;;
 	conform) echo "--backend --filter --quiet --errnos --departures --help" ;;
 	bench) echo "--quick --json --filter --rounds --side --plain-read --help" ;;
 	esac
@@ -25,10 +25,11 @@ _tfd_values()
 	run:--clock)
 		echo "monotonic realtime boottime realtime-alarm boottime-alarm" ;;
 	run:--api) echo "linux revised" ;;
-	exec:--backend) echo "engine virtual kernel" ;;
+	exec:--backend | run:--backend) echo "engine virtual kernel" ;;
 	conform:--backend) echo "kernel engine virtual" ;;
 	bench:--side) echo "kernel engine both" ;;
-	exec:--trace | trace:--html | trace:--svg) echo "<file>" ;;
+	exec:--trace | trace:--html | trace:--svg | trace:--chrome-json)
+		echo "<file>" ;;
 	exec:--virtual-rate | conform:--filter | bench:--filter | \
 	bench:--rounds) echo "<word>" ;;
 	esac
