@@ -354,6 +354,7 @@ void tfd_engine_post_locked(struct tfd_timer *t);
 /* virtual.c */
 void tfd_engine_virtual_deliver(const int64_t *before);
 int tfd_engine_virtual_foreign(struct tfd_hold *h); /* its file, or -1 */
+int tfd_engine_virtual_shared(void); /* another process has a record */
 int tfd_engine_virtual_use(int on);
 int tfd_engine_virtual_move(int64_t d_mono, int64_t d_boot, int64_t d_real,
                      const int64_t *real_to, int was_set);

@@ -299,7 +299,7 @@ int tfd_engine_next_due(int64_t *in_ns)
 {
 	int64_t best = -1;
 	size_t i;
-	int b, cs;
+	int b, cs, shared;
 
 	tfd_engine_lock(&cs);
 	tfd_engine_sync(0);
@@ -315,7 +315,8 @@ int tfd_engine_next_due(int64_t *in_ns)
 		if (best < 0 || d < best)
 			best = d;
 	}
-	for (i = 0; g.virtual && i < g.nholds; i++) {
+	shared = g.virtual && tfd_engine_virtual_shared();
+	for (i = 0; shared && i < g.nholds; i++) {
 		/* What we hold and may post for another (virtual.c). */
 		struct tfd_timer *t = g.holds[i]->t;
 		int64_t d;

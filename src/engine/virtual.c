@@ -37,15 +37,32 @@ int tfd_engine_virtual_foreign(struct tfd_hold *h)
 }
 
 /* Another process of the family has a record: only then may a timer we
- * hold be delivered by another. */
-static int others(void)
+ * hold be delivered by another (a process alone pays nothing for what
+ * is above). */
+int tfd_engine_virtual_shared(void)
 {
-	int i;
+	int p;
 
-	for (i = 0; i < PROC_MAX; i++)
-		if (i != g.self && tfd_fam->proc[i].state != P_FREE)
+	for (p = 0; p < PROC_MAX; p++)
+		if (p != g.self && tfd_fam->proc[p].state != P_FREE)
 			return 1;
 	return 0;
+}
+
+/* How many timers we hold that another delivers are due. */
+static size_t foreign_due(void)
+{
+	size_t i, n = 0;
+
+	if (!tfd_engine_virtual_shared())
+		return 0;
+	for (i = 0; i < g.nholds; i++) {
+		struct tfd_timer *t = g.holds[i]->t;
+
+		n += t->m.next && t->m.next <= g.vnow[t->base] &&
+		     tfd_engine_virtual_foreign(g.holds[i]) >= 0;
+	}
+	return n;
 }
 
 /*
@@ -57,13 +74,13 @@ static int others(void)
  */
 void tfd_engine_virtual_deliver(const int64_t *before)
 {
-	int foreign;
+	size_t foreign;
 
 	/* No service thread here watches the family's other processes:
 	 * one that died is found by its pid, and its timers adopted. */
 	tfd_family_reap_dead(1);
 	tfd_engine_sync(0);
-	foreign = others();
+	foreign = foreign_due();
 	for (;;) {
 		struct tfd_qnode *first = NULL;
 		struct tfd_hold *held = NULL;
@@ -104,7 +121,11 @@ void tfd_engine_virtual_deliver(const int64_t *before)
 		tfd_engine_requeue(t);
 		if (first) {
 			tfd_engine_post_locked(t);
-		} else if (t->m.ticks &&
+			continue;
+		}
+		if (foreign)
+			foreign--; /* not due any more */
+		if (t->m.ticks &&
 		           (file = tfd_engine_virtual_foreign(held)) >= 0 &&
 		           tfd_notify_post(file, t->m.ticks) == 0) {
 			t->m.ticks = 0;

@@ -195,6 +195,9 @@ static struct dom_proc *proc_take(int32_t pid)
 			p->kwaiters = 0;
 			p->agent = 0;
 			p->next_due = DOM_NEVER;
+			p->skipped = 0;
+			p->relook = p->relooked = 0;
+			p->relook_act = 0;
 			__atomic_store_n(&p->pid, pid, __ATOMIC_RELEASE);
 			raise_hiwater(&d->phiwater, (uint32_t)i);
 			return p;
@@ -514,8 +517,11 @@ static int read_only_here(int fd)
 }
 
 /* The earliest expiry that would make one of this process's timers
- * readable (one readable already, and read only here, only adds to its
- * count), absolute on the virtual CLOCK_MONOTONIC, or DOM_NEVER.
+ * readable (one readable already only adds to its count), absolute on
+ * the virtual CLOCK_MONOTONIC, or DOM_NEVER.  *skipped: a readable one
+ * passed over may be read elsewhere (above): the mover has this process
+ * look again before it moves time (mover.c, relooks), which a timer that
+ * stopped time at each expiry would cost at every one (1 ns apart).
  *
  * A timer's time left is counted from the engine's clock, not from the
  * domain's: the mover may have moved the domain's clock since the engine
@@ -530,11 +536,12 @@ static int read_only_here(int fd)
  * process to deliver it.  The engine's clock is never ahead of the
  * domain's and moves only forward: another process of the family that
  * moves it meanwhile makes an expiry early (looked at again), not late. */
-static int64_t unread_deadline(int64_t dom_now)
+static int64_t unread_deadline(int64_t dom_now, uint32_t *skipped)
 {
 	int64_t best = DOM_NEVER, now = dom_now;
 	int fd, h = __atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED), was;
 
+	*skipped = 0;
 	if (!__atomic_load_n(&tfd_nmarked, __ATOMIC_RELAXED))
 		return best;
 	was = tfd_enter();
@@ -544,9 +551,13 @@ static int64_t unread_deadline(int64_t dom_now)
 		struct itimerspec cur;
 		int64_t ns;
 
-		if (!tfd_marked(fd) || tfd_gettime(fd, &cur) < 0 ||
-		    (fd_readable(fd) && read_only_here(fd)))
+		if (!tfd_marked(fd) || tfd_gettime(fd, &cur) < 0)
 			continue;
+		if (fd_readable(fd)) {
+			if (!*skipped && !read_only_here(fd))
+				*skipped = 1;
+			continue;
+		}
 		ns = tfd_ts_to_ns(&cur.it_value);
 		if (ns > 0 && ns <= TFD_HORIZON && now + ns < best)
 			best = now + ns;
@@ -563,6 +574,7 @@ TFD_LOCK_RANK(publish_lock, LK_PUBLISH);
 static void publish(void)
 {
 	int64_t now, next, sig;
+	uint32_t skipped;
 	int was;
 
 	/* Signals first, unlocked: a handler may run here and set a timer. */
@@ -571,10 +583,11 @@ static void publish(void)
 	pthread_mutex_lock(&publish_lock);
 	tfd_dom_sync();
 	now = tfd_dom_now(tfd_dom, DC_MONO);
-	next = unread_deadline(now);
+	next = unread_deadline(now, &skipped);
 	sig = tfd_sigtimers_next();
 	if (sig < next)
 		next = sig;
+	__atomic_store_n(&me->skipped, skipped, __ATOMIC_SEQ_CST);
 	if (__atomic_exchange_n(&me->next_due, next, __ATOMIC_SEQ_CST) != next)
 		tfd_dom_changed(tfd_dom);
 	pthread_mutex_unlock(&publish_lock);
@@ -595,10 +608,17 @@ static void *agent(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	for (;;) {
 		uint32_t w = __atomic_load_n(&p->wake, __ATOMIC_SEQ_CST);
+		uint32_t ask = __atomic_load_n(&p->relook, __ATOMIC_SEQ_CST);
 		int64_t due = __atomic_load_n(&p->next_due, __ATOMIC_SEQ_CST);
 
 		if (due <= tfd_dom_now(tfd_dom, DC_MONO)) {
 			publish();
+			continue;
+		}
+		if (ask != __atomic_load_n(&p->relooked, __ATOMIC_SEQ_CST)) {
+			publish(); /* the mover asks (mover.c, relooks) */
+			__atomic_store_n(&p->relooked, ask, __ATOMIC_SEQ_CST);
+			tfd_dom_changed(tfd_dom);
 			continue;
 		}
 		tfd_dom_futex_wait(&p->wake, w, real_left(due));
@@ -630,7 +650,8 @@ void tfd_dom_publish(void)
 	if (!me)
 		return;
 	publish();
-	if (__atomic_load_n(&me->next_due, __ATOMIC_RELAXED) != DOM_NEVER &&
+	if ((__atomic_load_n(&me->next_due, __ATOMIC_RELAXED) != DOM_NEVER ||
+	     __atomic_load_n(&me->skipped, __ATOMIC_RELAXED)) &&
 	    !__atomic_load_n(&me->agent, __ATOMIC_ACQUIRE))
 		agent_start();
 }

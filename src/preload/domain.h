@@ -82,6 +82,12 @@ struct dom_proc {
 	uint32_t agent;    /* it has one */
 	int64_t next_due;  /* earliest expiry that makes one of its timers
 	                    * readable or sends one of its signals */
+	uint32_t skipped;  /* that look passed over a readable timer whose
+	                    * file may be read where it does not see it */
+	uint32_t relook;   /* the mover asks its agent to look again */
+	uint32_t relooked; /* the last such request the agent answered */
+	uint32_t pad3;
+	uint64_t relook_act; /* the mover's: act when it last asked */
 };
 
 struct tfd_dom {

@@ -550,6 +550,44 @@ static int deadline_alive(struct tfd_dom *d, int64_t to)
 	return alive;
 }
 
+/* A process whose last look passed over a readable timer that may be
+ * read where it does not see it (a program it started, a child outside
+ * its family: domain.c) looks again, through its agent, before time moves
+ * or the mover sits idle: that reader may have emptied the file and wait
+ * for the next expiry, which is then a deadline.  Asked once for each
+ * act (after anything ran).  1 while one has not answered. */
+static int relooks_pending(struct tfd_dom *d)
+{
+	uint64_t act = __atomic_load_n(&d->actrun, __ATOMIC_SEQ_CST) >> ACT_SHIFT;
+	uint32_t i, hi = __atomic_load_n(&d->phiwater, __ATOMIC_ACQUIRE);
+	int pending = 0;
+
+	for (i = 0; i < hi; i++) {
+		struct dom_proc *p = &d->proc[i];
+		int32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
+
+		if (pid <= 0 || !__atomic_load_n(&p->skipped, __ATOMIC_SEQ_CST) ||
+		    !__atomic_load_n(&p->agent, __ATOMIC_ACQUIRE))
+			continue;
+		if (p->relook_act != act) {
+			p->relook_act = act;
+			__atomic_add_fetch(&p->relook, 1, __ATOMIC_SEQ_CST);
+			__atomic_add_fetch(&p->wake, 1, __ATOMIC_SEQ_CST);
+			tfd_dom_futex_wake(&p->wake);
+		}
+		if (__atomic_load_n(&p->relooked, __ATOMIC_SEQ_CST) ==
+		    __atomic_load_n(&p->relook, __ATOMIC_SEQ_CST))
+			continue;
+		if (proc_dead(pid)) /* its agent with it */
+			__atomic_compare_exchange_n(&p->pid, &pid, 0, 0,
+			                            __ATOMIC_RELEASE,
+			                            __ATOMIC_RELAXED);
+		else
+			pending = 1;
+	}
+	return pending;
+}
+
 static void sleep_on(struct tfd_dom *d, uint32_t gen, int64_t ns)
 {
 	__atomic_store_n(&d->sleeping, 1, __ATOMIC_SEQ_CST);
@@ -631,6 +669,10 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			 * may have come before its wait began: poke again). */
 			sleep_on(d, gen, 2000000);
 			repoke = __atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) == gen;
+			continue;
+		}
+		if (relooks_pending(d)) {
+			sleep_on(d, gen, 2000000);
 			continue;
 		}
 		if (v == V_IDLE) {
