@@ -192,6 +192,7 @@ static struct dom_proc *proc_take(int32_t pid)
 		                                __ATOMIC_RELAXED)) {
 			p->kwaiters = 0;
 			p->agent = 0;
+			p->alone = 0;
 			p->next_due = DOM_NEVER;
 			__atomic_store_n(&p->pid, pid, __ATOMIC_RELEASE);
 			raise_hiwater(&d->phiwater, (uint32_t)i);
@@ -432,6 +433,8 @@ void tfd_dom_first_ends(void)
 
 	if (!tfd_dom || tfd_inside || gettid() != getpid())
 		return;
+	if (me)
+		__atomic_store_n(&me->alone, 1, __ATOMIC_SEQ_CST);
 	s = self_slot();
 	if (s) {
 		__atomic_or_fetch(&s->inlib, DOM_ALONE, __ATOMIC_SEQ_CST);

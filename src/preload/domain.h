@@ -82,6 +82,9 @@ struct dom_proc {
 	uint32_t agent;    /* it has one */
 	int64_t next_due;  /* earliest expiry that makes one of its timers
 	                    * readable or sends one of its signals */
+	uint32_t alone;    /* its first thread ended alone (pthread_exit):
+	                    * a zombie first thread is not its end */
+	uint32_t pad;
 };
 
 struct tfd_dom {

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtime.c - processes and threads around their timers, as virtual time
+ * (tfd exec --backend virtual) must see them: a child that ends from a
+ * worker thread, children reaped in the order they end, a child killed
+ * in its sleep, system() and popen() beside a timer, a thread that ends
+ * with pthread_exit(), a child stopped and continued, a timer at the end
+ * of time.  The facts are the same natively and on virtual time; times
+ * are never printed, only whether they are late enough.
+ */
+#include "host.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+static int64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The status of a child as a word: "exit N", "signal N", or "?". */
+static const char *status_text(int st)
+{
+	static char buf[32];
+
+	if (WIFEXITED(st))
+		snprintf(buf, sizeof(buf), "exit %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, sizeof(buf), "signal %d", WTERMSIG(st));
+	else
+		snprintf(buf, sizeof(buf), "?");
+	return buf;
+}
+
+static const char *reap_text(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return "not reaped";
+	return status_text(st);
+}
+
+/* ---- a child that ends from a worker thread ---- */
+
+static int end_with_exit; /* exit() or _exit() */
+
+static void *end_process(void *arg)
+{
+	(void)arg;
+	h_sleep_ms(20);
+	if (end_with_exit)
+		exit(7);
+	_exit(7);
+}
+
+/*
+ * A child's worker thread ends the process after 20 ms while the child's
+ * first thread waits (in pthread_join, a sleep of 5 s, a read of a timer
+ * due in 5 s, a poll with no timeout); its parent meanwhile sleeps 50 ms
+ * or reads a timer due in 50 ms, then reaps it and sleeps 10 ms again.
+ * A timer of the parent's, due in 400 ms, shows that time did not run to
+ * the child's 5 s meanwhile.  (Virtual time stood still for good once the
+ * child was reaped, or ran to the child's deadline: the mover took the
+ * first thread of a process on its way out for a thread still waiting.)
+ */
+static int worker_ends_child(void)
+{
+	static const char *const waits[] = { "join", "sleep", "timer read",
+		                             "poll" };
+	int w, p, bad = 0;
+
+	for (w = 0; w < 4; w++) {
+		for (p = 0; p < 2; p++) {
+			int watch = h_timer(0, 400, 0), fd;
+			int64_t t0 = now_ns(CLOCK_MONOTONIC);
+			pid_t pid = fork();
+			long long n;
+
+			if (pid == 0) {
+				pthread_t th;
+				struct pollfd pf = { -1, POLLIN, 0 };
+				int mine = h_timer(0, 5000, 0), pfd[2];
+
+				if (pipe(pfd) < 0 ||
+				    pthread_create(&th, NULL, end_process,
+				                   NULL) != 0)
+					_exit(1);
+				pf.fd = pfd[0];
+				if (w == 0)
+					pthread_join(th, NULL);
+				else if (w == 1)
+					h_sleep_ms(5000);
+				else if (w == 2)
+					h_read(mine);
+				else
+					poll(&pf, 1, -1);
+				_exit(2);
+			}
+			if (p == 0) {
+				h_sleep_ms(50);
+			} else {
+				fd = h_timer(0, 50, 0);
+				n = h_read(fd);
+				T_close(fd);
+				if (n != 1)
+					say("parent's timer read: %lld", n);
+			}
+			say("%s from a worker, child in %s, parent %s: %s",
+			    end_with_exit ? "exit" : "_exit", waits[w],
+			    p ? "reads a timer" : "sleeps", reap_text(pid));
+			h_sleep_ms(10);
+			n = h_count(watch);
+			if (n != 0 ||
+			    now_ns(CLOCK_MONOTONIC) - t0 < 60 * MS) {
+				say("  then: 400 ms timer %lld, %s", n,
+				    now_ns(CLOCK_MONOTONIC) - t0 < 60 * MS
+				            ? "early"
+				            : "late enough");
+				bad = 1;
+			}
+			T_close(watch);
+		}
+	}
+	return bad;
+}
+
+HOST_CASE(child_exit_from_worker, 0)
+{
+	end_with_exit = 1;
+	return worker_ends_child();
+}
+
+HOST_CASE(child__exit_from_worker, 0)
+{
+	end_with_exit = 0;
+	return worker_ends_child();
+}
+
+/* ---- twenty children ---- */
+
+/* Twenty children sleep until 15 to 300 ms after the first fork (in a
+ * shuffled order: absolute, so that the time the forks take does not
+ * count) and exit; their parent, reading a timer of 10 ms meanwhile,
+ * reaps them with wait() in the order they end. */
+HOST_CASE(twenty_children_reaped_in_order, 0)
+{
+	char order[20 * 4 + 1] = "", *o = order;
+	int64_t t0 = now_ns(CLOCK_MONOTONIC);
+	pid_t pids[20];
+	int i, j, st, fd = h_timer(0, 10, 0);
+
+	for (i = 0; i < 20; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			int64_t at = t0 + 15 * MS * ((i * 7) % 20 + 1);
+			struct timespec ts = { at / 1000000000,
+				               at % 1000000000 };
+
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+			                       &ts, NULL) == EINTR)
+				;
+			_exit(i);
+		}
+	}
+	say("parent's 10 ms timer: %lld", h_read(fd));
+	for (i = 0; i < 20; i++) {
+		pid_t got = wait(&st);
+
+		for (j = 0; j < 20 && pids[j] != got; j++)
+			;
+		o += sprintf(o, " %d", j < 20 && WIFEXITED(st) &&
+		                               WEXITSTATUS(st) == j
+		                       ? j
+		                       : -1);
+	}
+	say("reaped:%s", order);
+	say("then wait(): %s", wait(&st) < 0 ? h_err(errno) : "a child");
+	return T_close(fd) != 0;
+}
+
+/* ---- a child killed in its sleep ---- */
+
+static void *read_forever(void *arg)
+{
+	h_read(*(int *)arg);
+	return NULL;
+}
+
+/* A child sleeps 5 s (one thread, or with another thread in a read of a
+ * timer due in 5 s); its parent kills it after 20 ms: it is reaped killed
+ * before the parent's timer of 300 ms fires, which then fires. */
+HOST_CASE(child_killed_while_sleeping, 0)
+{
+	int threads, bad = 0;
+
+	for (threads = 1; threads <= 2; threads++) {
+		int fd = h_timer(0, 300, 0);
+		pid_t pid = fork();
+		const char *how;
+
+		if (pid == 0) {
+			int mine = h_timer(0, 5000, 0);
+			pthread_t th;
+
+			if (threads == 2 &&
+			    pthread_create(&th, NULL, read_forever, &mine) != 0)
+				_exit(1);
+			h_sleep_ms(5000);
+			_exit(0);
+		}
+		h_sleep_ms(20);
+		kill(pid, SIGKILL);
+		how = reap_text(pid);
+		say("%d thread%s: %s, the parent's timer then: %lld", threads,
+		    threads > 1 ? "s" : "", how, h_count(fd));
+		say("  its read: %lld", h_read(fd));
+		bad |= T_close(fd) != 0;
+	}
+	return bad;
+}
+
+/* ---- system() and popen() ---- */
+
+/* system("sleep 0.1") while a timer of 30 ms runs: the timer expired at
+ * least 3 times meanwhile, and the time taken is at least 100 ms. */
+HOST_CASE(system_sleep_beside_a_timer, 0)
+{
+	int fd = h_timer(0, 30, 30), st;
+	int64_t t0 = now_ns(CLOCK_MONOTONIC), took;
+	long long n;
+
+	st = system("sleep 0.1");
+	took = now_ns(CLOCK_MONOTONIC) - t0;
+	n = h_count(fd);
+	say("system: %s", status_text(st));
+	say("took at least 100 ms: %s", took >= 100 * MS ? "yes" : "no");
+	say("timer's expirations meanwhile: %s", n >= 3 ? "3 or more" : "fewer");
+	return T_close(fd) != 0;
+}
+
+/* popen() of a shell that writes a line after a sleep of 50 ms: the line
+ * comes after 50 ms, before the parent's timer of 400 ms. */
+HOST_CASE(popen_child_writes_after_sleep, 0)
+{
+	int fd = h_timer(0, 400, 0);
+	int64_t t0 = now_ns(CLOCK_MONOTONIC), took;
+	char line[64] = "";
+	FILE *f = popen("sleep 0.05; echo hello", "r");
+
+	if (!f)
+		return 1;
+	if (!fgets(line, sizeof(line), f))
+		strcpy(line, "(none)\n");
+	took = now_ns(CLOCK_MONOTONIC) - t0;
+	say("line: %.*s", (int)strcspn(line, "\n"), line);
+	say("after 50 ms: %s", took >= 50 * MS ? "yes" : "no");
+	say("the 400 ms timer then: %lld", h_count(fd));
+	say("pclose: %s", status_text(pclose(f)));
+	say("the timer's read: %lld", h_read(fd));
+	return T_close(fd) != 0;
+}
+
+/* ---- pthread_exit ---- */
+
+static void *sleep_then_exit(void *arg)
+{
+	(void)arg;
+	h_sleep_ms(10);
+	pthread_exit((void *)7);
+}
+
+static void *read_timer(void *arg)
+{
+	return (void *)(intptr_t)h_read(*(int *)arg);
+}
+
+static int shared_fd;
+
+static void *read_then_end_process(void *arg)
+{
+	long long n;
+
+	(void)arg;
+	n = h_read(shared_fd);
+	say("child: the other thread's read: %lld", n);
+	exit(n == 1 ? 5 : 6);
+}
+
+/* A thread ends with pthread_exit() after 10 ms while another reads a
+ * timer due in 50 ms; then, in a child, the first thread ends with
+ * pthread_exit() while another reads a timer and ends the process. */
+HOST_CASE(pthread_exit_beside_a_timer_read, 0)
+{
+	int fd = h_timer(0, 50, 0);
+	int64_t t0 = now_ns(CLOCK_MONOTONIC);
+	pthread_t a, b;
+	void *ra, *rb;
+	pid_t pid;
+
+	if (pthread_create(&a, NULL, sleep_then_exit, NULL) != 0 ||
+	    pthread_create(&b, NULL, read_timer, &fd) != 0)
+		return 1;
+	pthread_join(a, &ra);
+	pthread_join(b, &rb);
+	say("pthread_exit value: %ld", (long)(intptr_t)ra);
+	say("the other's read: %ld", (long)(intptr_t)rb);
+	say("after 50 ms: %s",
+	    now_ns(CLOCK_MONOTONIC) - t0 >= 50 * MS ? "yes" : "no");
+
+	h_arm(fd, 30, 0);
+	shared_fd = fd;
+	pid = fork();
+	if (pid == 0) {
+		if (pthread_create(&a, NULL, read_then_end_process, NULL) != 0)
+			_exit(1);
+		pthread_exit(NULL);
+	}
+	say("child: %s", reap_text(pid));
+	return T_close(fd) != 0;
+}
+
+/* ---- SIGSTOP, SIGCONT ---- */
+
+/* The state letter of a process (/proc/PID/stat), or 0. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/*
+ * A child sleeps 30 ms, writes a word to a pipe, and waits for its
+ * parent to close another; the parent stops it once it is asleep, sleeps
+ * 100 ms (the child's sleep ends meanwhile, stopped), finds the pipe
+ * empty, continues it, and reads its word.  (Stopped while it was inside
+ * a call of the library, the child would hold the lock of the timers it
+ * shares with its parent: tfd(7), BUGS.  Hence the wait for its sleep;
+ * and it exits only when told, so that the parent's wait sees it
+ * continued, not ended.)
+ */
+HOST_CASE(child_stopped_and_continued, 0)
+{
+	int word[2], go[2], st, i, fd = h_timer(0, 500, 0);
+	int64_t t0;
+	char buf[16] = "";
+	pid_t pid;
+
+	if (pipe(word) < 0 || pipe(go) < 0)
+		return 1;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	pid = fork();
+	if (pid == 0) {
+		close(word[0]);
+		close(go[1]);
+		h_sleep_ms(30);
+		dprintf(word[1], now_ns(CLOCK_MONOTONIC) - t0 >= 100 * MS
+		                         ? "late"
+		                         : "early");
+		while (read(go[0], buf, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(word[1]);
+	close(go[0]);
+	/* Asleep: blocked, the parent running (time stands still). */
+	for (i = 0; i < 10000000 && proc_state(pid) != 'S'; i++)
+		sched_yield();
+	kill(pid, SIGSTOP);
+	if (waitpid(pid, &st, WUNTRACED) == pid && WIFSTOPPED(st))
+		say("stopped by signal %d", WSTOPSIG(st));
+	h_sleep_ms(100);
+	say("pipe while stopped: %s", h_poll(word[0], 0) ? "readable" : "empty");
+	kill(pid, SIGCONT);
+	if (waitpid(pid, &st, WCONTINUED) == pid && WIFCONTINUED(st))
+		say("continued");
+	if (read(word[0], buf, sizeof(buf) - 1) < 0)
+		return 1;
+	say("child's word: %s (after it was continued)", buf);
+	close(go[1]);
+	say("child: %s", reap_text(pid));
+	say("the 500 ms timer then: %lld", h_count(fd));
+	close(word[0]);
+	return T_close(fd) != 0;
+}
