@@ -405,8 +405,11 @@ static void proc_gone(struct tfd_dom *d, struct dom_proc *p, int32_t pid)
 		int32_t tid = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
 
 		/* A thread it was starting (tid -1) never starts; a child
-		 * it was forking names its slot itself. */
-		if (tid != 0 && s->pid == pid)
+		 * it was forking names its slot itself; one that the C
+		 * library was starting for it (system, popen) is claimed by
+		 * the child only while its parent lives. */
+		if ((tid != 0 && s->pid == pid) ||
+		    (tid == -1 && s->pid == DOM_UNNAMED && s->parent == pid))
 			reclaim(d, s);
 	}
 	__atomic_compare_exchange_n(&p->pid, &pid, 0, 0, __ATOMIC_RELEASE,

@@ -151,30 +151,42 @@ HOST_CASE(child__exit_from_worker, 0)
 
 /* ---- twenty children ---- */
 
-/* Twenty children sleep until 15 to 300 ms after the first fork (in a
- * shuffled order: absolute, so that the time the forks take does not
- * count) and exit; their parent, reading a timer of 10 ms meanwhile,
- * reaps them with wait() in the order they end. */
+/* Twenty children sleep until 15 to 300 ms after their parent has
+ * forked them all (in a shuffled order; the time is told through a pipe,
+ * so that the time the forks take does not count) and exit; their parent,
+ * reading a timer of 10 ms meanwhile, reaps them with wait() in the order
+ * they end. */
 HOST_CASE(twenty_children_reaped_in_order, 0)
 {
 	char order[20 * 4 + 1] = "", *o = order;
-	int64_t t0 = now_ns(CLOCK_MONOTONIC);
+	int64_t t0;
 	pid_t pids[20];
-	int i, j, st, fd = h_timer(0, 10, 0);
+	int i, j, st, fd, go[2];
 
+	if (pipe(go) < 0)
+		return 1;
 	for (i = 0; i < 20; i++) {
 		pids[i] = fork();
 		if (pids[i] == 0) {
-			int64_t at = t0 + 15 * MS * ((i * 7) % 20 + 1);
-			struct timespec ts = { at / 1000000000,
-				               at % 1000000000 };
+			struct timespec ts;
+			int64_t at;
 
+			if (read(go[0], &t0, sizeof(t0)) != sizeof(t0))
+				_exit(100);
+			at = t0 + 15 * MS * ((i * 7) % 20 + 1);
+			ts.tv_sec = at / 1000000000;
+			ts.tv_nsec = at % 1000000000;
 			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
 			                       &ts, NULL) == EINTR)
 				;
 			_exit(i);
 		}
 	}
+	fd = h_timer(0, 10, 0);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	for (i = 0; i < 20; i++)
+		if (write(go[1], &t0, sizeof(t0)) != sizeof(t0))
+			return 1;
 	say("parent's 10 ms timer: %lld", h_read(fd));
 	for (i = 0; i < 20; i++) {
 		pid_t got = wait(&st);
@@ -188,6 +200,8 @@ HOST_CASE(twenty_children_reaped_in_order, 0)
 	}
 	say("reaped:%s", order);
 	say("then wait(): %s", wait(&st) < 0 ? h_err(errno) : "a child");
+	close(go[0]);
+	close(go[1]);
 	return T_close(fd) != 0;
 }
 
@@ -234,12 +248,35 @@ HOST_CASE(child_killed_while_sleeping, 0)
 
 /* ---- system() and popen() ---- */
 
+static int first_pipe, first_timer;
+
+/* Which comes first: a word on the pipe, or the timer's expiry. */
+static void *which_first(void *arg)
+{
+	struct pollfd p[2] = { { first_pipe, POLLIN, 0 },
+		               { first_timer, POLLIN, 0 } };
+
+	(void)arg;
+	if (poll(p, 2, -1) < 0)
+		return (void *)"error";
+	if (p[0].revents && p[1].revents)
+		return (void *)"both";
+	return (void *)(p[0].revents ? "the command's word" : "the timer");
+}
+
 /* system("sleep 0.1") while a timer of 30 ms runs: the timer expired at
- * least 3 times meanwhile, and the time taken is at least 100 ms. */
+ * least 3 times meanwhile, and the time taken is at least 100 ms.  Then
+ * system() of a command that writes to a pipe after a sleep of 50 ms,
+ * while another thread polls the pipe and a timer due in 200 ms: the
+ * word comes first (time once moved on while the shell was on its way,
+ * and the timer could come first). */
 HOST_CASE(system_sleep_beside_a_timer, 0)
 {
-	int fd = h_timer(0, 30, 30), st;
+	int fd = h_timer(0, 30, 30), st, pfd[2];
 	int64_t t0 = now_ns(CLOCK_MONOTONIC), took;
+	char cmd[64];
+	pthread_t th;
+	void *first;
 	long long n;
 
 	st = system("sleep 0.1");
@@ -248,6 +285,20 @@ HOST_CASE(system_sleep_beside_a_timer, 0)
 	say("system: %s", status_text(st));
 	say("took at least 100 ms: %s", took >= 100 * MS ? "yes" : "no");
 	say("timer's expirations meanwhile: %s", n >= 3 ? "3 or more" : "fewer");
+	T_close(fd);
+
+	if (pipe(pfd) < 0)
+		return 1;
+	first_pipe = pfd[0];
+	first_timer = fd = h_timer(0, 200, 0);
+	if (pthread_create(&th, NULL, which_first, NULL) != 0)
+		return 1;
+	snprintf(cmd, sizeof(cmd), "sleep 0.05; echo x >&%d", pfd[1]);
+	say("system: %s", status_text(system(cmd)));
+	pthread_join(th, &first);
+	say("first: %s", (const char *)first);
+	close(pfd[0]);
+	close(pfd[1]);
 	return T_close(fd) != 0;
 }
 
