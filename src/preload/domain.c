@@ -890,15 +890,21 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 
 /* A wait that can only block in real time, in slices (a condition
  * variable, a lock, a join): try(ctx, slice) waits at most slice real
- * nanoseconds and returns 0 (done), ETIMEDOUT (the slice ran out) or
- * another error.  Registered as looking again at each slice's end.
- * Returns 0, the error, or ETIMEDOUT at the virtual deadline. */
+ * nanoseconds (-1: no limit) and returns 0 (done), ETIMEDOUT (the slice
+ * ran out) or another error.  Registered as looking again at each
+ * slice's end.  Returns 0, the error, or ETIMEDOUT at the virtual
+ * deadline.  With no deadline (beyond the horizon), one wait without a
+ * limit, the thread running for us (blocked outside our waits, which
+ * /proc tells): slices would wake it every millisecond for ever. */
 #define SLICE_NS 1000000 /* 1 ms */
 int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
                        void *ctx)
 {
 	struct dom_slot *s = self_slot();
 	int r;
+
+	if (deadline == DOM_NEVER)
+		return try(ctx, -1);
 
 	if (s)
 		to_wait(s, DK_SLICE, deadline);

@@ -18,6 +18,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 extern char **environ;
@@ -458,4 +459,130 @@ HOST_CASE(child_stopped_and_continued, 0)
 	say("the 500 ms timer then: %lld", h_count(fd));
 	close(word[0]);
 	return T_close(fd) != 0;
+}
+
+/* ---- timers at the end of time ---- */
+
+static int far_fd, far_how;
+static pid_t far_child;
+static pthread_mutex_t far_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t far_cond = PTHREAD_COND_INITIALIZER;
+static int far_done;
+
+/* Voluntary context switches: this process's, and on virtual time its
+ * mover's (TFD_DOMAIN=pid:fd names it). */
+static long wakeups(void)
+{
+	const char *dom = getenv("TFD_DOMAIN");
+	struct rusage ru;
+	long n = 0;
+
+	getrusage(RUSAGE_SELF, &ru);
+	if (dom) {
+		char path[64], buf[4096], *p;
+		ssize_t len;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", atoi(dom));
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		buf[len > 0 ? len : 0] = 0;
+		p = strstr(buf, "\nvoluntary_ctxt_switches:");
+		if (p)
+			n = atol(p + 25);
+	}
+	return ru.ru_nvcsw + n;
+}
+
+static void *far_waiter(void *arg)
+{
+	struct pollfd p = { far_fd, POLLIN, 0 };
+	struct timespec when = { 7258118400, 0 }; /* 2200 */
+	int r = 0;
+
+	(void)arg;
+	if (far_how == 0) {
+		r = h_read(far_fd) == 1;
+	} else if (far_how == 1) {
+		r = poll(&p, 1, -1) == 1;
+	} else if (far_how == 2) {
+		pthread_mutex_lock(&far_lock);
+		while (!far_done && r != ETIMEDOUT)
+			r = pthread_cond_timedwait(&far_cond, &far_lock, &when);
+		r = far_done;
+		pthread_mutex_unlock(&far_lock);
+	} else {
+		int st;
+
+		r = waitpid(far_child, &st, 0) == far_child;
+	}
+	return (void *)(intptr_t)r;
+}
+
+/*
+ * A thread waits for something due only at the end of time: a read, then
+ * a poll, of a CLOCK_REALTIME timer armed TFD_TIMER_ABSTIME |
+ * TFD_TIMER_CANCEL_ON_SET at 2200 or at the largest time there is, a
+ * condition variable's wait until 2200, a wait for a child that reads
+ * such a timer.  Meanwhile the first thread sleeps 150 ms for real (a
+ * raw system call: no virtual time): the waiter is woken a few times at
+ * most (on Linux, never), then ends when the timer is armed to expire at
+ * once, the condition signalled, the child killed.  (On virtual time the
+ * wait for a child woke every millisecond, and the condition's wait every
+ * millisecond too, with the mover each time: time has no end to move to,
+ * and the waits looked again and again.)
+ */
+HOST_CASE(far_timers_wait_quietly, 0)
+{
+	static const char *const names[] = {
+		"read of a timer due in 2200", "poll of a timer due at the end",
+		"condition variable until 2200", "waitpid of a child reading one"
+	};
+	int how;
+
+	for (how = 0; how < 4; how++) {
+		struct itimerspec far = { { 0, 0 }, { 7258118400, 0 } };
+		struct timespec real = { 0, 150 * MS };
+		pthread_t th;
+		void *ended;
+		long w0;
+
+		if (how == 1)
+			far.it_value.tv_sec = (time_t)((~0ULL) >> 1);
+		far_how = how;
+		far_done = 0;
+		far_fd = T_create(CLOCK_REALTIME, 0);
+		if (far_fd < 0 ||
+		    T_settime(far_fd, T_ABSTIME | T_CANCEL_ON_SET, &far, NULL))
+			return 1;
+		if (how == 3) {
+			far_child = fork();
+			if (far_child == 0)
+				_exit(h_read(far_fd) == 1 ? 0 : 1);
+		}
+		if (pthread_create(&th, NULL, far_waiter, NULL) != 0)
+			return 1;
+		h_sleep_ms(10); /* it waits */
+		w0 = wakeups();
+		syscall(SYS_ppoll, NULL, 0, &real, NULL, 8);
+		say("%s: wake-ups in 150 ms: %s", names[how],
+		    wakeups() - w0 < 30 ? "few" : "many");
+		if (how < 2) {
+			h_arm(far_fd, 1, 0);
+		} else if (how == 2) {
+			pthread_mutex_lock(&far_lock);
+			far_done = 1;
+			pthread_cond_signal(&far_cond);
+			pthread_mutex_unlock(&far_lock);
+		} else {
+			kill(far_child, SIGKILL);
+		}
+		pthread_join(th, &ended);
+		say("  then it ended: %s", ended ? "yes" : "no");
+		if (T_close(far_fd) != 0)
+			return 1;
+	}
+	return 0;
 }
