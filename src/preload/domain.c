@@ -194,6 +194,7 @@ static struct dom_proc *proc_take(int32_t pid)
 		                                __ATOMIC_RELAXED)) {
 			p->kwaiters = 0;
 			p->agent = 0;
+			p->alone = 0;
 			p->next_due = DOM_NEVER;
 			p->skipped = 0;
 			p->relook = p->relooked = 0;
@@ -228,11 +229,47 @@ static int slot_on_its_way(void)
 	uint32_t i;
 
 	for (i = 0; i < tfd_dom->hiwater; i++)
-		if (__atomic_load_n(&tfd_dom->slot[i].tid, __ATOMIC_ACQUIRE) ==
-		            -1 &&
+		if (__atomic_load_n(&tfd_dom->slot[i].tid, __ATOMIC_ACQUIRE) <
+		            0 &&
+		    tfd_dom->slot[i].pid != DOM_UNNAMED &&
 		    tfd_dom->slot[i].parent == parent)
 			return 1;
 	return 0;
+}
+
+/* The slot names its thread from now on, if nobody named it first:
+ * taken (tid -1) -> being named (-3) -> named, so that of two namers
+ * (a child and its starter) one does it, and the mover holds time
+ * meanwhile. */
+static int slot_claim(struct dom_slot *s, int32_t pid, int32_t tid)
+{
+	int32_t taken = -1;
+
+	if (!__atomic_compare_exchange_n(&s->tid, &taken, -3, 0,
+	                                 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return 0;
+	__atomic_store_n(&s->pid, pid, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->tid, tid, __ATOMIC_RELEASE);
+	tfd_dom_changed(tfd_dom);
+	return 1;
+}
+
+/* A slot taken for a child of this process's parent that the C library
+ * started (system, popen: tfd_dom_child_slot), claimed. */
+static int slot_unnamed(int32_t pid, int32_t tid)
+{
+	int32_t parent = getppid();
+	uint32_t i;
+
+	for (i = 0; i < tfd_dom->hiwater; i++) {
+		struct dom_slot *s = &tfd_dom->slot[i];
+
+		if (__atomic_load_n(&s->tid, __ATOMIC_ACQUIRE) == -1 &&
+		    s->pid == DOM_UNNAMED && s->parent == parent &&
+		    slot_claim(s, pid, tid))
+			return (int)i;
+	}
+	return -1;
 }
 
 /* The slots of this pid, but the caller's (its earlier image's threads,
@@ -248,6 +285,8 @@ static int slots_adopt(int32_t pid, int32_t tid)
 			                    __ATOMIC_ACQUIRE) == tid &&
 			    tfd_dom->slot[i].pid == pid)
 				mine = (int)i;
+		if (mine < 0)
+			mine = slot_unnamed(pid, tid);
 		if (mine >= 0 || !slot_on_its_way())
 			break;
 		sched_yield(); /* the parent is about to name it */
@@ -436,9 +475,44 @@ void tfd_dom_first_ends(void)
 
 	if (!tfd_dom || tfd_inside || gettid() != getpid())
 		return;
+	if (me)
+		__atomic_store_n(&me->alone, 1, __ATOMIC_SEQ_CST);
 	s = self_slot();
 	if (s) {
 		__atomic_or_fetch(&s->inlib, DOM_ALONE, __ATOMIC_SEQ_CST);
+		tfd_dom_changed(tfd_dom);
+	}
+}
+
+/* system() and popen() start their child inside the C library (its own
+ * posix_spawn, which we do not see): a slot is taken for it before, a
+ * child on its way for the mover (time holds), which the child claims
+ * when its program loads the library (slots_adopt()), or its starter
+ * names once it knows the child's pid (popen), or frees when done (a
+ * child that did not load the library: system). */
+int tfd_dom_child_slot(void)
+{
+	return tfd_dom_slot_take(DOM_UNNAMED);
+}
+
+void tfd_dom_child_name(int i, int32_t pid)
+{
+	struct dom_slot *s = slot_of(i);
+
+	if (s)
+		slot_claim(s, pid, pid);
+}
+
+void tfd_dom_child_done(int i)
+{
+	struct dom_slot *s = slot_of(i);
+	int32_t taken = -1;
+
+	/* Unclaimed, it is free from the exchange on: RUN is uncounted. */
+	if (s && __atomic_compare_exchange_n(&s->tid, &taken, 0, 0,
+	                                     __ATOMIC_ACQ_REL,
+	                                     __ATOMIC_RELAXED)) {
+		__atomic_sub_fetch(&tfd_dom->actrun, 1, __ATOMIC_SEQ_CST);
 		tfd_dom_changed(tfd_dom);
 	}
 }
@@ -851,15 +925,21 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 
 /* A wait that can only block in real time, in slices (a condition
  * variable, a lock, a join): try(ctx, slice) waits at most slice real
- * nanoseconds and returns 0 (done), ETIMEDOUT (the slice ran out) or
- * another error.  Registered as looking again at each slice's end.
- * Returns 0, the error, or ETIMEDOUT at the virtual deadline. */
+ * nanoseconds (-1: no limit) and returns 0 (done), ETIMEDOUT (the slice
+ * ran out) or another error.  Registered as looking again at each
+ * slice's end.  Returns 0, the error, or ETIMEDOUT at the virtual
+ * deadline.  With no deadline (beyond the horizon), one wait without a
+ * limit, the thread running for us (blocked outside our waits, which
+ * /proc tells): slices would wake it every millisecond for ever. */
 #define SLICE_NS 1000000 /* 1 ms */
 int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
                        void *ctx)
 {
 	struct dom_slot *s = self_slot();
 	int r;
+
+	if (deadline == DOM_NEVER)
+		return try(ctx, -1);
 
 	if (s)
 		to_wait(s, DK_SLICE, deadline);

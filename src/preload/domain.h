@@ -54,8 +54,10 @@ enum dom_kind {
 };
 
 struct dom_slot {
-	int32_t tid;       /* 0 free; -1 taken, thread not started yet */
-	int32_t pid;       /* its process (-1: a child not forked yet) */
+	int32_t tid;       /* 0 free; -1 taken, thread not started yet;
+	                    * -3 being named */
+	int32_t pid;       /* its process (-1: a child not forked yet;
+	                    * DOM_UNNAMED: a child the C library starts) */
 	int32_t parent;    /* for a child's slot: the process forking it */
 	uint32_t pad1;
 	uint32_t state;    /* dom_state */
@@ -86,7 +88,8 @@ struct dom_proc {
 	                    * file may be read where it does not see it */
 	uint32_t relook;   /* the mover asks its agent to look again */
 	uint32_t relooked; /* the last such request the agent answered */
-	uint32_t pad3;
+	uint32_t alone;    /* its first thread ended alone (pthread_exit):
+	                    * a zombie first thread is not its end */
 	uint64_t relook_act; /* the mover's: act when it last asked */
 };
 
@@ -119,6 +122,7 @@ struct tfd_dom {
 enum { DC_MONO, DC_REAL, DC_BOOT };
 #define DOM_LEAVING 0x80000000u /* inlib: the process is exiting */
 #define DOM_ALONE 0x40000000u   /* inlib: its first thread ends alone */
+#define DOM_UNNAMED (-2)        /* pid of a slot its child claims */
 #define ACT_SHIFT 24
 #define ACT_ONE ((uint64_t)1 << ACT_SHIFT)
 #define NRUN(ar) ((uint32_t)((ar) & (ACT_ONE - 1)))

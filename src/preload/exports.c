@@ -8,6 +8,7 @@
  */
 #include "preload/preload.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -524,6 +525,64 @@ EXPORT pid_t fork(void)
 	return tfd_tree_fork();
 }
 
+/*
+ * vfork(): on virtual time, a fork() of ours, which takes the child's slot
+ * before it exists; else the C library's.  A shell (dash) starts each
+ * command with vfork(): the child ran without a slot from its exec until
+ * its program loaded the library, and time moved meanwhile whenever every
+ * other thread waited (popen("sleep 0.05; echo hello") read its line
+ * after a timer of the caller's due in 400 ms, about 1 run in 2).  A
+ * child of vfork() may only exec or _exit, which a forked one does too.
+ * No C function can call the real vfork() and return to its caller (the
+ * child would return through the frame the parent returns through later),
+ * hence the jump, on x86-64; elsewhere vfork() is not caught.
+ */
+#if defined(__x86_64__)
+pid_t tfd_vfork_fork(void) __attribute__((used));
+pid_t tfd_vfork_early(void) __attribute__((used));
+pid_t (*tfd_vfork_next)(void) __attribute__((used)) = tfd_vfork_early;
+
+pid_t tfd_vfork_fork(void)
+{
+	if (tfd_inside)
+		return R(fork)();
+	return tfd_tree_fork();
+}
+
+/* Before our start: no C library's vfork() is known yet; a fork is one. */
+pid_t tfd_vfork_early(void)
+{
+	return R(fork)();
+}
+
+__asm__(".text\n"
+        ".globl vfork\n"
+        ".type vfork, @function\n"
+        "vfork:\n"
+#ifdef __CET__
+        "	endbr64\n"
+#endif
+        "	cmpq $0, tfd_dom(%rip)\n"
+        "	jne tfd_vfork_fork\n"
+        "	jmp *tfd_vfork_next(%rip)\n"
+        ".size vfork, .-vfork\n");
+#endif
+
+/* system() and popen() start their child where we cannot name it. */
+EXPORT int system(const char *cmd)
+{
+	if (!tfd_dom || tfd_inside || !cmd)
+		return R(system)(cmd);
+	return tfd_tree_system(cmd);
+}
+
+EXPORT FILE *popen(const char *cmd, const char *mode)
+{
+	if (!tfd_dom || tfd_inside)
+		return R(popen)(cmd, mode);
+	return tfd_tree_popen(cmd, mode);
+}
+
 EXPORT int posix_spawn(pid_t *pid, const char *path,
                        const posix_spawn_file_actions_t *fa,
                        const posix_spawnattr_t *at, char *const argv[],
@@ -563,6 +622,14 @@ static void init_once(void)
 	tfd_leave(was);
 	tfd_emulated = !tfd_be->native;
 	tfd_virt = tfd_be->virtual_move != NULL;
+#if defined(__x86_64__)
+	{
+		void *v = dlsym(RTLD_NEXT, "vfork");
+
+		if (v)
+			tfd_vfork_next = (pid_t(*)(void))v;
+	}
+#endif
 	if (tfd_virt)
 		tfd_dom_join(secure_getenv("TFD_DOMAIN"));
 	tfd_rawsys_init(); /* needs tfd_virt */

@@ -181,22 +181,35 @@ ssize_t tfd_mq_timed(mqd_t q, int out, const struct timespec *abs,
 
 /* A wait for a child (waitpid, wait4, waitid): look(ctx) is the call
  * with WNOHANG, > 0 when it returned something; it is looked at again
- * when the mover pokes (a process of the tree ended: the mover found it
- * gone) and every millisecond (a child outside the tree). */
+ * when the mover pokes (a process of the tree ended, stopped or went on:
+ * the mover found it so) and by itself, 1 ms after it began or was poked,
+ * then twice as long each time up to 64 ms (a child outside the tree, a
+ * child's stop when time has nowhere to move): a child that never ends
+ * cost a wake-up of the waiter and of the mover every millisecond. */
+#define CHILD_NAP_MAX 64000000 /* ns */
+static __thread long child_nap;
+
 static int child_block(void *ctx, const sigset_t *mask, int64_t ns)
 {
-	struct timespec ms = { 0, 1000000 };
+	struct timespec nap = { 0, child_nap };
+	int r;
 
 	(void)ctx;
-	if (ns >= 0 && ns < ms.tv_nsec)
-		ms.tv_nsec = (long)ns;
-	return R(ppoll)(NULL, 0, &ms, mask);
+	if (ns >= 0 && ns < nap.tv_nsec)
+		nap.tv_nsec = (long)ns;
+	r = R(ppoll)(NULL, 0, &nap, mask);
+	if (r < 0 && errno == EINTR)
+		child_nap = 1000000; /* poked: a look soon again */
+	else if (child_nap < CHILD_NAP_MAX)
+		child_nap *= 2;
+	return r;
 }
 
 int tfd_child_wait(int (*look)(void *), void *ctx)
 {
 	int r;
 
+	child_nap = 1000000;
 	do
 		r = tfd_dom_kwait(DOM_NEVER, NULL, look, child_block, ctx);
 	while (r == 0);

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "preload/domain.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -236,6 +237,12 @@ static int slot_dead(struct dom_slot *s)
 	return proc_dead(pid);
 }
 
+/* A thread that reaps a child shows S, in wait4, while it frees it (the
+ * kernel sets the state before it looks at the children): after a thread
+ * or a process is found gone, /proc is not believed for a moment. */
+#define GRACE_NS 2000000 /* 2 ms */
+static int64_t grace_until;
+
 /* A slot whose thread is gone: free it (the thread cannot). */
 static void reclaim(struct tfd_dom *d, struct dom_slot *s)
 {
@@ -250,6 +257,259 @@ static void reclaim(struct tfd_dom *d, struct dom_slot *s)
 	__atomic_store_n(&s->state, DS_FREE, __ATOMIC_RELAXED);
 	__atomic_compare_exchange_n(&s->tid, &tid, 0, 0, __ATOMIC_RELEASE,
 	                            __ATOMIC_RELAXED);
+}
+
+/* What /proc says of a process, from its first thread's stat line (the
+ * cheapest of its files): whether it is ending. */
+struct pseen {
+	char state;   /* R S D T t Z X..., 0 unreadable */
+	long threads; /* of its process */
+	int killed;   /* SIGKILL pending: a fatal signal, or exit_group() in
+	               * another thread (the kernel sends it to the others) */
+};
+
+static struct pseen look_stat(int pid, int tid)
+{
+	char path[64], buf[1024], *p;
+	struct pseen s = { 0, 0, 0 };
+	unsigned long long sig = 0;
+	ssize_t n;
+	int fd, k;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return s;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return s;
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* the name may hold anything */
+	if (!p || p[1] != ' ')
+		return s;
+	p += 2;
+	s.state = *p;
+	/* After the state (field 3): num_threads is field 20, the thread's
+	 * pending signals field 31. */
+	for (k = 1; k <= 28 && p; k++) {
+		p = strchr(p, ' ');
+		if (p && *++p && k == 17)
+			s.threads = atol(p);
+		if (p && k == 28)
+			sig = strtoull(p, NULL, 10);
+	}
+	s.killed = (sig >> (SIGKILL - 1)) & 1;
+	return s;
+}
+
+/* The processes found stopped (SIGSTOP), by the index of their record:
+ * their threads hold no time until they are continued (time flows for
+ * the others, as it does on Linux); the sweep below notes and unnotes
+ * them. */
+static int32_t stopped[DOM_PROCS];
+static int nstopped;
+
+static int is_stopped(const struct tfd_dom *d, int32_t pid)
+{
+	uint32_t i, hi;
+
+	if (!nstopped || pid <= 0)
+		return 0;
+	hi = __atomic_load_n(&d->phiwater, __ATOMIC_ACQUIRE);
+	for (i = 0; i < hi; i++)
+		if (stopped[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* 1 if every thread of pid is stopped (SIGSTOP): a stop is complete,
+ * and told to the parent, only once the last thread has stopped, which
+ * may be a thread of the library's (an agent). */
+static int all_stopped(int32_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *dir;
+	int all = 1;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while (all && (de = readdir(dir))) {
+		int tid = atoi(de->d_name);
+		char st;
+
+		if (tid <= 0)
+			continue;
+		st = look_stat(pid, tid).state;
+		all = st == 'T' || st == 'Z' || st == 'X';
+	}
+	closedir(dir);
+	return all;
+}
+
+/* A process stopped or continued: looks made before are stale. */
+static void stop_changed(struct tfd_dom *d)
+{
+	__atomic_add_fetch(&d->actrun, ACT_ONE, __ATOMIC_SEQ_CST);
+	tfd_dom_changed(d);
+}
+
+/* The stopped processes that are no longer: their waits count again
+ * (nothing else tells: a thread continued goes on blocking where it was,
+ * and the SIGCONT may come from outside the tree).  1 if one was. */
+static int continued(struct tfd_dom *d)
+{
+	uint32_t i, hi = __atomic_load_n(&d->phiwater, __ATOMIC_ACQUIRE);
+	int any = 0;
+
+	for (i = 0; i < hi && nstopped; i++) {
+		if (stopped[i] &&
+		    (__atomic_load_n(&d->proc[i].pid, __ATOMIC_ACQUIRE) !=
+		             stopped[i] ||
+		     look_stat(stopped[i], stopped[i]).state != 'T')) {
+			stopped[i] = 0;
+			nstopped--;
+			stop_changed(d);
+			any = 1;
+		}
+	}
+	return any;
+}
+
+/* The slot's process, or for a child not forked yet its parent's. */
+static int32_t slot_proc(const struct dom_slot *s)
+{
+	int32_t pid = __atomic_load_n(&s->pid, __ATOMIC_RELAXED);
+
+	return pid > 0 ? pid : __atomic_load_n(&s->parent, __ATOMIC_RELAXED);
+}
+
+/* 1 if a thread of pid other than its first is on its way out (killed,
+ * or running: it cannot run in a wait of ours but to leave it). */
+static int others_ending(struct tfd_dom *d, int32_t pid)
+{
+	uint32_t i, hi = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < hi; i++) {
+		struct dom_slot *s = &d->slot[i];
+		int32_t tid = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
+		struct pseen t;
+
+		if (tid <= 0 || tid == pid || s->pid != pid)
+			continue;
+		t = look_stat(pid, tid);
+		if (t.killed || (t.state && t.state != 'S' && t.state != 'T'))
+			return 1;
+	}
+	return 0;
+}
+
+/* A process that has ended (gone, or a zombie its parent may reap): its
+ * slots are freed, those of its threads in our waits too, which nothing
+ * else would free (a wait that never looks again held time for good), and
+ * its record. */
+static void proc_gone(struct tfd_dom *d, struct dom_proc *p, int32_t pid)
+{
+	uint32_t i, hi = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < hi; i++) {
+		struct dom_slot *s = &d->slot[i];
+		int32_t tid = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
+
+		/* A thread it was starting (tid -1) never starts; a child
+		 * it was forking names its slot itself; one that the C
+		 * library was starting for it (system, popen) is claimed by
+		 * the child only while its parent lives. */
+		if ((tid != 0 && s->pid == pid) ||
+		    (tid == -1 && s->pid == DOM_UNNAMED && s->parent == pid))
+			reclaim(d, s);
+	}
+	__atomic_compare_exchange_n(&p->pid, &pid, 0, 0, __ATOMIC_RELEASE,
+	                            __ATOMIC_RELAXED);
+	tfd_dom_changed(d);
+}
+
+enum sweep { SW_SETTLED, SW_CHANGED, SW_HOLD };
+
+/* Every process of the tree, looked at before time moves (and when waits
+ * do not answer or something stays busy): time holds while one is on its
+ * way out (a thread of it called exit() or _exit(), or a fatal signal
+ * came: its threads in our waits are being killed, and its parent's wait
+ * for it ends only when the last is gone), and one that has ended has its
+ * slots freed.  A process killed, or ended from a thread other than its
+ * first, shows its first thread with SIGKILL pending, then running out,
+ * then a zombie until the last thread is gone: before, time moved on
+ * while it died (to the deadline of a sleep of its own), and the slots of
+ * its threads that were in our waits, never freed, held time for good
+ * once their deadline came.  SW_HOLD: look again in a moment;
+ * SW_CHANGED: a process ended or was continued. */
+static enum sweep procs_sweep(struct tfd_dom *d)
+{
+	uint32_t i, hi = __atomic_load_n(&d->phiwater, __ATOMIC_ACQUIRE);
+	enum sweep r = SW_SETTLED;
+
+	for (i = 0; i < hi; i++) {
+		struct dom_proc *p = &d->proc[i];
+		int32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
+		int stop = 0, hold = 0, dead = 0;
+		struct pseen t;
+
+		if (pid > 0) {
+			t = look_stat(pid, pid);
+			if (!t.state) { /* unreadable: gone, or on its way */
+				if (kill(pid, 0) < 0 && errno == ESRCH)
+					dead = 1;
+				else
+					hold = 1;
+			} else if (t.state == 'Z' || t.state == 'X') {
+				/* Its first thread has ended: the process too
+				 * once it is alone; else the others are being
+				 * killed, unless it ended alone (pthread_exit). */
+				if (t.threads <= 1)
+					dead = 1;
+				else if (!__atomic_load_n(&p->alone,
+				                          __ATOMIC_ACQUIRE) ||
+				         others_ending(d, pid))
+					hold = 1;
+				else if (all_stopped(pid))
+					stop = 1;
+			} else if (t.killed) {
+				hold = 1;
+			} else if (t.state == 'T') {
+				/* stopped, once all its threads are: its
+				 * parent is told only then */
+				if (all_stopped(pid))
+					stop = 1;
+				else
+					hold = 1;
+			} else if (t.state != 'S') {
+				hold = 1; /* running (its end, a look), or held
+				           * by a debugger (t) */
+			}
+		}
+		if (dead) {
+			proc_gone(d, p, pid);
+			grace_until = tfd_dom_real_mono() + GRACE_NS;
+			if (r == SW_SETTLED)
+				r = SW_CHANGED;
+		}
+		if (hold)
+			r = SW_HOLD;
+		/* Stopped or continued: its waits hold no time or do again,
+		 * and waits for it (its parent's waitpid with WUNTRACED or
+		 * WCONTINUED) may end. */
+		if (stop ? stopped[i] != pid : stopped[i] != 0) {
+			nstopped += stop ? !stopped[i] : -1;
+			stopped[i] = stop ? pid : 0;
+			stop_changed(d);
+			if (r == SW_SETTLED)
+				r = SW_CHANGED;
+		}
+	}
+	return r;
 }
 
 /* A poke is sent once per round of looks and per jump. */
@@ -277,12 +537,6 @@ static void poke(struct tfd_dom *d, struct dom_slot *s)
 	__atomic_store_n(&s->poked, 0, __ATOMIC_RELAXED);
 	wake_slot(d, s);
 }
-
-/* A thread that reaps a child shows S, in wait4, while it frees it (the
- * kernel sets the state before it looks at the children): after a thread
- * or a process is found gone, /proc is not believed for a moment. */
-#define GRACE_NS 2000000 /* 2 ms */
-static int64_t grace_until;
 
 enum verdict {
 	V_BUSY,    /* something runs: wait for a change */
@@ -344,8 +598,8 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 		uint32_t in;
 		int64_t dl;
 
-		if (tid == 0)
-			continue;
+		if (tid == 0 || is_stopped(d, slot_proc(s)))
+			continue; /* free, or stopped: it holds no time */
 		if (tid < 0) { /* a thread or child on its way */
 			v = V_BUSY;
 			continue;
@@ -382,6 +636,14 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 			continue;
 		}
 		dl = __atomic_load_n(&s->deadline, __ATOMIC_RELAXED);
+		if (repoke && (dl <= now || !look_valid(d, s, act)) &&
+		    syscall(SYS_tgkill, s->pid, tid, 0) < 0 && errno == ESRCH) {
+			/* It does not answer: it ended in its wait (a thread
+			 * cancelled there; a process's end is the sweep's). */
+			reclaim(d, s);
+			tfd_dom_changed(d);
+			continue;
+		}
 		if (dl <= now) { /* due: it is about to run */
 			wake_slot(d, s);
 			if (v == V_MOVE)
@@ -409,7 +671,7 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 		uint32_t k;
 		int found;
 
-		if (pid <= 0)
+		if (pid <= 0 || is_stopped(d, pid))
 			continue;
 		if (due > now) {
 			if (due < best)
@@ -492,10 +754,11 @@ static int outside_blocked(struct tfd_dom *d, struct eval *e)
 			continue;
 		}
 		e->sw[i] = t.switches;
-		/* Running, in a short wait of the kernel's (D), or stopped
-		 * (a debugger, SIGSTOP, a sanitizer's leak check at exit):
-		 * time holds for it. */
-		if (t.state != 'S')
+		/* Running, in a short wait of the kernel's (D), or stopped by
+		 * a debugger or a sanitizer's leak check at exit (t): time
+		 * holds for it.  Stopped by SIGSTOP (T), it waits for another
+		 * process's SIGCONT: time flows for that one, as on Linux. */
+		if (t.state != 'S' && t.state != 'T')
 			all = 0;
 	}
 	return all;
@@ -513,14 +776,16 @@ static int outside_still(struct tfd_dom *d, struct eval *e)
 		if (e->sw[i] < 0)
 			continue;
 		t = look_thread(s->pid, s->tid);
-		if (t.state != 'S' || t.switches != e->sw[i])
+		if ((t.state != 'S' && t.state != 'T') ||
+		    t.switches != e->sw[i])
 			return 0;
 	}
 	return 1;
 }
 
-/* The deadline chosen belongs to a live thread or process (a process
- * killed in a sleep leaves its slot behind): 0 if not, after freeing it. */
+/* The deadline chosen belongs to a live thread (a thread cancelled in a
+ * sleep leaves its slot behind; the processes are the sweep's): 0 if
+ * not, after freeing it. */
 static int deadline_alive(struct tfd_dom *d, int64_t to)
 {
 	uint32_t i, hi = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
@@ -530,20 +795,9 @@ static int deadline_alive(struct tfd_dom *d, int64_t to)
 		struct dom_slot *s = &d->slot[i];
 
 		if (s->tid > 0 && s->state == DS_WAIT && s->deadline == to &&
-		    slot_dead(s)) {
+		    syscall(SYS_tgkill, s->pid, s->tid, 0) < 0 &&
+		    errno == ESRCH) {
 			reclaim(d, s);
-			alive = 0;
-		}
-	}
-	hi = __atomic_load_n(&d->phiwater, __ATOMIC_ACQUIRE);
-	for (i = 0; i < hi; i++) {
-		struct dom_proc *p = &d->proc[i];
-		int32_t pid = p->pid;
-
-		if (pid > 0 && p->next_due == to && proc_dead(pid)) {
-			__atomic_compare_exchange_n(&p->pid, &pid, 0, 0,
-			                            __ATOMIC_RELEASE,
-			                            __ATOMIC_RELAXED);
 			alive = 0;
 		}
 	}
@@ -588,6 +842,10 @@ static int relooks_pending(struct tfd_dom *d)
 	return pending;
 }
 
+/* Something runs in our code: it tells us when it is done, but for a
+ * process stopped or killed there; looked at after this long. */
+#define BUSY_LOOK_NS 100000000 /* 100 ms */
+
 static void sleep_on(struct tfd_dom *d, uint32_t gen, int64_t ns)
 {
 	__atomic_store_n(&d->sleeping, 1, __ATOMIC_SEQ_CST);
@@ -615,6 +873,7 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 	struct eval *e = malloc(2 * sizeof(*e)), *snap = e + 1;
 	int64_t backoff = 20000; /* looking at threads outside our waits or on
 	                          * their way out: 20 us .. 5 ms */
+	int64_t hold = 20000;    /* at a process on its way out, the same */
 	int verified = 0, repoke = 0, r;
 
 	if (!e)
@@ -627,6 +886,8 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 
 		if ((r = stop(ctx)))
 			break;
+		if (nstopped && continued(d))
+			verified = 0;
 		v = evaluate(d, e, verified, repoke);
 
 		repoke = 0;
@@ -636,9 +897,13 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			 * that exit()s while its parent sleeps on virtual
 			 * time: nothing else would ever change). */
 			verified = 0;
-			sleep_on(d, gen, e->exiting ? backoff : -1);
+			sleep_on(d, gen, e->exiting ? backoff : BUSY_LOOK_NS);
 			if (e->exiting && backoff < 5000000)
 				backoff *= 2;
+			if (__atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) == gen)
+				/* Nothing told us anything: a process may have
+				 * died, or stopped, in our code. */
+				procs_sweep(d);
 			continue;
 		}
 		if (e->nout && !outside_blocked(d, e)) {
@@ -669,6 +934,8 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			 * may have come before its wait began: poke again). */
 			sleep_on(d, gen, 2000000);
 			repoke = __atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) == gen;
+			if (repoke) /* a wait does not answer: is it alive? */
+				procs_sweep(d);
 			continue;
 		}
 		if (relooks_pending(d)) {
@@ -677,8 +944,9 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 		}
 		if (v == V_IDLE) {
 			/* Nothing to move to until something changes; a thread
-			 * outside our waits may end: look now and then. */
-			sleep_on(d, gen, e->nout ? 100000000 : -1);
+			 * outside our waits may end, a stopped process be
+			 * continued: look now and then. */
+			sleep_on(d, gen, e->nout || nstopped ? 100000000 : -1);
 			continue;
 		}
 		act = __atomic_load_n(&d->actrun, __ATOMIC_SEQ_CST) >> ACT_SHIFT;
@@ -690,6 +958,18 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 		            act ||
 		    __atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) != gen)
 			continue; /* something happened meanwhile */
+		switch (procs_sweep(d)) {
+		case SW_HOLD: /* a process on its way out: its end first */
+			sleep_on(d, gen, hold);
+			if (hold < 5000000)
+				hold *= 2;
+			continue;
+		case SW_CHANGED:
+			continue;
+		case SW_SETTLED:
+			break;
+		}
+		hold = 20000;
 		if (!deadline_alive(d, e->to))
 			continue;
 		{

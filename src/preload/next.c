@@ -50,6 +50,8 @@ static void load_waits(void)
 	LOAD(time);
 	LOAD(pthread_create);
 	LOAD(fork);
+	LOAD(system);
+	LOAD(popen);
 	LOAD(pthread_exit);
 	LOAD(pthread_cond_timedwait);
 	LOAD(pthread_cond_clockwait);

@@ -56,6 +56,7 @@
 #include <mqueue.h>
 #include <semaphore.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <sys/socket.h>
 #include <stdint.h>
 #include <sys/epoll.h>
@@ -111,6 +112,8 @@ struct tfd_next {
 	int (*pthread_create)(pthread_t *, const pthread_attr_t *,
 	                      void *(*)(void *), void *);
 	pid_t (*fork)(void);
+	int (*system)(const char *);
+	FILE *(*popen)(const char *, const char *);
 	void (*pthread_exit)(void *);
 	int (*pthread_cond_timedwait)(pthread_cond_t *, pthread_mutex_t *,
 	                              const struct timespec *);
@@ -313,6 +316,9 @@ void tfd_dom_slot_free(int i);
 int tfd_dom_self(void);
 void tfd_dom_set_self(int i);
 void tfd_dom_forked(int slot);
+int tfd_dom_child_slot(void); /* system(), popen(): tree.c */
+void tfd_dom_child_name(int i, int32_t pid);
+void tfd_dom_child_done(int i);
 void tfd_dom_first_ends(void); /* pthread_exit() in the first thread */
 void tfd_dom_locks_forked(void); /* in a child of fork(): locks anew */
 void tfd_dom_sync(void);
@@ -383,6 +389,8 @@ int tfd_child_wait(int (*look)(void *), void *ctx);
 int tfd_tree_thread(pthread_t *th, const pthread_attr_t *attr,
                     void *(*fn)(void *), void *arg);
 pid_t tfd_tree_fork(void);
+int tfd_tree_system(const char *cmd);
+FILE *tfd_tree_popen(const char *cmd, const char *mode);
 void tfd_tree_init(void); /* the child's locks anew after every fork() */
 int tfd_tree_spawn(int path, pid_t *pid, const char *file,
                    const posix_spawn_file_actions_t *fa,

@@ -6,7 +6,9 @@
  * real in slices of a millisecond (domain.c's DK_SLICE), looking again
  * at each slice's end, and end with ETIMEDOUT when the virtual clock
  * reaches their deadline.  A deadline is counted on the clock the call
- * names, as an absolute time.
+ * names, as an absolute time.  One beyond the horizon is none: the wait
+ * is the call's own without a limit (slice -1), blocked outside our waits
+ * as an untimed wait is, using no CPU.
  */
 #include "preload/preload.h"
 #include "preload/domain.h"
@@ -57,6 +59,8 @@ static int cond_try(void *ctx, int64_t slice)
 
 	if (!slice)
 		return ETIMEDOUT; /* nothing to try without waiting */
+	if (slice < 0)
+		return pthread_cond_wait(w->c, w->m);
 	t = real_after(slice);
 	return R(pthread_cond_clockwait)(w->c, w->m, CLOCK_MONOTONIC, &t);
 }
@@ -80,6 +84,8 @@ static int sem_try(void *ctx, int64_t slice)
 	if (!slice)
 		return sem_trywait(ctx) == 0 ? 0 : errno == EAGAIN ? ETIMEDOUT
 		                                                   : errno;
+	if (slice < 0)
+		return sem_wait(ctx) == 0 ? 0 : errno;
 	t = real_after(slice);
 	return R(sem_clockwait)(ctx, CLOCK_MONOTONIC, &t) == 0 ? 0 : errno;
 }
@@ -121,6 +127,10 @@ static int lock_try(void *ctx, int64_t slice)
 
 		return e == EBUSY ? ETIMEDOUT : e;
 	}
+	if (slice < 0)
+		return w->kind == 0   ? pthread_mutex_lock(w->lock)
+		       : w->kind == 1 ? pthread_rwlock_rdlock(w->lock)
+		                      : pthread_rwlock_wrlock(w->lock);
 	t = real_after(slice);
 	if (w->kind == 0)
 		return R(pthread_mutex_clocklock)(w->lock, CLOCK_MONOTONIC, &t);
@@ -160,6 +170,8 @@ static int join_try(void *ctx, int64_t slice)
 		e = pthread_tryjoin_np(w->th, w->ret);
 		return e == EBUSY ? ETIMEDOUT : e;
 	}
+	if (slice < 0)
+		return pthread_join(w->th, w->ret);
 	t = real_after(slice);
 	return R(pthread_clockjoin_np)(w->th, w->ret, CLOCK_MONOTONIC, &t);
 }

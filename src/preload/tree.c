@@ -11,8 +11,10 @@
 #include "preload/domain.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 struct start {
@@ -112,4 +114,125 @@ int tfd_tree_spawn(int path, pid_t *pid, const char *file,
 	if (!e && pid)
 		*pid = child;
 	return e;
+}
+
+/* system(): the C library starts the shell with a posix_spawn of its own,
+ * which we do not see, and waits for it: a slot taken before is the
+ * shell's to claim when it loads the library, and time holds until then
+ * (else it moved while the child was on its way, with every other
+ * thread waiting).  A shell that did not load the library held time
+ * until it ended. */
+int tfd_tree_system(const char *cmd)
+{
+	int slot = tfd_dom_child_slot(), r, e;
+
+	r = R(system)(cmd);
+	e = errno;
+	tfd_dom_child_done(slot);
+	errno = e;
+	return r;
+}
+
+/* The children of this thread (/proc/self/task/TID/children: the
+ * kernel's list, space-separated), malloc'd, or NULL. */
+static char *children_text(void)
+{
+	char path[64], *buf = NULL, *more;
+	size_t size = 0, len = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", gettid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	do {
+		if (len + 1 >= size) {
+			size = size ? 2 * size : 256;
+			more = realloc(buf, size);
+			if (!more) {
+				free(buf);
+				R(close)(fd);
+				return NULL;
+			}
+			buf = more;
+		}
+		n = read(fd, buf + len, size - 1 - len);
+		if (n > 0)
+			len += (size_t)n;
+	} while (n > 0);
+	R(close)(fd);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = 0;
+	return buf;
+}
+
+/* The child in after that is not in before, or 0. */
+static pid_t new_child(const char *before, const char *after)
+{
+	char key[24];
+	const char *p = after;
+	pid_t found = 0;
+
+	while (*p) {
+		char *end;
+		long c = strtol(p, &end, 10);
+
+		if (c <= 0)
+			break;
+		p = end;
+		snprintf(key, sizeof(key), " %ld ", c);
+		/* before is " a b c " once padded, as key is */
+		if (!strstr(before, key)) {
+			if (found)
+				return 0; /* two: not ours to tell */
+			found = (pid_t)c;
+		}
+		while (*p == ' ' || *p == '\n')
+			p++;
+	}
+	return found;
+}
+
+/* popen(): the same, but the caller goes on while the child runs, and
+ * learns its pid from the kernel's list of its children: the slot is
+ * named after it, as a spawn's is, so that a child that does not load
+ * the library is looked at in /proc, not waited for.  Where the kernel
+ * keeps no such list, the slot is freed at once (time may move while the
+ * child is on its way, as it did). */
+FILE *tfd_tree_popen(const char *cmd, const char *mode)
+{
+	int slot = tfd_dom_child_slot(), e;
+	char *before = children_text(), *padded = NULL, *after = NULL;
+	pid_t child = 0;
+	FILE *f;
+
+	f = R(popen)(cmd, mode);
+	e = errno;
+	if (f && before) {
+		after = children_text();
+		padded = malloc(strlen(before) + 3);
+	}
+	if (after && padded) {
+		char *q;
+
+		/* " a b c ": each pid between spaces */
+		snprintf(padded, strlen(before) + 3, " %s ", before);
+		for (q = padded; *q; q++)
+			if (*q == '\n')
+				*q = ' ';
+		child = new_child(padded, after);
+	}
+	if (child > 0)
+		tfd_dom_child_name(slot, child);
+	else
+		tfd_dom_child_done(slot);
+	free(before);
+	free(after);
+	free(padded);
+	errno = e;
+	return f;
 }

@@ -1,0 +1,588 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtime.c - processes and threads around their timers, as virtual time
+ * (tfd exec --backend virtual) must see them: a child that ends from a
+ * worker thread, children reaped in the order they end, a child killed
+ * in its sleep, system() and popen() beside a timer, a thread that ends
+ * with pthread_exit(), a child stopped and continued, a timer at the end
+ * of time.  The facts are the same natively and on virtual time; times
+ * are never printed, only whether they are late enough.
+ */
+#include "host.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+static int64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The status of a child as a word: "exit N", "signal N", or "?". */
+static const char *status_text(int st)
+{
+	static char buf[32];
+
+	if (WIFEXITED(st))
+		snprintf(buf, sizeof(buf), "exit %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, sizeof(buf), "signal %d", WTERMSIG(st));
+	else
+		snprintf(buf, sizeof(buf), "?");
+	return buf;
+}
+
+static const char *reap_text(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return "not reaped";
+	return status_text(st);
+}
+
+/* ---- a child that ends from a worker thread ---- */
+
+static int end_with_exit; /* exit() or _exit() */
+
+static void *end_process(void *arg)
+{
+	(void)arg;
+	h_sleep_ms(20);
+	if (end_with_exit)
+		exit(7);
+	_exit(7);
+}
+
+/*
+ * A child's worker thread ends the process after 20 ms while the child's
+ * first thread waits (in pthread_join, a sleep of 5 s, a read of a timer
+ * due in 5 s, a poll with no timeout); its parent meanwhile sleeps 50 ms
+ * or reads a timer due in 50 ms, then reaps it and sleeps 10 ms again.
+ * A timer of the parent's, due in 400 ms, shows that time did not run to
+ * the child's 5 s meanwhile.  (Virtual time stood still for good once the
+ * child was reaped, or ran to the child's deadline: the mover took the
+ * first thread of a process on its way out for a thread still waiting.)
+ */
+static int worker_ends_child(void)
+{
+	static const char *const waits[] = { "join", "sleep", "timer read",
+		                             "poll" };
+	int w, p, bad = 0;
+
+	for (w = 0; w < 4; w++) {
+		for (p = 0; p < 2; p++) {
+			int watch = h_timer(0, 400, 0), fd;
+			int64_t t0 = now_ns(CLOCK_MONOTONIC);
+			pid_t pid = fork();
+			long long n;
+
+			if (pid == 0) {
+				pthread_t th;
+				struct pollfd pf = { -1, POLLIN, 0 };
+				int mine = h_timer(0, 5000, 0), pfd[2];
+
+				if (pipe(pfd) < 0 ||
+				    pthread_create(&th, NULL, end_process,
+				                   NULL) != 0)
+					_exit(1);
+				pf.fd = pfd[0];
+				if (w == 0)
+					pthread_join(th, NULL);
+				else if (w == 1)
+					h_sleep_ms(5000);
+				else if (w == 2)
+					h_read(mine);
+				else
+					poll(&pf, 1, -1);
+				_exit(2);
+			}
+			if (p == 0) {
+				h_sleep_ms(50);
+			} else {
+				fd = h_timer(0, 50, 0);
+				n = h_read(fd);
+				T_close(fd);
+				if (n != 1)
+					say("parent's timer read: %lld", n);
+			}
+			say("%s from a worker, child in %s, parent %s: %s",
+			    end_with_exit ? "exit" : "_exit", waits[w],
+			    p ? "reads a timer" : "sleeps", reap_text(pid));
+			h_sleep_ms(10);
+			n = h_count(watch);
+			if (n != 0 ||
+			    now_ns(CLOCK_MONOTONIC) - t0 < 60 * MS) {
+				say("  then: 400 ms timer %lld, %s", n,
+				    now_ns(CLOCK_MONOTONIC) - t0 < 60 * MS
+				            ? "early"
+				            : "late enough");
+				bad = 1;
+			}
+			T_close(watch);
+		}
+	}
+	return bad;
+}
+
+HOST_CASE(child_exit_from_worker, 0)
+{
+	end_with_exit = 1;
+	return worker_ends_child();
+}
+
+HOST_CASE(child__exit_from_worker, 0)
+{
+	end_with_exit = 0;
+	return worker_ends_child();
+}
+
+/* ---- twenty children ---- */
+
+/* Twenty children sleep until 15 to 300 ms after their parent has
+ * forked them all (in a shuffled order; the time is told through a pipe,
+ * so that the time the forks take does not count) and exit; their parent,
+ * reading a timer of 10 ms meanwhile, reaps them with wait() in the order
+ * they end. */
+HOST_CASE(twenty_children_reaped_in_order, 0)
+{
+	char order[20 * 4 + 1] = "", *o = order;
+	int64_t t0;
+	pid_t pids[20];
+	int i, j, st, fd, go[2];
+
+	if (pipe(go) < 0)
+		return 1;
+	for (i = 0; i < 20; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			struct timespec ts;
+			int64_t at;
+
+			if (read(go[0], &t0, sizeof(t0)) != sizeof(t0))
+				_exit(100);
+			at = t0 + 15 * MS * ((i * 7) % 20 + 1);
+			ts.tv_sec = at / 1000000000;
+			ts.tv_nsec = at % 1000000000;
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+			                       &ts, NULL) == EINTR)
+				;
+			_exit(i);
+		}
+	}
+	fd = h_timer(0, 10, 0);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	for (i = 0; i < 20; i++)
+		if (write(go[1], &t0, sizeof(t0)) != sizeof(t0))
+			return 1;
+	say("parent's 10 ms timer: %lld", h_read(fd));
+	for (i = 0; i < 20; i++) {
+		pid_t got = wait(&st);
+
+		for (j = 0; j < 20 && pids[j] != got; j++)
+			;
+		o += sprintf(o, " %d", j < 20 && WIFEXITED(st) &&
+		                               WEXITSTATUS(st) == j
+		                       ? j
+		                       : -1);
+	}
+	say("reaped:%s", order);
+	say("then wait(): %s", wait(&st) < 0 ? h_err(errno) : "a child");
+	close(go[0]);
+	close(go[1]);
+	return T_close(fd) != 0;
+}
+
+/* ---- a child killed in its sleep ---- */
+
+static void *read_forever(void *arg)
+{
+	h_read(*(int *)arg);
+	return NULL;
+}
+
+/* A child sleeps 5 s (one thread, or with another thread in a read of a
+ * timer due in 5 s); its parent kills it after 20 ms: it is reaped killed
+ * before the parent's timer of 300 ms fires, which then fires. */
+HOST_CASE(child_killed_while_sleeping, 0)
+{
+	int threads, bad = 0;
+
+	for (threads = 1; threads <= 2; threads++) {
+		int fd = h_timer(0, 300, 0);
+		pid_t pid = fork();
+		const char *how;
+
+		if (pid == 0) {
+			int mine = h_timer(0, 5000, 0);
+			pthread_t th;
+
+			if (threads == 2 &&
+			    pthread_create(&th, NULL, read_forever, &mine) != 0)
+				_exit(1);
+			h_sleep_ms(5000);
+			_exit(0);
+		}
+		h_sleep_ms(20);
+		kill(pid, SIGKILL);
+		how = reap_text(pid);
+		say("%d thread%s: %s, the parent's timer then: %lld", threads,
+		    threads > 1 ? "s" : "", how, h_count(fd));
+		say("  its read: %lld", h_read(fd));
+		bad |= T_close(fd) != 0;
+	}
+	return bad;
+}
+
+/* ---- system() and popen() ---- */
+
+static int first_pipe, first_timer;
+
+/* Which comes first: a word on the pipe, or the timer's expiry. */
+static void *which_first(void *arg)
+{
+	struct pollfd p[2] = { { first_pipe, POLLIN, 0 },
+		               { first_timer, POLLIN, 0 } };
+
+	(void)arg;
+	if (poll(p, 2, -1) < 0)
+		return (void *)"error";
+	if (p[0].revents && p[1].revents)
+		return (void *)"both";
+	return (void *)(p[0].revents ? "the command's word" : "the timer");
+}
+
+/* system("sleep 0.1") while a timer of 30 ms runs: the timer expired at
+ * least 3 times meanwhile, and the time taken is at least 100 ms.  Then
+ * system() of a command that writes to a pipe after a sleep of 50 ms,
+ * while another thread polls the pipe and a timer due in 200 ms: the
+ * word comes first (time once moved on while the shell was on its way,
+ * and the timer could come first). */
+HOST_CASE(system_sleep_beside_a_timer, 0)
+{
+	int fd = h_timer(0, 30, 30), st, pfd[2];
+	int64_t t0 = now_ns(CLOCK_MONOTONIC), took;
+	char cmd[64];
+	pthread_t th;
+	void *first;
+	long long n;
+
+	st = system("sleep 0.1");
+	took = now_ns(CLOCK_MONOTONIC) - t0;
+	n = h_count(fd);
+	say("system: %s", status_text(st));
+	say("took at least 100 ms: %s", took >= 100 * MS ? "yes" : "no");
+	say("timer's expirations meanwhile: %s", n >= 3 ? "3 or more" : "fewer");
+	T_close(fd);
+
+	if (pipe(pfd) < 0)
+		return 1;
+	first_pipe = pfd[0];
+	first_timer = fd = h_timer(0, 200, 0);
+	if (pthread_create(&th, NULL, which_first, NULL) != 0)
+		return 1;
+	snprintf(cmd, sizeof(cmd), "sleep 0.05; echo x >&%d", pfd[1]);
+	say("system: %s", status_text(system(cmd)));
+	pthread_join(th, &first);
+	say("first: %s", (const char *)first);
+	close(pfd[0]);
+	close(pfd[1]);
+	return T_close(fd) != 0;
+}
+
+/* popen() of a shell that writes a line after a sleep of 50 ms: the line
+ * comes after 50 ms, before the parent's timer of 400 ms. */
+HOST_CASE(popen_child_writes_after_sleep, 0)
+{
+	int fd = h_timer(0, 400, 0);
+	int64_t t0 = now_ns(CLOCK_MONOTONIC), took;
+	char line[64] = "";
+	FILE *f = popen("sleep 0.05; echo hello", "r");
+
+	if (!f)
+		return 1;
+	if (!fgets(line, sizeof(line), f))
+		strcpy(line, "(none)\n");
+	took = now_ns(CLOCK_MONOTONIC) - t0;
+	say("line: %.*s", (int)strcspn(line, "\n"), line);
+	say("after 50 ms: %s", took >= 50 * MS ? "yes" : "no");
+	say("the 400 ms timer then: %lld", h_count(fd));
+	say("pclose: %s", status_text(pclose(f)));
+	say("the timer's read: %lld", h_read(fd));
+	return T_close(fd) != 0;
+}
+
+/* ---- pthread_exit ---- */
+
+static void *sleep_then_exit(void *arg)
+{
+	(void)arg;
+	h_sleep_ms(10);
+	pthread_exit((void *)7);
+}
+
+static void *read_timer(void *arg)
+{
+	return (void *)(intptr_t)h_read(*(int *)arg);
+}
+
+static int shared_fd;
+
+static void *read_then_end_process(void *arg)
+{
+	long long n;
+
+	(void)arg;
+	n = h_read(shared_fd);
+	say("child: the other thread's read: %lld", n);
+	exit(n == 1 ? 5 : 6);
+}
+
+/* A thread ends with pthread_exit() after 10 ms while another reads a
+ * timer due in 50 ms; then, in a child, the first thread ends with
+ * pthread_exit() while another reads a timer and ends the process. */
+HOST_CASE(pthread_exit_beside_a_timer_read, 0)
+{
+	int fd = h_timer(0, 50, 0);
+	int64_t t0 = now_ns(CLOCK_MONOTONIC);
+	pthread_t a, b;
+	void *ra, *rb;
+	pid_t pid;
+
+	if (pthread_create(&a, NULL, sleep_then_exit, NULL) != 0 ||
+	    pthread_create(&b, NULL, read_timer, &fd) != 0)
+		return 1;
+	pthread_join(a, &ra);
+	pthread_join(b, &rb);
+	say("pthread_exit value: %ld", (long)(intptr_t)ra);
+	say("the other's read: %ld", (long)(intptr_t)rb);
+	say("after 50 ms: %s",
+	    now_ns(CLOCK_MONOTONIC) - t0 >= 50 * MS ? "yes" : "no");
+
+	h_arm(fd, 30, 0);
+	shared_fd = fd;
+	pid = fork();
+	if (pid == 0) {
+		if (pthread_create(&a, NULL, read_then_end_process, NULL) != 0)
+			_exit(1);
+		pthread_exit(NULL);
+	}
+	say("child: %s", reap_text(pid));
+	return T_close(fd) != 0;
+}
+
+/* ---- SIGSTOP, SIGCONT ---- */
+
+/* The state letter of a process (/proc/PID/stat), or 0. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/*
+ * A child sleeps 30 ms, writes a word to a pipe, and waits for its
+ * parent to close another; the parent stops it once it is asleep, sleeps
+ * 100 ms (the child's sleep ends meanwhile, stopped), finds the pipe
+ * empty, continues it, and reads its word.  (Stopped while it was inside
+ * a call of the library, the child would hold the lock of the timers it
+ * shares with its parent: tfd(7), BUGS.  Hence the wait for its sleep;
+ * and it exits only when told, so that the parent's wait sees it
+ * continued, not ended.)
+ */
+HOST_CASE(child_stopped_and_continued, 0)
+{
+	int word[2], go[2], st, i, fd = h_timer(0, 500, 0);
+	int64_t t0;
+	char buf[16] = "";
+	pid_t pid;
+
+	if (pipe(word) < 0 || pipe(go) < 0)
+		return 1;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	pid = fork();
+	if (pid == 0) {
+		close(word[0]);
+		close(go[1]);
+		h_sleep_ms(30);
+		dprintf(word[1], now_ns(CLOCK_MONOTONIC) - t0 >= 100 * MS
+		                         ? "late"
+		                         : "early");
+		while (read(go[0], buf, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(word[1]);
+	close(go[0]);
+	/* Asleep: blocked, the parent running (time stands still). */
+	for (i = 0; i < 10000000 && proc_state(pid) != 'S'; i++)
+		sched_yield();
+	kill(pid, SIGSTOP);
+	if (waitpid(pid, &st, WUNTRACED) == pid && WIFSTOPPED(st))
+		say("stopped by signal %d", WSTOPSIG(st));
+	h_sleep_ms(100);
+	say("pipe while stopped: %s", h_poll(word[0], 0) ? "readable" : "empty");
+	kill(pid, SIGCONT);
+	if (waitpid(pid, &st, WCONTINUED) == pid && WIFCONTINUED(st))
+		say("continued");
+	if (read(word[0], buf, sizeof(buf) - 1) < 0)
+		return 1;
+	say("child's word: %s (after it was continued)", buf);
+	close(go[1]);
+	say("child: %s", reap_text(pid));
+	say("the 500 ms timer then: %lld", h_count(fd));
+	close(word[0]);
+	return T_close(fd) != 0;
+}
+
+/* ---- timers at the end of time ---- */
+
+static int far_fd, far_how;
+static pid_t far_child;
+static pthread_mutex_t far_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t far_cond = PTHREAD_COND_INITIALIZER;
+static int far_done;
+
+/* Voluntary context switches: this process's, and on virtual time its
+ * mover's (TFD_DOMAIN=pid:fd names it). */
+static long wakeups(void)
+{
+	const char *dom = getenv("TFD_DOMAIN");
+	struct rusage ru;
+	long n = 0;
+
+	getrusage(RUSAGE_SELF, &ru);
+	if (dom) {
+		char path[64], buf[4096], *p;
+		ssize_t len;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", atoi(dom));
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		buf[len > 0 ? len : 0] = 0;
+		p = strstr(buf, "\nvoluntary_ctxt_switches:");
+		if (p)
+			n = atol(p + 25);
+	}
+	return ru.ru_nvcsw + n;
+}
+
+static void *far_waiter(void *arg)
+{
+	struct pollfd p = { far_fd, POLLIN, 0 };
+	struct timespec when = { 7258118400, 0 }; /* 2200 */
+	int r = 0;
+
+	(void)arg;
+	if (far_how == 0) {
+		r = h_read(far_fd) == 1;
+	} else if (far_how == 1) {
+		r = poll(&p, 1, -1) == 1;
+	} else if (far_how == 2) {
+		pthread_mutex_lock(&far_lock);
+		while (!far_done && r != ETIMEDOUT)
+			r = pthread_cond_timedwait(&far_cond, &far_lock, &when);
+		r = far_done;
+		pthread_mutex_unlock(&far_lock);
+	} else {
+		int st;
+
+		r = waitpid(far_child, &st, 0) == far_child;
+	}
+	return (void *)(intptr_t)r;
+}
+
+/*
+ * A thread waits for something due only at the end of time: a read, then
+ * a poll, of a CLOCK_REALTIME timer armed TFD_TIMER_ABSTIME |
+ * TFD_TIMER_CANCEL_ON_SET at 2200 or at the largest time there is, a
+ * condition variable's wait until 2200, a wait for a child that reads
+ * such a timer.  Meanwhile the first thread sleeps 150 ms for real (a
+ * raw system call: no virtual time): the waiter is woken a few times at
+ * most (on Linux, never), then ends when the timer is armed to expire at
+ * once, the condition signalled, the child killed.  (On virtual time the
+ * wait for a child woke every millisecond, and the condition's wait every
+ * millisecond too, with the mover each time: time has no end to move to,
+ * and the waits looked again and again.)
+ */
+HOST_CASE(far_timers_wait_quietly, 0)
+{
+	static const char *const names[] = {
+		"read of a timer due in 2200", "poll of a timer due at the end",
+		"condition variable until 2200", "waitpid of a child reading one"
+	};
+	int how;
+
+	for (how = 0; how < 4; how++) {
+		struct itimerspec far = { { 0, 0 }, { 7258118400, 0 } };
+		struct timespec real = { 0, 150 * MS };
+		pthread_t th;
+		void *ended;
+		long w0;
+
+		if (how == 1)
+			far.it_value.tv_sec = (time_t)((~0ULL) >> 1);
+		far_how = how;
+		far_done = 0;
+		far_fd = T_create(CLOCK_REALTIME, 0);
+		if (far_fd < 0 ||
+		    T_settime(far_fd, T_ABSTIME | T_CANCEL_ON_SET, &far, NULL))
+			return 1;
+		if (how == 3) {
+			far_child = fork();
+			if (far_child == 0)
+				_exit(h_read(far_fd) == 1 ? 0 : 1);
+		}
+		if (pthread_create(&th, NULL, far_waiter, NULL) != 0)
+			return 1;
+		h_sleep_ms(10); /* it waits */
+		w0 = wakeups();
+		syscall(SYS_ppoll, NULL, 0, &real, NULL, 8);
+		say("%s: wake-ups in 150 ms: %s", names[how],
+		    wakeups() - w0 < 30 ? "few" : "many");
+		if (how < 2) {
+			h_arm(far_fd, 1, 0);
+		} else if (how == 2) {
+			pthread_mutex_lock(&far_lock);
+			far_done = 1;
+			pthread_cond_signal(&far_cond);
+			pthread_mutex_unlock(&far_lock);
+		} else {
+			kill(far_child, SIGKILL);
+		}
+		pthread_join(th, &ended);
+		say("  then it ended: %s", ended ? "yes" : "no");
+		if (T_close(far_fd) != 0)
+			return 1;
+	}
+	return 0;
+}
