@@ -425,7 +425,13 @@ ifeq ($(filter build build-%,$(B)),)
 	    $(B)/config.stamp $(B)/tfd-*.tar.gz
 endif
 
-# The header dependencies the compiler wrote (-MMD -MP).
+# The header dependencies the compiler wrote (-MMD -MP).  An object
+# without its .d file (built by an older Makefile) is built again: nothing
+# else says which headers it was built from.
+$(foreach o,$(LIB_OBJ) $(PIC_OBJ) $(PRELOAD_OBJ) $(TEST_OBJ),\
+    $(if $(wildcard $(o:.o=.d)),,$(eval $(o): FORCE)))
+.PHONY: FORCE
+FORCE:
 -include $(wildcard $(LIB_OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(PRELOAD_OBJ:.o=.d) \
     $(TEST_OBJ:.o=.d) $(EXAMPLES:=.d))
 endif
