@@ -287,17 +287,25 @@ ms_since() {
 # two outputs must be the same facts.
 vwaits() {
 	selected vwaits || return 0
-	run vwaits.linux "$dir/vwaits"
-	t0=$(date +%s%N)
-	run vwaits.virtual "$tool" exec --backend virtual -- "$dir/vwaits"
-	ms=$(ms_since)
-	if cmp -s "$out/vwaits.linux" "$out/vwaits.virtual" &&
-	    grep -q '^all passed$' "$out/vwaits.virtual"; then
-		ok "vwaits: $(grep -c '^ok' "$out/vwaits.virtual") facts of every wait, natively and exact on virtual time ($ms ms)"
-	else
-		bad "vwaits: every wait, natively and on virtual time"
-		diff -u "$out/vwaits.linux" "$out/vwaits.virtual" | sed 's/^/    /'
-	fi
+	for try in 1 2; do
+		run vwaits.linux "$dir/vwaits"
+		t0=$(date +%s%N)
+		run vwaits.virtual "$tool" exec --backend virtual -- "$dir/vwaits"
+		ms=$(ms_since)
+		if cmp -s "$out/vwaits.linux" "$out/vwaits.virtual" &&
+		    grep -q '^all passed$' "$out/vwaits.virtual"; then
+			ok "vwaits: $(grep -c '^ok' "$out/vwaits.virtual") facts of every wait, natively and exact on virtual time ($ms ms)${first:+, second try}"
+			[ -z "${first:-}" ] || sed 's/^/    /' "$out/vwaits.first"
+			return
+		fi
+		# A loaded machine: SIGEV_THREAD's third call a unit late, or
+		# a condition variable's wake-up missed (tfd-preload(7), BUGS):
+		# shown, and run once more.
+		first=1
+		diff -u "$out/vwaits.linux" "$out/vwaits.virtual" >"$out/vwaits.first"
+	done
+	bad "vwaits: every wait, natively and on virtual time"
+	diff -u "$out/vwaits.linux" "$out/vwaits.virtual" | sed 's/^/    /'
 }
 
 # again LABEL N CMD...: CMD on virtual time N times; every log the same as
