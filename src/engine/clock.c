@@ -33,7 +33,7 @@ int64_t tfd_clock_real(int base)
 /* The clock of a base: the system's, or the virtual one.  Lock held. */
 int64_t tfd_clock_now(int base)
 {
-	return g.virtual ? g.vnow[base] : tfd_clock_real(base);
+	return tfd_eng.virtual ? tfd_eng.vnow[base] : tfd_clock_real(base);
 }
 
 int tfd_clock_base(int clockid, int absolute)
@@ -60,10 +60,10 @@ void tfd_clock_was_set(void)
 {
 	size_t i;
 
-	for (i = 0; i < g.nholds; i++) {
-		struct tfd_timer *t = g.holds[i]->t;
+	for (i = 0; i < tfd_eng.nholds; i++) {
+		struct tfd_timer *t = tfd_eng.holds[i]->t;
 
-		if (t->deliverer == g.self && (t->flags & T_CANCEL_ON_SET)) {
+		if (t->deliverer == tfd_eng.self && (t->flags & T_CANCEL_ON_SET)) {
 			t->flags |= T_CANCELLED;
 			t->m.ticks = tfd_count_add(t->m.ticks, 1);
 			tfd_engine_post_locked(t); /* none in flight here */
@@ -136,7 +136,7 @@ static void *watch(void *arg)
 
 			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 			tfd_family_lock();
-			g.clock_set = 1;
+			tfd_eng.clock_set = 1;
 			tfd_engine_poke();
 			tfd_family_unlock();
 			watch_arm(fd);
@@ -177,12 +177,12 @@ void tfd_engine_clock_was_set(void)
 	int cs;
 
 	tfd_engine_lock(&cs);
-	if (g.virtual) {
+	if (tfd_eng.virtual) {
 		tfd_clock_was_set();
-	} else if (g.state == RUNNING) {
-		g.clock_set = 1;
+	} else if (tfd_eng.state == RUNNING) {
+		tfd_eng.clock_set = 1;
 		tfd_engine_poke();
-		while (g.clock_set && g.state == RUNNING)
+		while (tfd_eng.clock_set && tfd_eng.state == RUNNING)
 			tfd_family_wait();
 	}
 	tfd_engine_unlock(cs);
@@ -194,7 +194,7 @@ unsigned long tfd_engine_wakeups(void)
 	int cs;
 
 	tfd_engine_lock(&cs);
-	n = g.wakeups;
+	n = tfd_eng.wakeups;
 	tfd_engine_unlock(cs);
 	return n;
 }

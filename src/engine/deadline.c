@@ -19,7 +19,7 @@
 
 static int mine(const struct tfd_timer *t)
 {
-	return g.self >= 0 && t->deliverer == g.self;
+	return tfd_eng.self >= 0 && t->deliverer == tfd_eng.self;
 }
 
 static int64_t key_of(const struct tfd_timer *t)
@@ -30,7 +30,7 @@ static int64_t key_of(const struct tfd_timer *t)
 void tfd_engine_unqueue(struct tfd_timer *t)
 {
 	if (t->q.pos != TFD_QUEUE_NONE)
-		tfd_queue_remove(&g.q[t->qbase], &t->q);
+		tfd_queue_remove(&tfd_eng.q[t->qbase], &t->q);
 }
 
 static void local_requeue(struct tfd_timer *t)
@@ -41,7 +41,7 @@ static void local_requeue(struct tfd_timer *t)
 	}
 	if (t->qbase != t->base)
 		tfd_engine_unqueue(t);
-	tfd_queue_set(&g.q[t->base], &t->q, key_of(t));
+	tfd_queue_set(&tfd_eng.q[t->base], &t->q, key_of(t));
 	t->qbase = t->base;
 }
 
@@ -108,7 +108,7 @@ void tfd_engine_queues_forget(void)
 	int b;
 
 	for (b = 0; b < NBASE; b++)
-		g.q[b].len = 0;
+		tfd_eng.q[b].len = 0;
 }
 
 /* Queue again, from their models, every timer we deliver. */
@@ -118,13 +118,13 @@ static void rebuild(void)
 	int b;
 
 	for (b = 0; b < NBASE; b++) {
-		for (i = 0; i < g.q[b].len; i++)
-			g.q[b].a[i].node->pos = TFD_QUEUE_NONE;
-		g.q[b].len = 0;
+		for (i = 0; i < tfd_eng.q[b].len; i++)
+			tfd_eng.q[b].a[i].node->pos = TFD_QUEUE_NONE;
+		tfd_eng.q[b].len = 0;
 	}
-	for (i = 0; i < g.nholds; i++)
-		if (mine(g.holds[i]->t))
-			local_requeue(g.holds[i]->t);
+	for (i = 0; i < tfd_eng.nholds; i++)
+		if (mine(tfd_eng.holds[i]->t))
+			local_requeue(tfd_eng.holds[i]->t);
 }
 
 /* Take over every timer we hold whose deliverer let go of it or died,
@@ -136,8 +136,8 @@ static int adopt(int service)
 	size_t i;
 	int left = 0;
 
-	for (i = 0; i < g.nholds; i++) {
-		struct tfd_hold *h = g.holds[i];
+	for (i = 0; i < tfd_eng.nholds; i++) {
+		struct tfd_hold *h = tfd_eng.holds[i];
 		struct tfd_timer *t = h->t;
 
 		if (t->deliverer != NO_PROC)
@@ -146,7 +146,7 @@ static int adopt(int service)
 			left |= !service && !h->direct;
 			continue;
 		}
-		t->deliverer = (signed char)g.self;
+		t->deliverer = (signed char)tfd_eng.self;
 		t->file = h->file;
 		t->q.pos = TFD_QUEUE_NONE;
 		local_requeue(t);
@@ -158,9 +158,9 @@ int tfd_engine_sync_pending(void)
 {
 	const struct tfd_proc *p;
 
-	if (g.self < 0)
+	if (tfd_eng.self < 0)
 		return 0;
-	p = &tfd_fam->proc[g.self];
+	p = &tfd_fam->proc[tfd_eng.self];
 	return p->resync || p->adopt || p->inbox;
 }
 
@@ -170,9 +170,9 @@ void tfd_engine_sync(int service)
 	struct tfd_proc *p;
 
 	TFD_ASSERT_LOCKED();
-	if (g.self < 0)
+	if (tfd_eng.self < 0)
 		return;
-	p = &tfd_fam->proc[g.self];
+	p = &tfd_fam->proc[tfd_eng.self];
 	if (p->resync) {
 		p->resync = 0;
 		rebuild();
@@ -180,7 +180,7 @@ void tfd_engine_sync(int service)
 	if (p->adopt) {
 		p->adopt = adopt(service); /* left for our service thread? */
 		if (p->adopt)
-			tfd_family_poke(g.self);
+			tfd_family_poke(tfd_eng.self);
 	}
 	while (p->inbox) {
 		struct tfd_timer *t = &tfd_fam->timer[p->inbox - 1];
@@ -201,11 +201,11 @@ int tfd_engine_reserve(unsigned mask)
 
 	for (b = 0; b < NBASE; b++)
 		if ((mask & 1u << b) &&
-		    tfd_queue_reserve(&g.q[b], g.nq[b] + 1) != 0)
+		    tfd_queue_reserve(&tfd_eng.q[b], tfd_eng.nq[b] + 1) != 0)
 			return ENOMEM;
 	for (b = 0; b < NBASE; b++)
 		if (mask & 1u << b)
-			g.nq[b]++;
+			tfd_eng.nq[b]++;
 	return 0;
 }
 
@@ -215,5 +215,5 @@ void tfd_engine_unreserve(unsigned mask)
 
 	for (b = 0; b < NBASE; b++)
 		if (mask & 1u << b)
-			g.nq[b]--;
+			tfd_eng.nq[b]--;
 }

@@ -33,13 +33,13 @@
  * or dies; then another process that holds it takes over.  What concerns
  * one process only (which numbers name which timer, the service thread,
  * the deadline queues of the timers it delivers) is in its own memory,
- * struct tfd_engine g.
+ * struct tfd_engine tfd_eng.
  *
  * Locking.  One mutex, the family's lock (process-shared and robust: a
  * process that dies holding it does not hang the others), guards every
- * field marked [L], in the family's memory and in g.  [S] fields belong
- * to this process's service thread alone; [D] fields of a timer to the
- * process that delivers it (under the lock); [I] are set once before
+ * field marked [L], in the family's memory and in tfd_eng.  [S] fields
+ * belong to this process's service thread alone; [D] fields of a timer to
+ * the process that delivers it (under the lock); [I] are set once before
  * anything else reads them; [A] are read and written atomically.  Lock
  * order: src/lockorder.h, the library's and the preload's locks in one
  * list (api.c's select_lock and the preload's locks before the family's
@@ -150,8 +150,8 @@ extern struct tfd_family *tfd_fam;
 struct tfd_hold {
 	struct tfd_timer *t;
 	union {
-		unsigned idx;             /* [L] in g.holds */
-		struct tfd_hold *next;    /* [S] on the list g.freed */
+		unsigned idx;             /* [L] in tfd_eng.holds */
+		struct tfd_hold *next;    /* [S] on the list tfd_eng.freed */
 	} u;
 	int file;        /* [L] this process's number for the timer's file:
 	                  * in the private table, or (direct) the user's;
@@ -243,7 +243,7 @@ struct tfd_engine {
 	int64_t *vnow;           /* [L] the virtual clocks (the family's) */
 };
 
-extern struct tfd_engine g;
+extern struct tfd_engine tfd_eng;
 
 _Static_assert(sizeof(struct tfd_timer) <= 64, "a timer record is 64 bytes");
 
@@ -362,7 +362,7 @@ int tfd_engine_virtual_now(int clockid, int64_t *ns);
 
 /* fork.c */
 void tfd_engine_fork_init(void);
-void tfd_engine_start_pending(void); /* lock held: see g.start_pending */
+void tfd_engine_start_pending(void); /* lock held: see tfd_eng.start_pending */
 int tfd_engine_keep_inherited(void); /* the child's new service thread */
 
 /* The timer whose queue node is n. */

@@ -119,7 +119,7 @@ static void open_once(void)
 		init(&no_room, 0);
 		f = &no_room;
 	}
-	g.vnow = f->vnow;
+	tfd_eng.vnow = f->vnow;
 	__atomic_store_n(&tfd_fam, f, __ATOMIC_RELEASE);
 }
 
@@ -238,7 +238,7 @@ int tfd_family_start_anew(void)
 		return ENOMEM;
 	memcpy(f->vnow, old->vnow, sizeof(f->vnow));
 	pthread_mutex_lock(&f->lock); /* nobody else knows it yet */
-	g.vnow = f->vnow;
+	tfd_eng.vnow = f->vnow;
 	__atomic_store_n(&tfd_fam, f, __ATOMIC_RELEASE);
 	unlock_of(old);
 	return 0;
@@ -251,7 +251,7 @@ void tfd_engine_lock(int *cancel_state)
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
 	tfd_family_open();
 	tfd_family_lock();
-	if (g.start_pending)
+	if (tfd_eng.start_pending)
 		tfd_engine_start_pending(); /* in a forked child */
 }
 
@@ -529,7 +529,7 @@ void tfd_family_reap_dead(int thoroughly)
 
 	TFD_ASSERT_LOCKED();
 	for (i = 0; i < PROC_MAX; i++)
-		if (i != g.self && tfd_fam->proc[i].state != P_FREE &&
+		if (i != tfd_eng.self && tfd_fam->proc[i].state != P_FREE &&
 		    gone(i, thoroughly))
 			reap(i);
 }

@@ -97,8 +97,8 @@ static void mark_holders(int c, int on)
 {
 	size_t i;
 
-	for (i = 0; i < g.nholds; i++) {
-		struct tfd_hold *h = g.holds[i];
+	for (i = 0; i < tfd_eng.nholds; i++) {
+		struct tfd_hold *h = tfd_eng.holds[i];
 
 		if (!h->nfds)
 			continue;
@@ -116,9 +116,9 @@ static void outside(void)
 {
 	size_t i;
 
-	for (i = 0; i < g.nholds; i++)
-		if (g.holds[i]->nfds)
-			g.holds[i]->t->flags |= T_OUTSIDE;
+	for (i = 0; i < tfd_eng.nholds; i++)
+		if (tfd_eng.holds[i]->nfds)
+			tfd_eng.holds[i]->t->flags |= T_OUTSIDE;
 }
 
 static void prepare(void)
@@ -131,10 +131,10 @@ static void prepare(void)
 	was = enter();
 	tfd_family_lock();
 	locked = 1;
-	forker = g.self;
+	forker = tfd_eng.self;
 	pending = -1;
-	if (g.self >= 0 && g.ntimers) {
-		pending = tfd_family_new_proc(g.self, P_PENDING);
+	if (tfd_eng.self >= 0 && tfd_eng.ntimers) {
+		pending = tfd_family_new_proc(tfd_eng.self, P_PENDING);
 		if (pending >= 0)
 			mark_holders(pending, 1);
 		else
@@ -163,7 +163,7 @@ static void parent(void)
 		errno = saved_errno;
 }
 
-/* A hold dropped inside fork() waits on g.freed (with no file to close)
+/* A hold dropped inside fork() waits on tfd_eng.freed (with no file to close)
  * for the service thread or the next create to free it. */
 static void discard(struct tfd_hold *h)
 {
@@ -177,13 +177,13 @@ static void forget_here(struct tfd_hold *h)
 {
 	size_t i;
 
-	for (i = 0; i < g.nslot; i++)
-		if (g.slot[i] == h)
-			g.slot[i] = NULL;
+	for (i = 0; i < tfd_eng.nslot; i++)
+		if (tfd_eng.slot[i] == h)
+			tfd_eng.slot[i] = NULL;
 	if (h->nfds)
-		g.ntimers--;
-	g.holds[h->u.idx] = g.holds[--g.nholds];
-	g.holds[h->u.idx]->u.idx = h->u.idx;
+		tfd_eng.ntimers--;
+	tfd_eng.holds[h->u.idx] = tfd_eng.holds[--tfd_eng.nholds];
+	tfd_eng.holds[h->u.idx]->u.idx = h->u.idx;
 	tfd_engine_unreserve(tfd_clock_queues(h->t->clockid));
 	discard(h);
 }
@@ -194,11 +194,11 @@ static void let_all_go(void)
 {
 	size_t i;
 
-	for (i = 0; i < g.nslot; i++)
-		g.slot[i] = NULL;
-	g.ntimers = 0;
-	while (g.nholds) {
-		struct tfd_hold *h = g.holds[g.nholds - 1];
+	for (i = 0; i < tfd_eng.nslot; i++)
+		tfd_eng.slot[i] = NULL;
+	tfd_eng.ntimers = 0;
+	while (tfd_eng.nholds) {
+		struct tfd_hold *h = tfd_eng.holds[tfd_eng.nholds - 1];
 
 		h->nfds = 0;
 		h->file = -1;
@@ -217,15 +217,15 @@ static int claim(int c)
 	    f->proc[c].parent == forker) {
 		f->proc[c].state = P_LIVE;
 		f->proc[c].pid = getpid();
-		g.self = c;
+		tfd_eng.self = c;
 		return 0;
 	}
 	c = tfd_family_new_proc(NO_PROC, P_LIVE);
 	if (c < 0)
 		return -1;
-	g.self = c;
-	for (i = g.nholds; i-- > 0;) {
-		struct tfd_hold *h = g.holds[i];
+	tfd_eng.self = c;
+	for (i = tfd_eng.nholds; i-- > 0;) {
+		struct tfd_hold *h = tfd_eng.holds[i];
 
 		if (h->nfds && (h->t->flags & T_USED) && h->t->gen == h->gen &&
 		    h->t->holders)
@@ -247,15 +247,15 @@ int tfd_engine_keep_inherited(void)
 	size_t i, from = 0;
 	int kept;
 
-	if (!__atomic_load_n(&g.keeping, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&tfd_eng.keeping, __ATOMIC_ACQUIRE))
 		return 0;
-	if (!g.private_files) {
-		__atomic_store_n(&g.keeping, 0, __ATOMIC_RELEASE);
-		tfd_futex_wake(&g.keeping, 1);
+	if (!tfd_eng.private_files) {
+		__atomic_store_n(&tfd_eng.keeping, 0, __ATOMIC_RELEASE);
+		tfd_futex_wake(&tfd_eng.keeping, 1);
 		return 0;
 	}
-	for (i = 0; i < g.nslot; i++) {
-		struct tfd_hold *h = g.slot[i];
+	for (i = 0; i < tfd_eng.nslot; i++) {
+		struct tfd_hold *h = tfd_eng.slot[i];
 
 		if (!h || h->file >= 0)
 			continue; /* the program's, or a second number */
@@ -265,18 +265,18 @@ int tfd_engine_keep_inherited(void)
 		h->unchecked = 1;
 		from = i + 1;
 	}
-	kept = i == g.nslot && tfd_files_close_range(from, ~0U) == 0;
+	kept = i == tfd_eng.nslot && tfd_files_close_range(from, ~0U) == 0;
 	if (!kept) {
 		/* No table of its own after all (a sandbox forbids
 		 * close_range(2)): service() tries again, with no copies. */
-		for (i = 0; i < g.nslot; i++)
-			if (g.slot[i]) {
-				g.slot[i]->file = -1;
-				g.slot[i]->unchecked = 0;
+		for (i = 0; i < tfd_eng.nslot; i++)
+			if (tfd_eng.slot[i]) {
+				tfd_eng.slot[i]->file = -1;
+				tfd_eng.slot[i]->unchecked = 0;
 			}
 	}
-	__atomic_store_n(&g.keeping, 0, __ATOMIC_RELEASE);
-	tfd_futex_wake(&g.keeping, 1);
+	__atomic_store_n(&tfd_eng.keeping, 0, __ATOMIC_RELEASE);
+	tfd_futex_wake(&tfd_eng.keeping, 1);
 	return kept;
 }
 
@@ -298,37 +298,37 @@ static void child(void)
 	/* What was the parent's alone: its thread, its private numbers. */
 	tfd_engine_after_fork();
 	tfd_engine_queues_forget();
-	for (h = g.freed; h; h = h->u.next)
+	for (h = tfd_eng.freed; h; h = h->u.next)
 		h->file = -1; /* numbers of the parent's thread's table */
-	g.transit = NULL; /* the parent's readers, on their stacks */
-	g.self = -1;
-	g.in_fork = 1;
+	tfd_eng.transit = NULL; /* the parent's readers, on their stacks */
+	tfd_eng.self = -1;
+	tfd_eng.in_fork = 1;
 	tfd_family_lock(); /* once the parent's handler let go of it */
-	for (i = g.nholds; i-- > 0;) {
-		h = g.holds[i];
+	for (i = tfd_eng.nholds; i-- > 0;) {
+		h = tfd_eng.holds[i];
 		h->waiters = 0; /* the parent's threads */
 		h->file = -1;   /* the parent's; ours as fork() returns */
 		h->unchecked = 0;
 		if (!h->nfds)
 			forget_here(h); /* kept for a parent's waiter */
 	}
-	if (!g.nholds) {
+	if (!tfd_eng.nholds) {
 		if (c >= 0) /* made for numbers since forgotten: unused */
 			tfd_family_free_proc(c);
 	} else if (claim(c) != 0) {
-		for (i = 0; i < g.nholds; i++) { /* PROC_MAX: we share nothing */
-			h = g.holds[i];
+		for (i = 0; i < tfd_eng.nholds; i++) { /* PROC_MAX: we share nothing */
+			h = tfd_eng.holds[i];
 			if ((h->t->flags & T_USED) && h->t->gen == h->gen)
 				h->t->flags |= T_OUTSIDE;
 		}
-		while (g.nholds)
-			forget_here(g.holds[g.nholds - 1]);
-	} else if (!g.virtual) {
-		g.start_pending = 1;
+		while (tfd_eng.nholds)
+			forget_here(tfd_eng.holds[tfd_eng.nholds - 1]);
+	} else if (!tfd_eng.virtual) {
+		tfd_eng.start_pending = 1;
 		if (START_IN_FORK)
 			tfd_engine_start_pending();
 	}
-	g.in_fork = 0;
+	tfd_eng.in_fork = 0;
 	tfd_family_unlock();
 	leave(was);
 	errno = saved_errno;
@@ -343,19 +343,19 @@ void tfd_engine_start_pending(void)
 {
 	int e;
 
-	g.start_pending = 0;
-	__atomic_store_n(&g.keeping, 1, __ATOMIC_RELEASE);
+	tfd_eng.start_pending = 0;
+	__atomic_store_n(&tfd_eng.keeping, 1, __ATOMIC_RELEASE);
 	e = tfd_engine_start();
-	if (e != 0 || g.state != STARTING)
-		__atomic_store_n(&g.keeping, 0, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&g.keeping, __ATOMIC_ACQUIRE))
-		tfd_futex_wait(&g.keeping, 1);
+	if (e != 0 || tfd_eng.state != STARTING)
+		__atomic_store_n(&tfd_eng.keeping, 0, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&tfd_eng.keeping, __ATOMIC_ACQUIRE))
+		tfd_futex_wait(&tfd_eng.keeping, 1);
 	if (e == 0)
 		return;
 	let_all_go(); /* nothing to take over with */
-	if (g.self >= 0 && !g.nholds) {
-		tfd_family_free_proc(g.self);
-		g.self = -1;
+	if (tfd_eng.self >= 0 && !tfd_eng.nholds) {
+		tfd_family_free_proc(tfd_eng.self);
+		tfd_eng.self = -1;
 	}
 }
 

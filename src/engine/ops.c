@@ -117,8 +117,8 @@ int tfd_engine_settime(int fd, int flags, const struct itimerspec *nv,
 	              tfd_ts_to_ns(&nv->it_interval), absolute);
 	t->hold = t->backoff = 0;
 	tfd_engine_requeue(t);
-	if (g.virtual)
-		tfd_engine_virtual_deliver(g.vnow); /* due now: posted before return */
+	if (tfd_eng.virtual)
+		tfd_engine_virtual_deliver(tfd_eng.vnow); /* due now: posted before return */
 	else
 		tfd_engine_kick(t);
 	if (value && (t->flags & T_CANCELLED)) {
@@ -141,7 +141,7 @@ int tfd_engine_gettime(int fd, struct itimerspec *cur)
 	 * hot call that can do without tfd_engine_lock's two changes of the
 	 * cancellation state). */
 	tfd_family_lock();
-	if (g.start_pending)
+	if (tfd_eng.start_pending)
 		tfd_engine_start_pending(); /* in a forked child */
 	e = tfd_engine_find(fd, &h);
 	if (!e)
@@ -174,7 +174,7 @@ void tfd_engine_number_gone(int fd)
 {
 	struct tfd_transit *r;
 
-	for (r = g.transit; r; r = r->next)
+	for (r = tfd_eng.transit; r; r = r->next)
 		if (r->fd == fd)
 			r->closed = 1;
 }
@@ -185,7 +185,7 @@ void tfd_engine_number_named(int fd, struct tfd_hold *h)
 {
 	struct tfd_transit *r;
 
-	for (r = g.transit; r; r = r->next) {
+	for (r = tfd_eng.transit; r; r = r->next) {
 		if (r->fd != fd || !r->closed || r->nalso == 4)
 			continue;
 		r->closed = 0;
@@ -198,7 +198,7 @@ void tfd_engine_number_named(int fd, struct tfd_hold *h)
  * none of its timers any more. */
 static void transit_end(struct tfd_transit *r)
 {
-	struct tfd_transit **link = &g.transit;
+	struct tfd_transit **link = &tfd_eng.transit;
 	unsigned i;
 
 	while (*link != r)
@@ -237,10 +237,10 @@ static int number_of(const struct tfd_hold *h, int fd)
 {
 	size_t i;
 
-	if ((size_t)fd < g.nslot && g.slot[fd] == h)
+	if ((size_t)fd < tfd_eng.nslot && tfd_eng.slot[fd] == h)
 		return fd;
-	for (i = 0; i < g.nslot; i++)
-		if (g.slot[i] == h)
+	for (i = 0; i < tfd_eng.nslot; i++)
+		if (tfd_eng.slot[i] == h)
 			return (int)i;
 	return fd; /* none: h is closed, and is not drained */
 }
@@ -277,8 +277,8 @@ int tfd_engine_read(int fd, uint64_t *count)
 		r.closed = 0;
 		r.also[0] = h;
 		r.nalso = 1;
-		r.next = g.transit;
-		g.transit = &r;
+		r.next = tfd_eng.transit;
+		tfd_eng.transit = &r;
 		h->waiters++;
 		tfd_family_unlock();
 		pthread_setcancelstate(cs, NULL);
@@ -304,7 +304,7 @@ int tfd_engine_next_due(int64_t *in_ns)
 	tfd_engine_lock(&cs);
 	tfd_engine_sync(0);
 	for (b = 0; b < NBASE; b++) {
-		const struct tfd_qent *top = tfd_queue_top(&g.q[b]);
+		const struct tfd_qent *top = tfd_queue_top(&tfd_eng.q[b]);
 		int64_t d;
 
 		if (!top)
@@ -315,13 +315,13 @@ int tfd_engine_next_due(int64_t *in_ns)
 		if (best < 0 || d < best)
 			best = d;
 	}
-	shared = g.virtual && tfd_engine_virtual_shared();
-	for (i = 0; shared && i < g.nholds; i++) {
+	shared = tfd_eng.virtual && tfd_engine_virtual_shared();
+	for (i = 0; shared && i < tfd_eng.nholds; i++) {
 		/* What we hold and may post for another (virtual.c). */
-		struct tfd_timer *t = g.holds[i]->t;
+		struct tfd_timer *t = tfd_eng.holds[i]->t;
 		int64_t d;
 
-		if (!t->m.next || tfd_engine_virtual_foreign(g.holds[i]) < 0)
+		if (!t->m.next || tfd_engine_virtual_foreign(tfd_eng.holds[i]) < 0)
 			continue;
 		d = t->m.next - tfd_clock_now(t->base);
 		if (d < 0)

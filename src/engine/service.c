@@ -93,8 +93,8 @@ static int futex_waitv(struct waitv *w, unsigned n, const struct timespec *at)
 
 void tfd_engine_poke(void)
 {
-	if (g.self >= 0)
-		tfd_family_poke(g.self);
+	if (tfd_eng.self >= 0)
+		tfd_family_poke(tfd_eng.self);
 }
 
 /* ---- posting ---- */
@@ -195,7 +195,7 @@ static int expire(int base, int64_t now)
 	for (;;) {
 		/* Take the due timers off the queue. */
 		for (n = 0; n < BATCH &&
-		            (top = tfd_queue_top(&g.q[base])) && top->key <= now;) {
+		            (top = tfd_queue_top(&tfd_eng.q[base])) && top->key <= now;) {
 			struct tfd_timer *t = tfd_timer_of(top->node);
 
 			if (__atomic_load_n(&t->inflight, __ATOMIC_ACQUIRE))
@@ -252,49 +252,49 @@ unsigned tfd_engine_pool_count(int nonblock)
 {
 	unsigned i, n = 0;
 
-	for (i = 0; i < g.npool; i++)
-		n += g.pool_nb[i] == nonblock;
+	for (i = 0; i < tfd_eng.npool; i++)
+		n += tfd_eng.pool_nb[i] == nonblock;
 	return n;
 }
 
 void tfd_engine_pool_drop(unsigned i)
 {
-	g.npool--;
-	g.pool[i] = g.pool[g.npool];
-	g.pool_id[i] = g.pool_id[g.npool];
-	g.pool_nb[i] = g.pool_nb[g.npool];
+	tfd_eng.npool--;
+	tfd_eng.pool[i] = tfd_eng.pool[tfd_eng.npool];
+	tfd_eng.pool_id[i] = tfd_eng.pool_id[tfd_eng.npool];
+	tfd_eng.pool_nb[i] = tfd_eng.pool_nb[tfd_eng.npool];
 }
 
 static void drain_pool(void)
 {
-	while (g.npool)
-		tfd_files_close(g.pool[--g.npool]);
+	while (tfd_eng.npool)
+		tfd_files_close(tfd_eng.pool[--tfd_eng.npool]);
 }
 
 /* Copy the files of new timers into the private table. */
 static void fetch_files(void)
 {
-	while (g.nfetch) {
-		struct tfd_fetch *r = g.fetch[0];
+	while (tfd_eng.nfetch) {
+		struct tfd_fetch *r = tfd_eng.fetch[0];
 		unsigned room = 0;
 
 		/* The copy and its pidfd need two numbers here below the
 		 * descriptor limit, which the ready eventfds may hold when it
 		 * is near (the reason create came this way): give up the
 		 * two lowest. */
-		while (g.npool && room++ < 2) {
+		while (tfd_eng.npool && room++ < 2) {
 			unsigned i, low = 0;
 
-			for (i = 1; i < g.npool; i++)
-				if (g.pool[i] < g.pool[low])
+			for (i = 1; i < tfd_eng.npool; i++)
+				if (tfd_eng.pool[i] < tfd_eng.pool[low])
 					low = i;
-			tfd_files_close(g.pool[low]);
+			tfd_files_close(tfd_eng.pool[low]);
 			tfd_engine_pool_drop(low);
 		}
 		tfd_family_unlock();
 		r->result = tfd_files_fetch(r->tid, r->fd);
 		tfd_family_lock();
-		if (r->result == -EMFILE && g.npool) {
+		if (r->result == -EMFILE && tfd_eng.npool) {
 			drain_pool(); /* all of them, then once more */
 			tfd_family_unlock();
 			r->result = tfd_files_fetch(r->tid, r->fd);
@@ -302,8 +302,9 @@ static void fetch_files(void)
 		}
 		r->id = r->result >= 0 ? tfd_files_id(r->result) : 0;
 		r->done = 1;
-		g.nfetch--;
-		memmove(g.fetch, g.fetch + 1, g.nfetch * sizeof(*g.fetch));
+		tfd_eng.nfetch--;
+		memmove(tfd_eng.fetch, tfd_eng.fetch + 1,
+		        tfd_eng.nfetch * sizeof(*tfd_eng.fetch));
 		tfd_family_changed();
 	}
 }
@@ -317,12 +318,12 @@ static void refill(void)
 	unsigned char nb[POOL_MAX];
 	unsigned n = 0, want[2], kind, i;
 
-	if (!g.private_files)
+	if (!tfd_eng.private_files)
 		return;
 	for (kind = 0; kind < 2; kind++) {
 		unsigned have = tfd_engine_pool_count((int)kind);
 
-		want[kind] = g.pool_max / 2 > have ? g.pool_max / 2 - have : 0;
+		want[kind] = tfd_eng.pool_max / 2 > have ? tfd_eng.pool_max / 2 - have : 0;
 	}
 	if (!want[0] && !want[1])
 		return;
@@ -335,11 +336,11 @@ static void refill(void)
 			nb[n++] = (unsigned char)kind;
 		}
 	tfd_family_lock();
-	while (n && g.npool < POOL_MAX) {
+	while (n && tfd_eng.npool < POOL_MAX) {
 		n--;
-		g.pool[g.npool] = k[n];
-		g.pool_id[g.npool] = id[n];
-		g.pool_nb[g.npool++] = nb[n];
+		tfd_eng.pool[tfd_eng.npool] = k[n];
+		tfd_eng.pool_id[tfd_eng.npool] = id[n];
+		tfd_eng.pool_nb[tfd_eng.npool++] = nb[n];
 	}
 	while (n)
 		tfd_files_close(k[--n]);
@@ -348,12 +349,12 @@ static void refill(void)
 /* Close the files of holds let go of, unlocked. */
 static void close_freed(void)
 {
-	struct tfd_hold *h = g.freed;
+	struct tfd_hold *h = tfd_eng.freed;
 
 	if (!h)
 		return;
-	g.freed = NULL;
-	g.nfreed = 0;
+	tfd_eng.freed = NULL;
+	tfd_eng.nfreed = 0;
 	tfd_family_unlock();
 	while (h) {
 		struct tfd_hold *next = h->u.next;
@@ -390,7 +391,7 @@ static int have_waitv = 1; /* [S] futex_waitv(2) works */
  * there is no other to watch or it is ready to, 1 if one died already. */
 static int sleep_on(unsigned seq, int64_t wait)
 {
-	struct tfd_proc *me = &tfd_fam->proc[g.self];
+	struct tfd_proc *me = &tfd_fam->proc[tfd_eng.self];
 	struct waitv w[PROC_MAX];
 	struct timespec at, rel;
 	unsigned n = 1;
@@ -404,7 +405,7 @@ static int sleep_on(unsigned seq, int64_t wait)
 		const struct tfd_proc *p = &tfd_fam->proc[i];
 		unsigned val, *word;
 
-		if (i == g.self || p->state != P_LIVE || !p->threaded)
+		if (i == tfd_eng.self || p->state != P_LIVE || !p->threaded)
 			continue;
 		if (!(word = tfd_family_watch(i, &val)))
 			return 1; /* it died: reap it first */
@@ -437,7 +438,7 @@ out:
  * Called locked; returns locked. */
 static void sleep_until_due(void)
 {
-	struct tfd_proc *me = &tfd_fam->proc[g.self];
+	struct tfd_proc *me = &tfd_fam->proc[tfd_eng.self];
 	int64_t wait = TFD_NS_MAX;
 	unsigned seq = me->wake;
 	int b;
@@ -445,7 +446,7 @@ static void sleep_until_due(void)
 	if (tfd_engine_sync_pending())
 		return; /* what another process asked comes first */
 	for (b = 0; b < NBASE; b++) {
-		const struct tfd_qent *top = tfd_queue_top(&g.q[b]);
+		const struct tfd_qent *top = tfd_queue_top(&tfd_eng.q[b]);
 
 		me->sleep_until[b] = TFD_NS_MAX;
 		if (top) {
@@ -456,16 +457,16 @@ static void sleep_until_due(void)
 				wait = d < 0 ? 0 : d;
 		}
 	}
-	if (g.nholds == 0 && wait > GRACE)
+	if (tfd_eng.nholds == 0 && wait > GRACE)
 		wait = GRACE;
 	if (wait == 0)
 		return;
 	me->sleeping = 1;
-	g.idle_sleep = g.nholds == 0;
+	tfd_eng.idle_sleep = tfd_eng.nholds == 0;
 	sleep_on(seq, wait);
 	me->sleeping = 0;
-	g.idle_sleep = 0;
-	g.wakeups++;
+	tfd_eng.idle_sleep = 0;
+	tfd_eng.wakeups++;
 }
 
 static void *service(void *arg)
@@ -476,13 +477,13 @@ static void *service(void *arg)
 	(void)arg;
 	kept = tfd_engine_keep_inherited(); /* in a forked child */
 	tfd_family_lock();
-	if (g.private_files && !kept && tfd_files_unshare() != 0)
-		g.private_files = 0;
-	if (!g.private_files)
+	if (tfd_eng.private_files && !kept && tfd_files_unshare() != 0)
+		tfd_eng.private_files = 0;
+	if (!tfd_eng.private_files)
 		tfd_engine_holds_direct(); /* a forked child's, or those of
 		                            * the thread we replace */
-	me = &tfd_fam->proc[g.self];
-	g.tid = gettid();
+	me = &tfd_fam->proc[tfd_eng.self];
+	tfd_eng.tid = gettid();
 	tfd_family_unlock();
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	pthread_mutex_lock(&me->alive); /* a fresh record: never a dead owner */
@@ -491,76 +492,76 @@ static void *service(void *arg)
 	/* The other service threads of the family watch ours from now on:
 	 * each looks again at whom it sleeps on. */
 	for (b = 0; b < PROC_MAX; b++)
-		if (b != g.self && tfd_fam->proc[b].threaded)
+		if (b != tfd_eng.self && tfd_fam->proc[b].threaded)
 			tfd_family_poke(b);
 	tfd_family_unlock();
 	e = tfd_clock_watch_start();
 	tfd_family_lock();
-	g.start_error = e;
+	tfd_eng.start_error = e;
 	refill();
 	if (e) {
 		drain_pool(); /* the creating thread fails; we are gone */
 		me->threaded = 0;
 		pthread_mutex_unlock(&me->alive);
-		g.state = STOPPED;
+		tfd_eng.state = STOPPED;
 		tfd_family_changed();
 		tfd_family_unlock();
 		tfd_own_ended();
 		return NULL;
 	}
-	g.state = RUNNING;
+	tfd_eng.state = RUNNING;
 	tfd_family_changed();
 	for (;;) {
 		close_freed(); /* first: a fetch near the limit needs room */
 		fetch_files();
-		if (g.go_direct)
+		if (tfd_eng.go_direct)
 			break; /* a thread on the fallback replaces us */
-		if (g.nholds && g.pool_max &&
+		if (tfd_eng.nholds && tfd_eng.pool_max &&
 		    (tfd_engine_pool_count(0) < POOL_LOW ||
 		     tfd_engine_pool_count(1) < POOL_LOW))
 			refill();
-		if (g.clock_set) {
-			g.clock_set = 0;
+		if (tfd_eng.clock_set) {
+			tfd_eng.clock_set = 0;
 			tfd_clock_was_set();
 			tfd_family_changed();
 		}
 		family();
 		again = 0;
 		for (b = 0; b < NBASE; b++)
-			if (tfd_queue_top(&g.q[b]))
+			if (tfd_queue_top(&tfd_eng.q[b]))
 				again |= expire(b, tfd_clock_now(b));
-		if (again || g.nfetch || g.clock_set || g.freed)
+		if (again || tfd_eng.nfetch || tfd_eng.clock_set || tfd_eng.freed)
 			continue;
-		if (g.nholds == 0) {
-			if (!g.idle_since)
-				g.idle_since = mono_now();
-			else if (mono_now() - g.idle_since >= GRACE || g.stop)
+		if (tfd_eng.nholds == 0) {
+			if (!tfd_eng.idle_since)
+				tfd_eng.idle_since = mono_now();
+			else if (mono_now() - tfd_eng.idle_since >= GRACE || tfd_eng.stop)
 				break;
 		} else {
-			g.idle_since = 0;
+			tfd_eng.idle_since = 0;
 		}
 		sleep_until_due();
 	}
-	g.state = STOPPING; /* no timer is made until we are gone */
-	if (g.go_direct) {
+	tfd_eng.state = STOPPING; /* no timer is made until we are gone */
+	if (tfd_eng.go_direct) {
 		/* Our table and the copies in it go with us; the thread that
 		 * replaces us posts to the program's numbers, which it finds
 		 * as it starts (tfd_engine_holds_direct, in its table). */
 		size_t i;
 
-		for (i = 0; i < g.nholds; i++) {
-			struct tfd_hold *h = g.holds[i];
+		for (i = 0; i < tfd_eng.nholds; i++) {
+			struct tfd_hold *h = tfd_eng.holds[i];
 
 			if (h->direct)
 				continue;
 			h->file = -1;
 			h->unchecked = 0;
 			if ((h->t->flags & T_USED) && h->t->gen == h->gen &&
-			    h->t->deliverer == g.self)
+			    h->t->deliverer == tfd_eng.self)
 				h->t->file = -1;
 		}
-		g.private_files = 0;
-		g.go_direct = 0;
+		tfd_eng.private_files = 0;
+		tfd_eng.go_direct = 0;
 		close_freed();
 	}
 	drain_pool();
@@ -569,13 +570,13 @@ static void *service(void *arg)
 	tfd_family_lock();
 	me->threaded = 0;
 	pthread_mutex_unlock(&me->alive);
-	if (g.nholds == 0) {
-		tfd_family_free_proc(g.self);
-		g.self = -1;
+	if (tfd_eng.nholds == 0) {
+		tfd_family_free_proc(tfd_eng.self);
+		tfd_eng.self = -1;
 	}
-	g.state = STOPPED;
-	g.stop = 0;
-	g.idle_since = 0;
+	tfd_eng.state = STOPPED;
+	tfd_eng.stop = 0;
+	tfd_eng.idle_since = 0;
 	tfd_family_changed();
 	tfd_family_unlock();
 	tfd_own_ended();
@@ -583,36 +584,37 @@ static void *service(void *arg)
 }
 
 /* Start the service thread if it is not running, and wait until it runs
- * (in a forked child, not: inside fork() (g.in_fork) other libraries may
+ * (in a forked child, not: inside fork() (tfd_eng.in_fork) other libraries may
  * keep locks the new thread needs until fork() returns, and a thread that
- * first copies inherited numbers (g.keeping) must find them unchanged).
+ * first copies inherited numbers (tfd_eng.keeping) must find them unchanged).
  * Lock held; may drop it. */
 int tfd_engine_start(void)
 {
 	int e;
 
-	while (g.state == STOPPING || g.state == STARTING)
+	while (tfd_eng.state == STOPPING || tfd_eng.state == STARTING)
 		tfd_family_wait();
-	if (g.state == RUNNING) {
-		g.idle_since = 0;
+	if (tfd_eng.state == RUNNING) {
+		tfd_eng.idle_since = 0;
 		return 0;
 	}
-	if (g.self < 0 && (g.self = tfd_family_new_proc(NO_PROC, P_LIVE)) < 0)
+	if (tfd_eng.self < 0 &&
+	    (tfd_eng.self = tfd_family_new_proc(NO_PROC, P_LIVE)) < 0)
 		return ENOMEM; /* PROC_MAX processes of the family hold timers */
-	g.private_files = tfd_files_private();
-	g.stop = 0;
-	g.idle_since = 0;
+	tfd_eng.private_files = tfd_files_private();
+	tfd_eng.stop = 0;
+	tfd_eng.idle_since = 0;
 	/* Called by a thread of the program's (or in a fork handler, in the
 	 * child's first thread): the program's descriptor table. */
-	e = tfd_own_thread(&g.thread, 0, service, NULL, 1);
+	e = tfd_own_thread(&tfd_eng.thread, 0, service, NULL, 1);
 	if (e)
 		return e;
-	g.state = STARTING;
-	if (g.in_fork || __atomic_load_n(&g.keeping, __ATOMIC_ACQUIRE))
+	tfd_eng.state = STARTING;
+	if (tfd_eng.in_fork || __atomic_load_n(&tfd_eng.keeping, __ATOMIC_ACQUIRE))
 		return 0; /* the thread goes on alone (fork.c) */
-	while (g.state == STARTING)
+	while (tfd_eng.state == STARTING)
 		tfd_family_wait();
-	return g.state == RUNNING ? 0 : g.start_error;
+	return tfd_eng.state == RUNNING ? 0 : tfd_eng.start_error;
 }
 
 /* The private files (files.c) were refused, once timers ran: the service
@@ -622,12 +624,12 @@ int tfd_engine_start(void)
  * it. */
 int tfd_engine_go_direct(void)
 {
-	while (g.state == STARTING || g.state == STOPPING)
+	while (tfd_eng.state == STARTING || tfd_eng.state == STOPPING)
 		tfd_family_wait();
-	if (g.state == RUNNING && g.private_files) {
-		g.go_direct = 1;
+	if (tfd_eng.state == RUNNING && tfd_eng.private_files) {
+		tfd_eng.go_direct = 1;
 		tfd_engine_poke();
-		while (g.state != STOPPED)
+		while (tfd_eng.state != STOPPED)
 			tfd_family_wait();
 	}
 	return tfd_engine_start();
@@ -637,7 +639,7 @@ int tfd_engine_go_direct(void)
  * than GRACE, wakes to close what it holds and to end after GRACE. */
 void tfd_engine_stop_if_idle(void)
 {
-	if (g.nholds == 0 && g.state == RUNNING && !g.idle_sleep)
+	if (tfd_eng.nholds == 0 && tfd_eng.state == RUNNING && !tfd_eng.idle_sleep)
 		tfd_engine_poke();
 }
 
@@ -646,9 +648,9 @@ void tfd_engine_stop_if_idle(void)
  * two thread switches). */
 void tfd_engine_free_later(struct tfd_hold *h)
 {
-	h->u.next = g.freed;
-	g.freed = h;
-	if (++g.nfreed >= FREED_MAX)
+	h->u.next = tfd_eng.freed;
+	tfd_eng.freed = h;
+	if (++tfd_eng.nfreed >= FREED_MAX)
 		tfd_engine_poke();
 }
 
@@ -656,11 +658,11 @@ void tfd_engine_free_later(struct tfd_hold *h)
  * may drop it. */
 void tfd_engine_stop_now(void)
 {
-	if (g.nholds == 0 && g.state == RUNNING) {
-		g.stop = 1;
+	if (tfd_eng.nholds == 0 && tfd_eng.state == RUNNING) {
+		tfd_eng.stop = 1;
 		tfd_engine_poke();
 	}
-	while (g.state != STOPPED)
+	while (tfd_eng.state != STOPPED)
 		tfd_family_wait();
 }
 
@@ -671,18 +673,18 @@ void tfd_engine_pool_size(unsigned n)
 	int cs;
 
 	tfd_engine_lock(&cs);
-	g.pool_max = n < POOL_MAX ? n : POOL_MAX; /* 0: none is taken */
+	tfd_eng.pool_max = n < POOL_MAX ? n : POOL_MAX; /* 0: none is taken */
 	tfd_engine_unlock(cs);
 }
 
 /* In a child: the parent's thread is not here (fork.c). */
 void tfd_engine_after_fork(void)
 {
-	g.state = STOPPED;
-	g.stop = 0;
-	g.idle_since = 0;
-	g.nfetch = 0;
-	g.npool = 0; /* numbers of the parent's thread */
-	g.clock_set = 0;
-	g.start_pending = 0;
+	tfd_eng.state = STOPPED;
+	tfd_eng.stop = 0;
+	tfd_eng.idle_since = 0;
+	tfd_eng.nfetch = 0;
+	tfd_eng.npool = 0; /* numbers of the parent's thread */
+	tfd_eng.clock_set = 0;
+	tfd_eng.start_pending = 0;
 }

@@ -18,7 +18,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-struct tfd_engine g = {
+struct tfd_engine tfd_eng = {
 	.self = -1,
 	.pool_max = POOL_MAX,
 };
@@ -26,8 +26,8 @@ struct tfd_engine g = {
 /* The hold fd names: 0, or EBADF (not open) / EINVAL (not a timer). */
 int tfd_engine_find(int fd, struct tfd_hold **h)
 {
-	if (fd >= 0 && (size_t)fd < g.nslot && g.slot[fd]) {
-		*h = g.slot[fd];
+	if (fd >= 0 && (size_t)fd < tfd_eng.nslot && tfd_eng.slot[fd]) {
+		*h = tfd_eng.slot[fd];
 		return 0;
 	}
 	if (fd < 0 || (fcntl(fd, F_GETFD) < 0 && errno == EBADF))
@@ -65,29 +65,29 @@ int tfd_engine_grow_holds(void)
 	size_t n;
 	struct tfd_hold **a;
 
-	if (g.nholds < g.capholds)
+	if (tfd_eng.nholds < tfd_eng.capholds)
 		return 0;
-	n = g.capholds ? g.capholds + g.capholds / 8 + 16 : 16;
-	a = realloc(g.holds, n * sizeof(*a));
+	n = tfd_eng.capholds ? tfd_eng.capholds + tfd_eng.capholds / 8 + 16 : 16;
+	a = realloc(tfd_eng.holds, n * sizeof(*a));
 	if (!a)
 		return ENOMEM;
-	g.holds = a;
-	g.capholds = n;
+	tfd_eng.holds = a;
+	tfd_eng.capholds = n;
 	return 0;
 }
 
 /* Room taken with tfd_engine_grow_holds(). */
 void tfd_engine_hold_add(struct tfd_hold *h)
 {
-	h->u.idx = (unsigned)g.nholds;
-	g.holds[g.nholds++] = h;
+	h->u.idx = (unsigned)tfd_eng.nholds;
+	tfd_eng.holds[tfd_eng.nholds++] = h;
 }
 
 static void hold_remove(struct tfd_hold *h)
 {
-	struct tfd_hold *last = g.holds[--g.nholds];
+	struct tfd_hold *last = tfd_eng.holds[--tfd_eng.nholds];
 
-	g.holds[h->u.idx] = last;
+	tfd_eng.holds[h->u.idx] = last;
 	last->u.idx = h->u.idx;
 }
 
@@ -103,8 +103,8 @@ void tfd_engine_let_hold_go(struct tfd_hold *h)
 	hold_remove(h);
 	tfd_engine_unreserve(tfd_clock_queues(t->clockid));
 	if ((t->flags & T_USED) && t->gen == h->gen) {
-		t->holders &= ~tfd_proc_bit(g.self);
-		if (t->deliverer == g.self) {
+		t->holders &= ~tfd_proc_bit(tfd_eng.self);
+		if (t->deliverer == tfd_eng.self) {
 			tfd_engine_unqueue(t);
 			tfd_engine_inbox_unlink(t);
 			t->deliverer = NO_PROC;
@@ -116,15 +116,16 @@ void tfd_engine_let_hold_go(struct tfd_hold *h)
 	}
 	if (!h->direct && h->file >= 0) {
 		tfd_engine_free_later(h);
-	} else if (g.in_fork) {
+	} else if (tfd_eng.in_fork) {
 		h->file = -1; /* inside fork(): freed later (fork.c) */
 		tfd_engine_free_later(h);
 	} else {
 		free(h);
 	}
-	if (g.nholds == 0 && g.state == STOPPED && g.self >= 0 && !g.freed) {
-		tfd_family_free_proc(g.self); /* no thread owns it */
-		g.self = -1;
+	if (tfd_eng.nholds == 0 && tfd_eng.state == STOPPED &&
+	    tfd_eng.self >= 0 && !tfd_eng.freed) {
+		tfd_family_free_proc(tfd_eng.self); /* no thread owns it */
+		tfd_eng.self = -1;
 	}
 }
 
@@ -148,9 +149,9 @@ int tfd_engine_hold_file(struct tfd_hold *h, int service)
 		return -1;
 	k = h->file;
 	if (k < 0) {
-		for (i = 0; i < g.nslot && g.slot[i] != h; i++)
+		for (i = 0; i < tfd_eng.nslot && tfd_eng.slot[i] != h; i++)
 			;
-		if (i == g.nslot)
+		if (i == tfd_eng.nslot)
 			return -1;
 		if (h->direct)
 			return h->file = (int)i;
@@ -171,12 +172,12 @@ int tfd_engine_hold_file(struct tfd_hold *h, int service)
  * no service thread to free them, the next create does. */
 static void free_dropped(void)
 {
-	struct tfd_hold **link = &g.freed, *h;
+	struct tfd_hold **link = &tfd_eng.freed, *h;
 
 	while ((h = *link)) {
 		if (h->file < 0) {
 			*link = h->u.next;
-			g.nfreed--;
+			tfd_eng.nfreed--;
 			free(h);
 		} else {
 			link = &h->u.next;
@@ -195,9 +196,9 @@ static void fetch(struct tfd_fetch *r, int fd)
 	r->tid = gettid();
 	r->result = r->done = 0;
 	r->id = 0;
-	while (g.nfetch == FETCH_MAX)
+	while (tfd_eng.nfetch == FETCH_MAX)
 		tfd_family_wait();
-	g.fetch[g.nfetch++] = r;
+	tfd_eng.fetch[tfd_eng.nfetch++] = r;
 	tfd_engine_poke();
 	while (!r->done)
 		tfd_family_wait();
@@ -208,8 +209,8 @@ static int other_number(const struct tfd_hold *h)
 {
 	size_t i;
 
-	for (i = 0; i < g.nslot; i++)
-		if (g.slot[i] == h)
+	for (i = 0; i < tfd_eng.nslot; i++)
+		if (tfd_eng.slot[i] == h)
 			return (int)i;
 	return -1;
 }
@@ -226,8 +227,8 @@ void tfd_engine_holds_direct(void)
 {
 	size_t i;
 
-	for (i = 0; i < g.nholds; i++) {
-		struct tfd_hold *h = g.holds[i];
+	for (i = 0; i < tfd_eng.nholds; i++) {
+		struct tfd_hold *h = tfd_eng.holds[i];
 		struct tfd_timer *t = h->t;
 		uint32_t id;
 		int k;
@@ -242,10 +243,10 @@ void tfd_engine_holds_direct(void)
 			k = -1;
 		h->file = k;
 		if (!(t->flags & T_USED) || t->gen != h->gen ||
-		    t->deliverer != g.self)
+		    t->deliverer != tfd_eng.self)
 			continue;
 		t->file = k;
-		if (k < 0 && t->holders != tfd_proc_bit(g.self)) {
+		if (k < 0 && t->holders != tfd_proc_bit(tfd_eng.self)) {
 			tfd_engine_unqueue(t);
 			tfd_family_orphan(t);
 		}
@@ -259,17 +260,17 @@ void tfd_engine_holds_direct(void)
  * timer keeps running until that wait ends (SPEC 2, closing). */
 static void drop_fd(int fd)
 {
-	struct tfd_hold *h = g.slot[fd];
+	struct tfd_hold *h = tfd_eng.slot[fd];
 	struct tfd_timer *t = h->t;
 
-	g.slot[fd] = NULL;
+	tfd_eng.slot[fd] = NULL;
 	tfd_engine_number_gone(fd);
 	h->nfds--;
 	if (h->direct && h->file == fd) {
 		/* Posts go to fd: none after this, and one being written
 		 * lands before the caller closes fd. */
 		h->file = -1;
-		if (t->deliverer == g.self)
+		if (t->deliverer == tfd_eng.self)
 			t->file = -1;
 		if (tfd_engine_wait_inflight(h)) {
 			if (!h->waiters) /* another thread closed the rest */
@@ -277,21 +278,21 @@ static void drop_fd(int fd)
 			return;
 		}
 		h->file = h->nfds ? other_number(h) : -1;
-		if (t->deliverer == g.self)
+		if (t->deliverer == tfd_eng.self)
 			t->file = h->file;
 	}
 	if (h->nfds)
 		return;
-	g.ntimers--;
+	tfd_eng.ntimers--;
 	tfd_engine_wait_inflight(h); /* no other can close it: no number */
 	/* Never readable again through this file, unless another process
 	 * still holds it: what was posted is theirs to read. */
-	if (t->holders == tfd_proc_bit(g.self))
+	if (t->holders == tfd_proc_bit(tfd_eng.self))
 		tfd_engine_drain(t, fd);
 	if (h->waiters) {
 		h->closed = 1;
-		if (h->file < 0 && t->deliverer == g.self &&
-		    t->holders != tfd_proc_bit(g.self)) {
+		if (h->file < 0 && t->deliverer == tfd_eng.self &&
+		    t->holders != tfd_proc_bit(tfd_eng.self)) {
 			/* We cannot post any more: let another process. */
 			tfd_engine_unqueue(t);
 			tfd_family_orphan(t);
@@ -305,25 +306,25 @@ static void drop_fd(int fd)
  * plain close(): forget such a stale entry. */
 static void forget_stale(int fd)
 {
-	if (fd >= 0 && (size_t)fd < g.nslot && g.slot[fd])
+	if (fd >= 0 && (size_t)fd < tfd_eng.nslot && tfd_eng.slot[fd])
 		drop_fd(fd);
 }
 
 static int grow_table(int fd)
 {
-	size_t n = g.nslot;
+	size_t n = tfd_eng.nslot;
 	struct tfd_hold **s;
 
-	if ((size_t)fd < g.nslot)
+	if ((size_t)fd < tfd_eng.nslot)
 		return 0;
 	while (n <= (size_t)fd) /* grow by an eighth: it is 8 bytes an fd */
 		n += n / 8 + 64;
-	s = realloc(g.slot, n * sizeof(*s));
+	s = realloc(tfd_eng.slot, n * sizeof(*s));
 	if (!s)
 		return ENOMEM;
-	memset(s + g.nslot, 0, (n - g.nslot) * sizeof(*s));
-	g.slot = s;
-	g.nslot = n;
+	memset(s + tfd_eng.nslot, 0, (n - tfd_eng.nslot) * sizeof(*s));
+	tfd_eng.slot = s;
+	tfd_eng.nslot = n;
 	return 0;
 }
 
@@ -334,13 +335,13 @@ static int pool_take(int flags, uint32_t *id)
 	int nb = !!(flags & TFD_NONBLOCK), k;
 	unsigned i;
 
-	if (!g.pool_max)
+	if (!tfd_eng.pool_max)
 		return -1;
-	for (i = g.npool; i-- > 0;) {
-		if (g.pool_nb[i] != nb)
+	for (i = tfd_eng.npool; i-- > 0;) {
+		if (tfd_eng.pool_nb[i] != nb)
 			continue;
-		k = g.pool[i];
-		*id = g.pool_id[i];
+		k = tfd_eng.pool[i];
+		*id = tfd_eng.pool_id[i];
 		tfd_engine_pool_drop(i);
 		if (tfd_engine_pool_count(nb) == POOL_LOW)
 			tfd_engine_poke(); /* once, as it falls below */
@@ -368,14 +369,14 @@ static int open_timer(int flags, unsigned char *direct, int *fd, int *file,
 	}
 	k = pool_take(flags, id);
 	if (k >= 0) {
-		e = tfd_files_take(g.tid, k, flags, fd);
+		e = tfd_files_take(tfd_eng.tid, k, flags, fd);
 		if (e == 0) {
 			*file = k;
 			return 0;
 		}
-		g.pool_nb[g.npool] = !!(flags & TFD_NONBLOCK); /* still fresh */
-		g.pool_id[g.npool] = *id;
-		g.pool[g.npool++] = k;
+		tfd_eng.pool_nb[tfd_eng.npool] = !!(flags & TFD_NONBLOCK); /* still fresh */
+		tfd_eng.pool_id[tfd_eng.npool] = *id;
+		tfd_eng.pool[tfd_eng.npool++] = k;
 	}
 	e = tfd_notify_open(flags, fd);
 	if (e)
@@ -413,17 +414,17 @@ static int take(int clockid, int flags, struct tfd_hold *h, int *fd)
 
 	if (tfd_engine_grow_holds())
 		goto fail;
-	if (g.self < 0 &&
-	    (g.self = tfd_family_new_proc(NO_PROC, P_LIVE)) < 0 &&
-	    (g.nholds || tfd_family_start_anew() ||
-	     (g.self = tfd_family_new_proc(NO_PROC, P_LIVE)) < 0))
+	if (tfd_eng.self < 0 &&
+	    (tfd_eng.self = tfd_family_new_proc(NO_PROC, P_LIVE)) < 0 &&
+	    (tfd_eng.nholds || tfd_family_start_anew() ||
+	     (tfd_eng.self = tfd_family_new_proc(NO_PROC, P_LIVE)) < 0))
 		goto fail; /* PROC_MAX processes hold timers; we hold none */
 	if (tfd_engine_reserve(mask))
 		goto fail;
-	e = g.virtual ? 0 : tfd_engine_start();
+	e = tfd_eng.virtual ? 0 : tfd_engine_start();
 	if (!e && !(t = tfd_family_new_timer()))
 		e = ENOMEM;
-	h->direct = (unsigned char)(g.virtual || !g.private_files);
+	h->direct = (unsigned char)(tfd_eng.virtual || !tfd_eng.private_files);
 	if (!e)
 		e = open_timer(flags, &h->direct, fd, &file, &id);
 	if (!e && (e = grow_table(*fd)) != 0)
@@ -441,8 +442,8 @@ static int take(int clockid, int flags, struct tfd_hold *h, int *fd)
 	}
 	t->clockid = (unsigned char)clockid;
 	t->base = t->qbase = (unsigned char)tfd_clock_base(clockid, 0);
-	t->holders = tfd_proc_bit(g.self);
-	t->deliverer = (signed char)g.self;
+	t->holders = tfd_proc_bit(tfd_eng.self);
+	t->deliverer = (signed char)tfd_eng.self;
 	t->file = file;
 	h->efd_id = id;
 	h->t = t;
@@ -454,9 +455,10 @@ fail:
 	e = ENOMEM;
 out:
 	free(h);
-	if (g.self >= 0 && g.nholds == 0 && g.state == STOPPED && !g.freed) {
-		tfd_family_free_proc(g.self);
-		g.self = -1;
+	if (tfd_eng.self >= 0 && tfd_eng.nholds == 0 &&
+	    tfd_eng.state == STOPPED && !tfd_eng.freed) {
+		tfd_family_free_proc(tfd_eng.self);
+		tfd_eng.self = -1;
 	}
 	return e;
 }
@@ -475,14 +477,14 @@ static int e_create(int clockid, int flags, int *out)
 	if (!h)
 		return ENOMEM;
 	tfd_engine_lock(&cs);
-	if (g.state == STOPPED)
+	if (tfd_eng.state == STOPPED)
 		free_dropped();
 	e = take(clockid, flags, h, &fd);
 	if (!e) {
 		forget_stale(fd);
 		tfd_engine_hold_add(h);
-		g.slot[fd] = h;
-		g.ntimers++;
+		tfd_eng.slot[fd] = h;
+		tfd_eng.ntimers++;
 		tfd_engine_number_named(fd, h);
 		*out = fd;
 	}
@@ -543,7 +545,7 @@ static int e_dup(int oldfd, int newfd)
 		e = grow_table(newfd);
 	if (!e && oldfd != newfd) {
 		forget_stale(newfd);
-		g.slot[newfd] = h;
+		tfd_eng.slot[newfd] = h;
 		h->nfds++;
 		tfd_engine_number_named(newfd, h);
 	}
@@ -586,7 +588,7 @@ static size_t e_count(void)
 	int cs;
 
 	tfd_engine_lock(&cs);
-	n = g.ntimers;
+	n = tfd_eng.ntimers;
 	tfd_engine_unlock(cs);
 	return n;
 }

@@ -30,7 +30,8 @@ int tfd_engine_virtual_foreign(struct tfd_hold *h)
 {
 	struct tfd_timer *t = h->t;
 
-	if (!g.virtual || !h->direct || h->closed || t->deliverer == g.self ||
+	if (!tfd_eng.virtual || !h->direct || h->closed ||
+	    t->deliverer == tfd_eng.self ||
 	    !(t->flags & T_USED) || t->gen != h->gen)
 		return -1;
 	return tfd_engine_hold_file(h, 0);
@@ -44,7 +45,7 @@ int tfd_engine_virtual_shared(void)
 	int p;
 
 	for (p = 0; p < PROC_MAX; p++)
-		if (p != g.self && tfd_fam->proc[p].state != P_FREE)
+		if (p != tfd_eng.self && tfd_fam->proc[p].state != P_FREE)
 			return 1;
 	return 0;
 }
@@ -56,18 +57,18 @@ static size_t foreign_due(void)
 
 	if (!tfd_engine_virtual_shared())
 		return 0;
-	for (i = 0; i < g.nholds; i++) {
-		struct tfd_timer *t = g.holds[i]->t;
+	for (i = 0; i < tfd_eng.nholds; i++) {
+		struct tfd_timer *t = tfd_eng.holds[i]->t;
 
-		n += t->m.next && t->m.next <= g.vnow[t->base] &&
-		     tfd_engine_virtual_foreign(g.holds[i]) >= 0;
+		n += t->m.next && t->m.next <= tfd_eng.vnow[t->base] &&
+		     tfd_engine_virtual_foreign(tfd_eng.holds[i]) >= 0;
 	}
 	return n;
 }
 
 /*
  * Post every timer due on the virtual clocks, which have just moved from
- * before[] to g.vnow[]: those we deliver, and those we hold that another
+ * before[] to tfd_eng.vnow[]: those we deliver, and those we hold that another
  * delivers (above).  Timers are taken in the order of their first expiry
  * within the step, across the three clocks; each posts once, with every
  * expiration the step crossed.  Lock held.
@@ -90,9 +91,9 @@ void tfd_engine_virtual_deliver(const int64_t *before)
 		int b, fb = 0, file = -1;
 
 		for (b = 0; b < NBASE; b++) {
-			const struct tfd_qent *top = tfd_queue_top(&g.q[b]);
+			const struct tfd_qent *top = tfd_queue_top(&tfd_eng.q[b]);
 
-			if (!top || top->key > g.vnow[b])
+			if (!top || top->key > tfd_eng.vnow[b])
 				continue;
 			if (!first || top->key - before[b] < off) {
 				first = top->node;
@@ -100,12 +101,12 @@ void tfd_engine_virtual_deliver(const int64_t *before)
 				fb = b;
 			}
 		}
-		for (i = 0; foreign && i < g.nholds; i++) {
-			struct tfd_hold *h = g.holds[i];
+		for (i = 0; foreign && i < tfd_eng.nholds; i++) {
+			struct tfd_hold *h = tfd_eng.holds[i];
 			int64_t next = h->t->m.next;
 
 			b = h->t->base;
-			if (!next || next > g.vnow[b] ||
+			if (!next || next > tfd_eng.vnow[b] ||
 			    ((first || held) && next - before[b] >= off) ||
 			    tfd_engine_virtual_foreign(h) < 0)
 				continue;
@@ -117,7 +118,7 @@ void tfd_engine_virtual_deliver(const int64_t *before)
 		if (!first && !held)
 			return;
 		t = first ? tfd_timer_of(first) : held->t;
-		tfd_model_advance(&t->m, g.vnow[fb]);
+		tfd_model_advance(&t->m, tfd_eng.vnow[fb]);
 		tfd_engine_requeue(t);
 		if (first) {
 			tfd_engine_post_locked(t);
@@ -154,24 +155,24 @@ static int move(const int64_t *mono_to, int64_t d_mono, int64_t d_boot,
 	int b, cs;
 
 	tfd_engine_lock(&cs);
-	if (!g.virtual) {
+	if (!tfd_eng.virtual) {
 		tfd_engine_unlock(cs);
 		return ENOTSUP;
 	}
 	for (b = 0; b < NBASE; b++)
-		before[b] = g.vnow[b];
+		before[b] = tfd_eng.vnow[b];
 	if (mono_to) {
-		d_mono = *mono_to - g.vnow[BASE_MONO];
+		d_mono = *mono_to - tfd_eng.vnow[BASE_MONO];
 		d_mono = d_boot = d_real = d_mono > 0 ? d_mono : 0;
 	}
-	g.vnow[BASE_MONO] = clamp_add(g.vnow[BASE_MONO], d_mono);
-	g.vnow[BASE_BOOT] = clamp_add(g.vnow[BASE_BOOT], d_boot);
-	g.vnow[BASE_REAL] = real_to ? clamp_add(*real_to, 0)
-	                            : clamp_add(g.vnow[BASE_REAL], d_real);
+	tfd_eng.vnow[BASE_MONO] = clamp_add(tfd_eng.vnow[BASE_MONO], d_mono);
+	tfd_eng.vnow[BASE_BOOT] = clamp_add(tfd_eng.vnow[BASE_BOOT], d_boot);
+	tfd_eng.vnow[BASE_REAL] = real_to ? clamp_add(*real_to, 0)
+	                            : clamp_add(tfd_eng.vnow[BASE_REAL], d_real);
 	tfd_engine_virtual_deliver(before);
 	/* Linux cancels when the offset between the clocks changed. */
-	if (was_set && g.vnow[BASE_REAL] - before[BASE_REAL] !=
-	                   g.vnow[BASE_MONO] - before[BASE_MONO])
+	if (was_set && tfd_eng.vnow[BASE_REAL] - before[BASE_REAL] !=
+	                   tfd_eng.vnow[BASE_MONO] - before[BASE_MONO])
 		tfd_clock_was_set();
 	tfd_engine_unlock(cs);
 	return 0;
@@ -202,10 +203,10 @@ int tfd_engine_virtual_now(int clockid, int64_t *ns)
 	int e = 0, cs;
 
 	tfd_engine_lock(&cs);
-	if (!g.virtual)
+	if (!tfd_eng.virtual)
 		e = ENOTSUP;
 	else
-		*ns = g.vnow[tfd_clock_base(clockid, 1)];
+		*ns = tfd_eng.vnow[tfd_clock_base(clockid, 1)];
 	tfd_engine_unlock(cs);
 	return e;
 }
@@ -222,14 +223,14 @@ int tfd_engine_virtual_start(int64_t mono, int64_t real, int64_t boot)
 	int e = 0, cs;
 
 	tfd_engine_lock(&cs);
-	if (!g.virtual)
+	if (!tfd_eng.virtual)
 		e = ENOTSUP;
-	else if (g.ntimers || g.nholds)
+	else if (tfd_eng.ntimers || tfd_eng.nholds)
 		e = EBUSY;
 	else {
-		g.vnow[BASE_MONO] = mono;
-		g.vnow[BASE_REAL] = real;
-		g.vnow[BASE_BOOT] = boot;
+		tfd_eng.vnow[BASE_MONO] = mono;
+		tfd_eng.vnow[BASE_REAL] = real;
+		tfd_eng.vnow[BASE_BOOT] = boot;
 	}
 	tfd_engine_unlock(cs);
 	return e;
@@ -242,19 +243,19 @@ int tfd_engine_virtual_use(int on)
 	int b, e = 0, cs;
 
 	tfd_engine_lock(&cs);
-	if (g.ntimers || g.nholds)
+	if (tfd_eng.ntimers || tfd_eng.nholds)
 		e = EBUSY;
-	else if (on != g.virtual) {
+	else if (on != tfd_eng.virtual) {
 		tfd_engine_stop_now();
 		/* The virtual clocks start where the system's are now, unless
 		 * another process of the family already runs on them. */
 		for (b = 0; b < PROC_MAX; b++)
-			if (b != g.self && tfd_fam->proc[b].state != P_FREE)
+			if (b != tfd_eng.self && tfd_fam->proc[b].state != P_FREE)
 				break;
 		if (b == PROC_MAX)
 			for (b = 0; b < NBASE; b++)
-				g.vnow[b] = tfd_clock_real(b);
-		g.virtual = on;
+				tfd_eng.vnow[b] = tfd_clock_real(b);
+		tfd_eng.virtual = on;
 	}
 	tfd_engine_unlock(cs);
 	return e;
