@@ -175,22 +175,33 @@ struct seen {
 	long threads;  /* of its process */
 };
 
-static struct seen look_thread(int pid, int tid)
+/* /proc/PID/task/TID/NAME into buf, NUL-terminated: 1, or 0 (gone). */
+static int read_task_file(int pid, int tid, const char *name, char *buf,
+                          size_t len)
 {
-	char path[64], buf[2048], *p;
-	struct seen s = { 0, 0, 0 };
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return s;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return 0;
+	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
-		return s;
+		return 0;
 	buf[n] = 0;
+	return 1;
+}
+
+static struct seen look_thread(int pid, int tid)
+{
+	char buf[2048], *p;
+	struct seen s = { 0, 0, 0 };
+
+	if (!read_task_file(pid, tid, "status", buf, sizeof(buf)))
+		return s;
 	p = strstr(buf, "\nState:");
 	if (p)
 		s.state = p[8] == ' ' || p[8] == '\t' ? p[9] : p[8];
@@ -270,21 +281,13 @@ struct pseen {
 
 static struct pseen look_stat(int pid, int tid)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024], *p;
 	struct pseen s = { 0, 0, 0 };
 	unsigned long long sig = 0;
-	ssize_t n;
-	int fd, k;
+	int k;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!read_task_file(pid, tid, "stat", buf, sizeof(buf)))
 		return s;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return s;
-	buf[n] = 0;
 	p = strrchr(buf, ')'); /* the name may hold anything */
 	if (!p || p[1] != ' ')
 		return s;
