@@ -42,7 +42,7 @@ TEST(conformance_every_case_in_a_group)
 {
 	size_t i, k, n = 0;
 
-	CHECK(conf_check_table(stdout) == 0);
+	CHECK_EQ(conf_check_table(stdout), 0);
 	for (i = 0; i < conf_ncases; i++) {
 		for (k = 0; k < sizeof(groups) / sizeof(*groups); k++)
 			if (!strncmp(conf_cases[i].name, groups[k],
@@ -52,7 +52,7 @@ TEST(conformance_every_case_in_a_group)
 		       "case %s is in no group", conf_cases[i].name);
 		n++;
 	}
-	CHECK(n >= 80);
+	CHECK_GE(n, 80);
 }
 
 /* Run a shell command; its output on our stdout; the exit status. */
@@ -62,7 +62,7 @@ static int shell(const char *cmd)
 	FILE *p = popen(cmd, "r");
 	int st;
 
-	CHECK(p != NULL);
+	CHECK_NE(p, NULL);
 	while (fgets(line, sizeof(line), p))
 		fputs(line, stdout);
 	st = pclose(p);
@@ -75,12 +75,12 @@ TEST(conformance_manual_errors_are_traceable)
 	const char *tool = getenv("TFD_TOOL");
 	char cmd[1024];
 
-	CHECK(tool != NULL);
+	CHECK_NE(tool, NULL);
 	CHECKF(access("tests/traceability.sh", R_OK) == 0,
 	       "run from the top of the source tree");
 	snprintf(cmd, sizeof(cmd),
 	         "sh tests/traceability.sh %s man tests 2>&1", tool);
-	CHECK(shell(cmd) == 0);
+	CHECK_EQ(shell(cmd), 0);
 }
 
 TEST(conformance_tool_prints_the_table)
@@ -90,13 +90,13 @@ TEST(conformance_tool_prints_the_table)
 	size_t n;
 	FILE *p;
 
-	CHECK(tool != NULL);
+	CHECK_NE(tool, NULL);
 	snprintf(cmd, sizeof(cmd), "%s conform --filter backend.", tool);
 	p = popen(cmd, "r");
-	CHECK(p != NULL);
+	CHECK_NE(p, NULL);
 	n = fread(out, 1, sizeof(out) - 1, p);
 	out[n] = 0;
-	CHECK(pclose(p) == 0);
+	CHECK_EQ(pclose(p), 0);
 	fputs(out, stdout);
 	CHECK(!strncmp(out, "case ", 5));
 	CHECK(strstr(out, " kernel ") && strstr(out, " engine ") &&
@@ -106,11 +106,11 @@ TEST(conformance_tool_prints_the_table)
 	                  "0 failed, 0 skipped\n"));
 	snprintf(cmd, sizeof(cmd),
 	         "%s conform --backend nosuch 2>/dev/null", tool);
-	CHECK(shell(cmd) == 2);
+	CHECK_EQ(shell(cmd), 2);
 	snprintf(cmd, sizeof(cmd),
 	         "%s conform --backend kernel --filter poll.never_writable",
 	         tool);
-	CHECK(shell(cmd) == 0);
+	CHECK_EQ(shell(cmd), 0);
 }
 
 /* TFD_BACKEND is read at the first call of the library: each choice in a
@@ -122,7 +122,7 @@ static void backend_from_env(const char *value, const char *want)
 
 	fflush(NULL);
 	pid = fork();
-	CHECK(pid >= 0);
+	CHECK_GE(pid, 0);
 	if (pid == 0) {
 		if (value)
 			setenv("TFD_BACKEND", value, 1);
@@ -130,7 +130,7 @@ static void backend_from_env(const char *value, const char *want)
 			unsetenv("TFD_BACKEND");
 		_exit(strcmp(tfd_backend_name(), want) ? 1 : 0);
 	}
-	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
 	CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	       "TFD_BACKEND=%s: not %s", value ? value : "(unset)", want);
 }
@@ -160,7 +160,7 @@ TEST(backend_unknown_in_environment_creates_nothing)
 
 	fflush(NULL);
 	pid = fork();
-	CHECK(pid >= 0);
+	CHECK_GE(pid, 0);
 	if (pid == 0) {
 		struct itimerspec its = { { 0, 0 }, { 1, 0 } };
 		int p[2], fd;
@@ -188,7 +188,7 @@ TEST(backend_unknown_in_environment_creates_nothing)
 		fd = tfd_create(CLOCK_MONOTONIC, 0);
 		_exit(fd >= 0 && tfd_close(fd) == 0 ? 0 : 7);
 	}
-	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
 	CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "step %d failed",
 	       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }

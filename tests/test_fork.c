@@ -49,7 +49,7 @@ TEST(fork_child_polls_and_epolls_the_inherited_timer)
 	char c = 0;
 
 	t_arm(fd, 0, 3600 * SEC, 0);
-	CHECK(pipe(go) == 0);
+	CHECK_EQ(pipe(go), 0);
 	pid = fork();
 	if (pid == 0) {
 		struct epoll_event ev = { EPOLLIN, { 0 } }, out;
@@ -59,9 +59,9 @@ TEST(fork_child_polls_and_epolls_the_inherited_timer)
 		close(go[0]);
 		CHECK(ep >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0);
 		CHECK(!t_readable(fd, 0) && epoll_wait(ep, &out, 1, 0) == 0);
-		CHECK(write(go[1], &c, 1) == 1);
+		CHECK_EQ(write(go[1], &c, 1), 1);
 		/* The parent re-arms it: the parent's engine posts here. */
-		CHECK(epoll_wait(ep, &out, 1, 5000) == 1);
+		CHECK_EQ(epoll_wait(ep, &out, 1, 5000), 1);
 		CHECK(t_readable(fd, 0));
 		CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
 		CHECK(!t_readable(fd, 0) && epoll_wait(ep, &out, 1, 0) == 0);
@@ -69,7 +69,7 @@ TEST(fork_child_polls_and_epolls_the_inherited_timer)
 		_exit(0);
 	}
 	close(go[1]);
-	CHECK(read(go[0], &c, 1) == 1);
+	CHECK_EQ(read(go[0], &c, 1), 1);
 	close(go[0]);
 	t_arm(fd, 0, 5 * MS, 0);
 	reap(pid);
@@ -85,27 +85,27 @@ TEST(fork_child_changes_and_queries_the_inherited_timer)
 	char c = 0;
 
 	t_arm(fd, 0, 3600 * SEC, SEC);
-	CHECK(pipe(go) == 0);
+	CHECK_EQ(pipe(go), 0);
 	pid = fork();
 	if (pid == 0) {
 		struct itimerspec v = t_its(1800 * SEC, 2 * SEC), out;
 
 		close(go[0]);
-		CHECK(tfd_gettime(fd, &out) == 0);
+		CHECK_EQ(tfd_gettime(fd, &out), 0);
 		CHECK(t_ns(&out.it_value) > 3000 * SEC &&
 		      t_ns(&out.it_interval) == SEC);
-		CHECK(tfd_settime(fd, 0, &v, &out) == 0);
-		CHECK(t_ns(&out.it_value) > 3000 * SEC); /* the old one */
-		CHECK(timerfd(fd, -1, 0, NULL, &out) == fd);
+		CHECK_EQ(tfd_settime(fd, 0, &v, &out), 0);
+		CHECK_GT(t_ns(&out.it_value), 3000 * SEC); /* the old one */
+		CHECK_EQ(timerfd(fd, -1, 0, NULL, &out), fd);
 		CHECK(t_ns(&out.it_value) <= 1800 * SEC &&
 		      t_ns(&out.it_interval) == 2 * SEC);
-		CHECK(write(go[1], &c, 1) == 1);
-		CHECK(tfd_close(fd) == 0);
+		CHECK_EQ(write(go[1], &c, 1), 1);
+		CHECK_EQ(tfd_close(fd), 0);
 		CHECK_ERR(tfd_close(fd), EBADF);
 		_exit(0);
 	}
 	close(go[1]);
-	CHECK(read(go[0], &c, 1) == 1);
+	CHECK_EQ(read(go[0], &c, 1), 1);
 	close(go[0]);
 	/* The child's setting, in the parent. */
 	CHECK_OK(tfd_gettime(fd, &cur));
@@ -115,7 +115,7 @@ TEST(fork_child_changes_and_queries_the_inherited_timer)
 	reap(pid);
 	/* And the child's disarm, once it is gone, is still the timer's. */
 	CHECK_OK(tfd_gettime(fd, &cur));
-	CHECK(t_ns(&cur.it_interval) == 2 * SEC);
+	CHECK_EQ(t_ns(&cur.it_interval), 2 * SEC);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -133,8 +133,8 @@ TEST(fork_child_arms_the_parent_reads)
 		struct itimerspec v = t_its(20 * MS, 0);
 
 		t_sleep_ns(10 * MS); /* the parent is blocked in tfd_read */
-		CHECK(tfd_settime(fd, 0, &v, NULL) == 0);
-		CHECK(tfd_close(fd) == 0);
+		CHECK_EQ(tfd_settime(fd, 0, &v, NULL), 0);
+		CHECK_EQ(tfd_close(fd), 0);
 		_exit(0);
 	}
 	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
@@ -182,7 +182,7 @@ TEST(fork_both_read_one_timer_each_expiration_counted_once)
 	pid_t pid;
 
 	t_arm(fd, TFD_TIMER_ABSTIME, e0, i);
-	CHECK(pipe(p) == 0);
+	CHECK_EQ(pipe(p), 0);
 	pid = fork();
 	if (pid == 0) {
 		int64_t end = t_now(CLOCK_MONOTONIC) + 150 * MS;
@@ -198,7 +198,7 @@ TEST(fork_both_read_one_timer_each_expiration_counted_once)
 			if (read(fd, &n, 8) == 8)
 				theirs += n;
 		}
-		CHECK(write(p[1], &theirs, 8) == 8);
+		CHECK_EQ(write(p[1], &theirs, 8), 8);
 		_exit(0);
 	}
 	close(p[1]);
@@ -207,12 +207,12 @@ TEST(fork_both_read_one_timer_each_expiration_counted_once)
 			mine += n;
 		t_sleep_ns(2 * MS);
 	}
-	CHECK(read(p[0], &theirs, 8) == 8);
+	CHECK_EQ(read(p[0], &theirs, 8), 8);
 	close(p[0]);
 	before = t_now(CLOCK_MONOTONIC);
 	n = 0;
 	if (tfd_read(fd, &n, 8) < 0)
-		CHECK(errno == EAGAIN);
+		CHECK_EQ(errno, EAGAIN);
 	after = t_now(CLOCK_MONOTONIC);
 	total = mine + theirs + n;
 	printf("parent %llu, child %llu, left %llu\n", (unsigned long long)mine,
@@ -247,8 +247,8 @@ TEST(fork_parent_close_leaves_the_timer_running_in_the_child)
 		close(go[1]);
 		close(done[0]);
 		if (T_ASAN) /* our thread starts at the first call */
-			CHECK(tfd_gettime(fd, &cur) == 0);
-		CHECK(read(go[0], &c, 1) == 1); /* the parent closed it */
+			CHECK_EQ(tfd_gettime(fd, &cur), 0);
+		CHECK_EQ(read(go[0], &c, 1), 1); /* the parent closed it */
 		for (k = 0; k < 20; k++) {
 			CHECK(t_readable(fd, 5000)); /* posted by our engine */
 			if (read(fd, &n, 8) == 8)
@@ -257,7 +257,7 @@ TEST(fork_parent_close_leaves_the_timer_running_in_the_child)
 		before = t_now(CLOCK_MONOTONIC);
 		n = 0; /* tfd_read counts from the clock: exact */
 		if (tfd_read(fd, &n, 8) < 0)
-			CHECK(errno == EAGAIN);
+			CHECK_EQ(errno, EAGAIN);
 		after = t_now(CLOCK_MONOTONIC);
 		total += n;
 		CHECKF(total >= t_due(e0, i, before) &&
@@ -266,17 +266,17 @@ TEST(fork_parent_close_leaves_the_timer_running_in_the_child)
 		       (unsigned long long)total,
 		       (unsigned long long)t_due(e0, i, before),
 		       (unsigned long long)t_due(e0, i, after));
-		CHECK(tfd_close(fd) == 0);
-		CHECK(write(done[1], &c, 1) == 1);
+		CHECK_EQ(tfd_close(fd), 0);
+		CHECK_EQ(write(done[1], &c, 1), 1);
 		_exit(0);
 	}
 	close(go[0]);
 	close(done[1]);
 	t_sleep_ns(10 * MS);
 	CHECK_OK(tfd_close(fd));
-	CHECK(write(go[1], &c, 1) == 1);
+	CHECK_EQ(write(go[1], &c, 1), 1);
 	close(go[1]);
-	CHECK(read(done[0], &c, 1) == 1);
+	CHECK_EQ(read(done[0], &c, 1), 1);
 	close(done[0]);
 	reap(pid);
 }
@@ -297,7 +297,7 @@ TEST(fork_daemon_keeps_the_timers)
 	unsigned long long first = 0, gone = 0;
 	int64_t t_gone;
 
-	CHECK(pipe(p) == 0);
+	CHECK_EQ(pipe(p), 0);
 	mid = fork();
 	if (mid == 0) {
 		int fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
@@ -342,7 +342,7 @@ TEST(fork_daemon_keeps_the_timers)
 		len += (size_t)r;
 	close(p[0]);
 	line[len] = 0;
-	CHECK(sscanf(line, "%llu", &first) == 1);
+	CHECK_EQ(sscanf(line, "%llu", &first), 1);
 	{
 		int ok = 0;
 		unsigned long long total = 0, lo = 0, hi = 0;
@@ -381,10 +381,10 @@ TEST(fork_child_killed_in_a_call_leaves_the_parent_working)
 			}
 		}
 		t_sleep_ns((round % 5 + 1) * 2 * MS);
-		CHECK(kill(pid, SIGKILL) == 0);
-		CHECK(waitpid(pid, NULL, 0) == pid);
+		CHECK_EQ(kill(pid, SIGKILL), 0);
+		CHECK_EQ(waitpid(pid, NULL, 0), pid);
 		CHECK_OK(tfd_gettime(fd, &cur));
-		CHECK(t_ns(&cur.it_value) > 3000 * SEC);
+		CHECK_GT(t_ns(&cur.it_value), 3000 * SEC);
 		t_arm(fd, 0, 2 * MS, 0);
 		CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
 		t_arm(fd, 0, 3600 * SEC, 0);
@@ -431,14 +431,14 @@ TEST(fork_while_a_thread_waits_in_tfd_read)
 	pthread_t th;
 	pid_t pid;
 
-	CHECK(pthread_create(&th, NULL, read_one, &fd) == 0);
+	CHECK_EQ(pthread_create(&th, NULL, read_one, &fd), 0);
 	t_sleep_ns(20 * MS);
 	pid = fork();
 	if (pid == 0) {
 		struct itimerspec cur;
 
 		CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0);
-		CHECK(tfd_close(fd) == 0);
+		CHECK_EQ(tfd_close(fd), 0);
 		_exit(0);
 	}
 	reap(pid);
@@ -461,9 +461,9 @@ TEST(fork_child_and_grandchild_run_their_own_timers)
 		int mine, again;
 		pid_t gc;
 
-		CHECK(tfd_close(fd) == 0);
+		CHECK_EQ(tfd_close(fd), 0);
 		mine = t_timer(CLOCK_REALTIME, 0);
-		CHECK(mine == fd); /* the number comes back, as a new timer */
+		CHECK_EQ(mine, fd); /* the number comes back, as a new timer */
 		if (T_TSAN) /* no thread in a child of a threaded process */
 			_exit(tfd_close(mine));
 		t_arm(mine, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) + 5 * MS, 0);
@@ -478,7 +478,7 @@ TEST(fork_child_and_grandchild_run_their_own_timers)
 			_exit(0);
 		}
 		reap(gc);
-		CHECK(tfd_close(mine) == 0);
+		CHECK_EQ(tfd_close(mine), 0);
 		_exit(0);
 	}
 	reap(pid);
@@ -493,10 +493,10 @@ static void exec_self(const char *arg, int fd, char *out, size_t n)
 	int p[2];
 	pid_t pid;
 
-	CHECK(len > 0);
+	CHECK_GT(len, 0);
 	self[len] = 0;
 	snprintf(num, sizeof(num), "%d", fd);
-	CHECK(pipe2(p, O_CLOEXEC) == 0);
+	CHECK_EQ(pipe2(p, O_CLOEXEC), 0);
 	pid = fork();
 	if (pid == 0) {
 		dup2(p[1], 1);
@@ -546,7 +546,7 @@ TEST_LIMIT(fork_the_65th_process_shares_nothing, 60)
 	char c = 0;
 
 	t_arm(fd, 0, 3600 * SEC, 0);
-	CHECK(pipe(hold) == 0);
+	CHECK_EQ(pipe(hold), 0);
 	for (k = 0; k < 63; k++) {
 		kids[k] = fork();
 		if (kids[k] == 0) {
@@ -555,7 +555,7 @@ TEST_LIMIT(fork_the_65th_process_shares_nothing, 60)
 				_exit(1);
 			_exit(tfd_gettime(fd, &cur) != 0);
 		}
-		CHECK(kids[k] > 0);
+		CHECK_GT(kids[k], 0);
 	}
 	last = fork();
 	if (last == 0) {
@@ -565,7 +565,7 @@ TEST_LIMIT(fork_the_65th_process_shares_nothing, 60)
 		CHECK_ERR(tfd_gettime(fd, &cur), EINVAL);
 		CHECK_ERR(tfd_read(fd, &n, 8), EINVAL);
 		CHECK_ERR(read(fd, &n, 8), EAGAIN); /* a plain eventfd */
-		CHECK(close(fd) == 0);
+		CHECK_EQ(close(fd), 0);
 		fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
 		t_arm(fd, 0, 2 * MS, 0);
 		last = fork();
@@ -585,7 +585,7 @@ TEST_LIMIT(fork_the_65th_process_shares_nothing, 60)
 	for (k = 0; k < 63; k++)
 		reap(kids[k]);
 	CHECK_OK(tfd_gettime(fd, &cur));
-	CHECK(t_ns(&cur.it_value) > 3000 * SEC);
+	CHECK_GT(t_ns(&cur.it_value), 3000 * SEC);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -631,7 +631,7 @@ TEST(fork_the_delivering_child_killed_the_other_takes_over)
 		unsigned long long total = 0, lo = 0, hi = 0;
 
 		t_arm(fd, TFD_TIMER_ABSTIME, e0, i);
-		CHECK(pipe(p) == 0);
+		CHECK_EQ(pipe(p), 0);
 		for (k = 0; k < 2; k++) {
 			kid[k] = fork();
 			if (kid[k] == 0) {
@@ -645,8 +645,8 @@ TEST(fork_the_delivering_child_killed_the_other_takes_over)
 		close(p[1]);
 		CHECK_OK(tfd_close(fd)); /* a child takes over */
 		t_sleep_ns(50 * MS);
-		CHECK(kill(kid[victim], SIGKILL) == 0);
-		CHECK(waitpid(kid[victim], NULL, 0) == kid[victim]);
+		CHECK_EQ(kill(kid[victim], SIGKILL), 0);
+		CHECK_EQ(waitpid(kid[victim], NULL, 0), kid[victim]);
 		reap(kid[1 - victim]);
 		len = read(p[0], line, sizeof(line) - 1);
 		close(p[0]);
@@ -677,7 +677,7 @@ TEST(fork_daemon_on_the_virtual_clocks)
 	pid_t mid;
 	char c = 'n';
 
-	CHECK(pipe(p) == 0);
+	CHECK_EQ(pipe(p), 0);
 	mid = fork();
 	if (mid == 0) {
 		int fd;
@@ -698,16 +698,16 @@ TEST(fork_daemon_on_the_virtual_clocks)
 			if (tfd_virtual_advance(&step) == 0 && t_readable(fd, 0) &&
 			    read(fd, &n, 8) == 8 && n == 2)
 				c = 'y';
-			CHECK(write(p[1], &c, 1) == 1);
+			CHECK_EQ(write(p[1], &c, 1), 1);
 			_exit(0);
 		}
 		_exit(0);
 	}
 	close(p[1]);
 	reap(mid);
-	CHECK(read(p[0], &c, 1) == 1);
+	CHECK_EQ(read(p[0], &c, 1), 1);
 	close(p[0]);
-	CHECK(c == 'y');
+	CHECK_EQ(c, 'y');
 }
 
 /* The id the kernel gave eventfd fd (fdinfo, Linux 6.1), or 0. */
@@ -745,7 +745,7 @@ TEST(fork_daemon_reusing_an_inherited_number_gets_no_counts)
 
 	if (!tfd_engine_private_files())
 		t_skip("the fallback posts to the user's numbers (tfd(7))");
-	CHECK(pipe(p) == 0);
+	CHECK_EQ(pipe(p), 0);
 	mid = fork();
 	if (mid == 0) {
 		int fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
@@ -774,7 +774,7 @@ TEST(fork_daemon_reusing_an_inherited_number_gets_no_counts)
 			if (mine < 0)
 				mine = eventfd(5, EFD_NONBLOCK);
 			if (mine != fd) { /* the same number */
-				CHECK(dup2(mine, fd) == fd);
+				CHECK_EQ(dup2(mine, fd), fd);
 				close(mine);
 				mine = fd;
 			}
@@ -808,28 +808,28 @@ TEST(fork_virtual_move_to_moves_the_family_once)
 	pid_t pid;
 	int fd;
 
-	CHECK(tfd_use_backend("engine") == 0);
-	CHECK(tfd_engine_virtual_move_to(SEC) == ENOTSUP);
-	CHECK(tfd_use_backend("virtual") == 0);
-	CHECK(tfd_engine_virtual_start(5 * SEC, 7 * SEC, 9 * SEC) == 0);
+	CHECK_EQ(tfd_use_backend("engine"), 0);
+	CHECK_EQ(tfd_engine_virtual_move_to(SEC), ENOTSUP);
+	CHECK_EQ(tfd_use_backend("virtual"), 0);
+	CHECK_EQ(tfd_engine_virtual_start(5 * SEC, 7 * SEC, 9 * SEC), 0);
 	fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
 	t_arm(fd, 0, SEC, SEC); /* due at 6 s, 7 s... */
 	pid = fork();
 	if (pid == 0) {
-		CHECK(tfd_engine_virtual_move_to(6 * SEC) == 0);
+		CHECK_EQ(tfd_engine_virtual_move_to(6 * SEC), 0);
 		_exit(0);
 	}
 	reap(pid);
-	CHECK(tfd_engine_virtual_move_to(6 * SEC) == 0);
-	CHECK(tfd_engine_virtual_move_to(5 * SEC) == 0);
-	CHECK(tfd_virtual_now(CLOCK_MONOTONIC, &ts) == 0);
+	CHECK_EQ(tfd_engine_virtual_move_to(6 * SEC), 0);
+	CHECK_EQ(tfd_engine_virtual_move_to(5 * SEC), 0);
+	CHECK_EQ(tfd_virtual_now(CLOCK_MONOTONIC, &ts), 0);
 	CHECKF(t_ns(&ts) == 6 * SEC, "monotonic at %lld ns",
 	       (long long)t_ns(&ts));
 	CHECK(tfd_virtual_now(CLOCK_REALTIME, &ts) == 0 && t_ns(&ts) == 8 * SEC);
 	CHECK(tfd_virtual_now(CLOCK_BOOTTIME, &ts) == 0 &&
 	      t_ns(&ts) == 10 * SEC);
-	CHECK(tfd_read(fd, &n, 8) == 8);
+	CHECK_EQ(tfd_read(fd, &n, 8), 8);
 	CHECKF(n == 1, "count %llu", (unsigned long long)n);
 	CHECK_OK(tfd_close(fd));
-	CHECK(tfd_use_backend("engine") == 0);
+	CHECK_EQ(tfd_use_backend("engine"), 0);
 }

@@ -30,7 +30,7 @@ static int lowest_free(void)
 {
 	int fd = dup(0);
 
-	CHECK(fd >= 0);
+	CHECK_GE(fd, 0);
 	close(fd);
 	return fd;
 }
@@ -45,13 +45,13 @@ TEST(closefrom_above_a_timer_never_reaches_our_files)
 	uint64_t n;
 
 	t_arm(fd, 0, MS, MS);
-	CHECK(syscall(SYS_close_range, (unsigned)fd + 1, ~0U, 0) == 0);
+	CHECK_EQ(syscall(SYS_close_range, (unsigned)fd + 1, ~0U, 0), 0);
 	f = mkstemp(path);
-	CHECK(f == fd + 1);
+	CHECK_EQ(f, fd + 1);
 	unlink(path);
-	CHECK(write(f, "hello", 5) == 5);
+	CHECK_EQ(write(f, "hello", 5), 5);
 	t_sleep_ns(30 * MS);
-	CHECK(fstat(f, &st) == 0);
+	CHECK_EQ(fstat(f, &st), 0);
 	CHECKF(st.st_size == 5, "the file grew to %ld bytes", (long)st.st_size);
 	CHECK(tfd_read(fd, &n, 8) == 8 && n >= 1);
 	t_sleep_ns(5 * MS);
@@ -68,14 +68,14 @@ TEST(dup2_onto_the_number_above_a_timer)
 	uint64_t n;
 
 	t_arm(fd, 0, MS, MS);
-	CHECK(pipe2(p, O_NONBLOCK) == 0);
+	CHECK_EQ(pipe2(p, O_NONBLOCK), 0);
 	above = fd + 1;
 	if (p[0] == above || p[1] == above)
 		above = fd + 3;
-	CHECK(dup2(p[1], above) == above);
-	CHECK(write(above, "ping", 4) == 4);
+	CHECK_EQ(dup2(p[1], above), above);
+	CHECK_EQ(write(above, "ping", 4), 4);
 	t_sleep_ns(30 * MS);
-	CHECK(read(p[0], buf, sizeof(buf)) == 4);
+	CHECK_EQ(read(p[0], buf, sizeof(buf)), 4);
 	CHECK(tfd_read(fd, &n, 8) == 8 && n >= 1);
 	close(above);
 	close(p[0]);
@@ -92,10 +92,10 @@ TEST(as_many_timers_as_the_kernel_under_a_descriptor_limit)
 	int fds[LIMIT], nk = 0, ne = 0, i, next;
 	const struct tfd_backend *k = &tfd_kernel_backend;
 
-	CHECK(getrlimit(RLIMIT_NOFILE, &old) == 0);
+	CHECK_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
 	low = old;
 	low.rlim_cur = LIMIT;
-	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
 	while (nk < LIMIT && k->create(CLOCK_MONOTONIC, 0, &fds[nk]) == 0)
 		nk++;
 	for (i = 0; i < nk; i++)
@@ -106,14 +106,14 @@ TEST(as_many_timers_as_the_kernel_under_a_descriptor_limit)
 		CHECK_OK(tfd_settime(fds[ne], 0, &v, NULL)); /* never EMFILE */
 		ne++;
 	}
-	CHECK(errno == EMFILE);
+	CHECK_EQ(errno, EMFILE);
 	CHECKF(ne == nk, "engine %d timers, kernel %d", ne, nk);
 	CHECK_OK(tfd_close(fds[--ne]));
 	next = lowest_free();
 	CHECKF(next == fds[ne], "next descriptor %d, want %d", next, fds[ne]);
 	for (i = 0; i < ne; i++)
 		CHECK_OK(tfd_close(fds[i]));
-	CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0);
+	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
 }
 
 /* A deadline made earlier while the service thread is busy posting a
@@ -155,7 +155,7 @@ TEST_LIMIT(no_wakeup_lost_while_a_burst_is_posted, 60)
 		t_arm(fds[i], TFD_TIMER_ABSTIME, due, 0);
 	}
 	t_sleep_ns(due - t_now(CLOCK_MONOTONIC) - MS);
-	CHECK(pthread_create(&th, NULL, arm_during_burst, &b) == 0);
+	CHECK_EQ(pthread_create(&th, NULL, arm_during_burst, &b), 0);
 	pthread_join(th, NULL);
 	CHECK(b.ok);
 	for (i = 0; i < N; i++)
@@ -184,14 +184,14 @@ TEST(cancelling_a_blocked_tfd_read_leaves_nothing_behind)
 	for (i = 0; i < 20; i++) {
 		pthread_t th;
 
-		CHECK(pthread_create(&th, NULL, reader, &fd) == 0);
+		CHECK_EQ(pthread_create(&th, NULL, reader, &fd), 0);
 		t_sleep_ns(2 * MS);
-		CHECK(pthread_cancel(th) == 0);
+		CHECK_EQ(pthread_cancel(th), 0);
 		CHECK(pthread_join(th, &res) == 0 && res == PTHREAD_CANCELED);
 		CHECK_OK(tfd_gettime(fd, &cur)); /* not locked */
 	}
 	CHECK_OK(tfd_close(fd));
-	CHECK(tfd_engine_backend.count() == 0);
+	CHECK_EQ(tfd_engine_backend.count(), 0);
 }
 
 /* Threads cancelled at any point of a loop of calls never leave the
@@ -233,10 +233,10 @@ TEST(cancelled_threads_never_leave_the_engine_locked)
 	for (i = 0; i < 30; i++) {
 		pthread_t th;
 
-		CHECK(pthread_create(&th, NULL, churn, NULL) == 0);
+		CHECK_EQ(pthread_create(&th, NULL, churn, NULL), 0);
 		t_sleep_ns((i % 5 + 1) * 200 * US);
-		CHECK(pthread_cancel(th) == 0);
-		CHECK(pthread_join(th, NULL) == 0);
+		CHECK_EQ(pthread_cancel(th), 0);
+		CHECK_EQ(pthread_join(th, NULL), 0);
 	}
 	fd = t_timer(CLOCK_MONOTONIC, 0); /* would hang on a dead owner */
 	CHECK_OK(tfd_close(fd));
@@ -266,7 +266,7 @@ TEST_LIMIT(kernel_backend_survives_fork_of_a_threaded_parent, 60)
 	if (T_TSAN)
 		t_skip("ThreadSanitizer's own runtime may deadlock in a child "
 		       "forked from a threaded parent");
-	CHECK(pthread_create(&th, NULL, kernel_churn, NULL) == 0);
+	CHECK_EQ(pthread_create(&th, NULL, kernel_churn, NULL), 0);
 	for (i = 0; i < (t_valgrind() ? 20 : 300); i++) {
 		pid_t pid = fork();
 		int st;
@@ -341,12 +341,12 @@ TEST_LIMIT(many_fast_unread_timers_never_starve_the_program, 60)
 
 	if (t_valgrind())
 		t_skip("too slow under valgrind");
-	CHECK(getrlimit(RLIMIT_NOFILE, &old) == 0);
+	CHECK_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
 	if (old.rlim_max < N + 64)
 		t_skip("RLIMIT_NOFILE's hard limit is %lu", (unsigned long)old.rlim_max);
 	lim = old;
 	lim.rlim_cur = N + 64;
-	CHECK(setrlimit(RLIMIT_NOFILE, &lim) == 0);
+	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &lim), 0);
 	for (i = 0; i < N; i++) {
 		fd[i] = t_timer(CLOCK_REALTIME, TFD_NONBLOCK);
 		CHECK_OK(tfd_settime(fd[i], 0, &v, NULL));
@@ -357,9 +357,9 @@ TEST_LIMIT(many_fast_unread_timers_never_starve_the_program, 60)
 		calls++;
 	}
 	printf("%ld gettime calls in 1 s with %d timers at 1 MHz\n", calls, N);
-	CHECK(calls >= 1000);
+	CHECK_GE(calls, 1000);
 	CHECK(tfd_read(fd[0], &n, 8) == 8 && n >= 1);
 	for (i = 0; i < N; i++)
 		CHECK_OK(tfd_close(fd[i]));
-	CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0);
+	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
 }

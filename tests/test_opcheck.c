@@ -77,7 +77,7 @@ static void run(uint64_t seed, unsigned mode, unsigned long min_ops)
 	       st.skipped, st.runs, st.virtual_runs, st.kernel_runs, st.moves,
 	       st.counts, st.errors, st.cancels,
 	       (double)(t_now(CLOCK_MONOTONIC) - t0) / SEC);
-	CHECK(st.ops >= min_ops);
+	CHECK_GE(st.ops, min_ops);
 	CHECK(mode != 1 || st.virtual_runs == st.runs);
 	CHECK(mode != 2 || st.kernel_runs == st.runs);
 }

@@ -24,12 +24,12 @@ static int tool(const char *args, char *out, size_t outn, char *err,
 	FILE *p, *e;
 	size_t n;
 
-	CHECK(bin != NULL);
+	CHECK_NE(bin, NULL);
 	efd = mkstemp(ef);
-	CHECK(efd >= 0);
+	CHECK_GE(efd, 0);
 	snprintf(cmd, sizeof(cmd), "%s %s 2>%s", bin, args, ef);
 	p = popen(cmd, "r");
-	CHECK(p != NULL);
+	CHECK_NE(p, NULL);
 	n = fread(out, 1, outn - 1, p);
 	out[n] = 0;
 	st = pclose(p);
@@ -244,9 +244,9 @@ TEST(tool_help_and_version)
 	char out[4096], err[4096], want[64];
 	size_t n;
 
-	CHECK(tool("--help", out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ(tool("--help", out, sizeof(out), err, sizeof(err)), 0);
 	CHECK(strstr(out, "usage: tfd COMMAND") && err[0] == 0);
-	CHECK(tool("--version", out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ(tool("--version", out, sizeof(out), err, sizeof(err)), 0);
 	/* "tfd 0.2.0", then " (git DESCRIBE)" when built from git */
 	n = (size_t)snprintf(want, sizeof(want), "tfd %s", TFD_VERSION_STRING);
 	CHECKF(!strncmp(out, want, n) &&
@@ -254,7 +254,7 @@ TEST(tool_help_and_version)
 	                (!strncmp(out + n, " (git ", 6) && lines(out) == 1 &&
 	                 !strcmp(out + strlen(out) - 2, ")\n"))),
 	       "--version printed '%s'", out);
-	CHECK(err[0] == 0);
+	CHECK_EQ(err[0], 0);
 }
 
 /* Every command answers --help (and -h, and tfd help COMMAND) with the
@@ -278,14 +278,14 @@ TEST(tool_every_command_answers_help)
 		CHECK(strstr(out[0], "\noptions:\n") &&
 		      strstr(out[0], "  --help "));
 		snprintf(args, sizeof(args), "%s -h", cmds[i]);
-		CHECK(tool(args, out[1], sizeof(out[1]), err, sizeof(err)) == 0);
+		CHECK_EQ(tool(args, out[1], sizeof(out[1]), err, sizeof(err)), 0);
 		CHECK(!strcmp(out[0], out[1]) && err[0] == 0);
 		snprintf(args, sizeof(args), "help %s", cmds[i]);
-		CHECK(tool(args, out[2], sizeof(out[2]), err, sizeof(err)) == 0);
+		CHECK_EQ(tool(args, out[2], sizeof(out[2]), err, sizeof(err)), 0);
 		CHECK(!strcmp(out[0], out[2]) && err[0] == 0);
 	}
-	CHECK(tool("help", out[0], sizeof(out[0]), err, sizeof(err)) == 0);
-	CHECK(tool("--help", out[1], sizeof(out[1]), err, sizeof(err)) == 0);
+	CHECK_EQ(tool("help", out[0], sizeof(out[0]), err, sizeof(err)), 0);
+	CHECK_EQ(tool("--help", out[1], sizeof(out[1]), err, sizeof(err)), 0);
 	CHECK(!strcmp(out[0], out[1]) && err[0] == 0);
 	for (i = 0; i < sizeof(cmds) / sizeof(*cmds); i++) {
 		snprintf(want, sizeof(want), "\ntfd %s [OPTION]...", cmds[i]);
@@ -355,23 +355,17 @@ TEST(tool_option_values_with_equals_and_after_operands)
 	         asan ? ":" : "", asan ? asan : "");
 	setenv("ASAN_OPTIONS", out, 1);
 
-	CHECK(tool("run --clock=realtime --api=revised 0.01", out, sizeof(out),
-	           err, sizeof(err)) == 0);
+	CHECK_EQ(tool("run --clock=realtime --api=revised 0.01", out, sizeof(out), err, sizeof(err)), 0);
 	CHECK(lines(out) == 2 && err[0] == 0);
-	CHECK(tool("run 0.01 --clock boottime", out, sizeof(out), err,
-	           sizeof(err)) == 0);
+	CHECK_EQ(tool("run 0.01 --clock boottime", out, sizeof(out), err, sizeof(err)), 0);
 	CHECK(lines(out) == 2 && err[0] == 0);
-	CHECK(tool("exec --backend=virtual -- sh -c 'echo $TFD_BACKEND'", out,
-	           sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ(tool("exec --backend=virtual -- sh -c 'echo $TFD_BACKEND'", out, sizeof(out), err, sizeof(err)), 0);
 	CHECKF(!strcmp(out, "virtual\n"), "'%s' '%s'", out, err);
-	CHECK(tool("exec --backend kernel sh -c 'echo $TFD_BACKEND' --backend",
-	           out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ(tool("exec --backend kernel sh -c 'echo $TFD_BACKEND' --backend", out, sizeof(out), err, sizeof(err)), 0);
 	CHECK(!strcmp(out, "kernel\n"));
-	CHECK(tool("conform --filter=backend.name --backend=kernel", out,
-	           sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ(tool("conform --filter=backend.name --backend=kernel", out, sizeof(out), err, sizeof(err)), 0);
 	CHECK(strstr(out, "1 cases: 1 ok"));
-	CHECK(tool("bench --rounds=1 --filter=3 --json --quick", out,
-	           sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ(tool("bench --rounds=1 --filter=3 --json --quick", out, sizeof(out), err, sizeof(err)), 0);
 	CHECK(strstr(out, "\"3 gettime") && !strstr(out, "\"1 create"));
 }
 
@@ -383,7 +377,7 @@ TEST(tool_help_and_manual_list_the_same_options)
 	char cmd[512];
 	int st;
 
-	CHECK(bin != NULL);
+	CHECK_NE(bin, NULL);
 	snprintf(cmd, sizeof(cmd), "sh tests/help.sh %s man/tfd.1 2>&1", bin);
 	st = system(cmd);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -395,16 +389,16 @@ TEST(tool_run_prints_one_line_per_read)
 	unsigned long total = 0, n, t, i = 0;
 	double el, rem, last = 0;
 
-	CHECK(tool("run 0.05 0.02 5", out, sizeof(out), err, sizeof(err)) == 0);
-	CHECK(err[0] == 0);
+	CHECK_EQ(tool("run 0.05 0.02 5", out, sizeof(out), err, sizeof(err)), 0);
+	CHECK_EQ(err[0], 0);
 	line = strtok(out, "\n");
 	CHECK(line && strstr(line, "elapsed") && strstr(line, "remaining"));
 	while ((line = strtok(NULL, "\n"))) {
-		CHECK(sscanf(line, "%lf %lu %lu %lf", &el, &n, &t, &rem) == 4);
+		CHECK_EQ(sscanf(line, "%lf %lu %lu %lf", &el, &n, &t, &rem), 4);
 		total += n;
 		CHECK(t == total && n >= 1);
 		/* Expiry k is at 0.05 + 0.02 (k - 1): never before it. */
-		CHECK(el >= 0.05 + 0.02 * (double)(t - 1) - 1e-6);
+		CHECK_GE(el, 0.05 + 0.02 * (double)(t - 1) - 1e-6);
 		CHECK(el >= last && rem > 0 && rem <= 0.02);
 		last = el;
 		i++;
@@ -416,15 +410,12 @@ TEST(tool_run_other_clocks_and_revised_api)
 {
 	char out[4096], err[4096];
 
-	CHECK(tool("run --clock realtime --abs --api revised 0.01 0.01 2", out,
-	           sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ(tool("run --clock realtime --abs --api revised 0.01 0.01 2", out, sizeof(out), err, sizeof(err)), 0);
 	CHECK(lines(out) >= 2 && err[0] == 0);
-	CHECK(tool("run --clock boottime 0.01", out, sizeof(out), err,
-	           sizeof(err)) == 0);
-	CHECK(lines(out) == 2);
+	CHECK_EQ(tool("run --clock boottime 0.01", out, sizeof(out), err, sizeof(err)), 0);
+	CHECK_EQ(lines(out), 2);
 	/* A library error: one line, exit 1. */
-	CHECK(tool("run --clock realtime-alarm 1", out, sizeof(out), err,
-	           sizeof(err)) == 1);
+	CHECK_EQ(tool("run --clock realtime-alarm 1", out, sizeof(out), err, sizeof(err)), 1);
 	CHECK(lines(err) == 1 && strstr(err, "tfd_create"));
 }
 
@@ -442,17 +433,14 @@ TEST(tool_run_on_virtual_time_moves_time)
 	         asan ? ":" : "", asan ? asan : "");
 	setenv("ASAN_OPTIONS", out, 1);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK(tool("exec --backend virtual -- \"$TFD_TOOL\" run 3600 60 3",
-	           out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ(tool("exec --backend virtual -- \"$TFD_TOOL\" run 3600 60 3", out, sizeof(out), err, sizeof(err)), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	CHECKF(strstr(out, "\n3600.000000        1        1    60.000000\n") &&
 	       strstr(out, "\n3660.000000        1        2    60.000000\n") &&
 	       strstr(out, "\n3720.000000        1        3    60.000000\n"),
 	       "'%s' '%s'", out, err);
-	CHECK(t1.tv_sec - t0.tv_sec < 10);
-	CHECK(tool("exec --backend virtual -- \"$TFD_TOOL\" run --api revised "
-	           "--clock realtime --abs 2", out, sizeof(out), err,
-	           sizeof(err)) == 0);
+	CHECK_LT(t1.tv_sec - t0.tv_sec, 10);
+	CHECK_EQ(tool("exec --backend virtual -- \"$TFD_TOOL\" run --api revised " "--clock realtime --abs 2", out, sizeof(out), err, sizeof(err)), 0);
 	CHECKF(strstr(out, "\n  2.000000        1        1     0.000000\n"),
 	       "'%s' '%s'", out, err);
 }
@@ -463,9 +451,7 @@ TEST(tool_absolute_value_near_the_end_of_time_saturates)
 
 	/* now + VALUE is past 292 years: armed (saturated), never fires;
 	 * timeout(1) ends it. */
-	CHECK(tool("run --clock realtime --abs 9000000000 & p=$!; sleep 0.3; "
-	           "kill $p; wait $p", out, sizeof(out), err, sizeof(err)) ==
-	      128 + 15);
+	CHECK_EQ(tool("run --clock realtime --abs 9000000000 & p=$!; sleep 0.3; " "kill $p; wait $p", out, sizeof(out), err, sizeof(err)), 128 + 15);
 	CHECKF(!strstr(err, "tfd:") && lines(out) == 1, "out '%s' err '%s'", out, err);
 }
 
@@ -483,8 +469,7 @@ TEST_LIMIT(tool_bench_quick_runs_every_workload, 120)
 	char err[4096];
 	size_t i;
 
-	CHECK(tool("bench --quick --rounds 1 --json", out, sizeof(out), err,
-	           sizeof(err)) == 0);
+	CHECK_EQ(tool("bench --quick --rounds 1 --json", out, sizeof(out), err, sizeof(err)), 0);
 	for (i = 0; i < sizeof(names) / sizeof(*names); i++)
 		CHECKF(strstr(out, names[i]), "no %s in the JSON", names[i]);
 	/* 9b needs a seccomp filter, which a system may refuse: then a note
@@ -534,30 +519,24 @@ TEST(tool_exec_own_failures_exit_125_as_env)
 	argv[2] = (char *)"true";
 	argv[3] = NULL;
 	refused(argv, "TFD_BACKEND=virtaul", 125);
-	CHECK(tool("exec --backend engine true", out, sizeof(out), err,
-	           sizeof(err)) == 0);
+	CHECK_EQ(tool("exec --backend engine true", out, sizeof(out), err, sizeof(err)), 0);
 	unsetenv("TFD_BACKEND");
 	/* the library not found */
 	setenv("TFD_PRELOAD", "/nonexistent/libtfd-preload.so", 1);
 	refused(argv, "TFD_PRELOAD not found", 125);
 	unsetenv("TFD_PRELOAD");
 	/* found but not runnable: 126; not found: 127, as env(1) */
-	CHECK(tool("exec /etc/passwd", out, sizeof(out), err,
-	           sizeof(err)) == 126);
+	CHECK_EQ(tool("exec /etc/passwd", out, sizeof(out), err, sizeof(err)), 126);
 	CHECKF(!strcmp(err, "tfd: exec: /etc/passwd: Permission denied\n"),
 	       "'%s'", err);
-	CHECK(tool("exec /nonexistent/prog", out, sizeof(out), err,
-	           sizeof(err)) == 127);
-	CHECK(tool("exec --backend virtual tfd-no-such-program", out,
-	           sizeof(out), err, sizeof(err)) == 127);
-	CHECK(tool("exec -- sh -c 'exit 3'", out, sizeof(out), err,
-	           sizeof(err)) == 3);
+	CHECK_EQ(tool("exec /nonexistent/prog", out, sizeof(out), err, sizeof(err)), 127);
+	CHECK_EQ(tool("exec --backend virtual tfd-no-such-program", out, sizeof(out), err, sizeof(err)), 127);
+	CHECK_EQ(tool("exec -- sh -c 'exit 3'", out, sizeof(out), err, sizeof(err)), 3);
 	/* the dynamic linker run as a program reads LD_PRELOAD: not static */
 	if (access("/lib64/ld-linux-x86-64.so.2", X_OK) == 0)
-		CHECK(tool("exec /lib64/ld-linux-x86-64.so.2 /bin/sh -c 'exit 4'",
-		           out, sizeof(out), err, sizeof(err)) == 4);
+		CHECK_EQ(tool("exec /lib64/ld-linux-x86-64.so.2 /bin/sh -c 'exit 4'", out, sizeof(out), err, sizeof(err)), 4);
 
-	CHECK(mkdtemp(dir) != NULL);
+	CHECK_NE(mkdtemp(dir), NULL);
 	have_static = static_programs(dir) == 0;
 	if (have_static) {
 		snprintf(path, sizeof(path), "%s/static", dir);
@@ -568,17 +547,17 @@ TEST(tool_exec_own_failures_exit_125_as_env)
 		snprintf(path, sizeof(path), "%s/script", dir);
 		refused(argv, "a script on a static interpreter", 125);
 		snprintf(cmd, sizeof(cmd), "exec %s/static", dir);
-		CHECK(tool(cmd, out, sizeof(out), err, sizeof(err)) == 125);
+		CHECK_EQ(tool(cmd, out, sizeof(out), err, sizeof(err)), 125);
 		CHECKF(strstr(err, "/static is statically linked: "
 		                   "libtfd-preload.so cannot be loaded into it"),
 		       "'%s'", err);
 		snprintf(cmd, sizeof(cmd), "exec --allow-static %s/static", dir);
-		CHECK(tool(cmd, out, sizeof(out), err, sizeof(err)) == 7);
-		CHECK(err[0] == 0);
+		CHECK_EQ(tool(cmd, out, sizeof(out), err, sizeof(err)), 7);
+		CHECK_EQ(err[0], 0);
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	st = system(cmd);
-	CHECK(st == 0);
+	CHECK_EQ(st, 0);
 	if (!have_static)
 		t_skip("no static C library (cc -static failed): the static "
 		       "cases were not run");
@@ -594,18 +573,15 @@ TEST(tool_run_backend_option_and_environment)
 	char out[4096], err[4096];
 
 	refused(bad, "run --backend virtaul", 2);
-	CHECK(tool("run --backend virtual 3600 60 2", out, sizeof(out), err,
-	           sizeof(err)) == 0);
+	CHECK_EQ(tool("run --backend virtual 3600 60 2", out, sizeof(out), err, sizeof(err)), 0);
 	CHECKF(strstr(out, "\n3660.000000        1        2    60.000000\n"),
 	       "'%s' '%s'", out, err);
-	CHECK(tool("run --backend=kernel --clock boottime 0.01", out,
-	           sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ(tool("run --backend=kernel --clock boottime 0.01", out, sizeof(out), err, sizeof(err)), 0);
 	setenv("TFD_BACKEND", "virtaul", 1);
 	refused(plain, "TFD_BACKEND=virtaul tfd run", 2);
-	CHECK(tool("run --backend engine 0.01", out, sizeof(out), err,
-	           sizeof(err)) == 0);
+	CHECK_EQ(tool("run --backend engine 0.01", out, sizeof(out), err, sizeof(err)), 0);
 	setenv("TFD_BACKEND", "virtual", 1);
-	CHECK(tool("run 100", out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ(tool("run 100", out, sizeof(out), err, sizeof(err)), 0);
 	CHECKF(strstr(out, "\n100.000000        1        1     0.000000\n"),
 	       "'%s'", out);
 	unsetenv("TFD_BACKEND");
@@ -649,7 +625,7 @@ TEST(tool_exec_virtual_without_memfd_create)
 	n = read(p[0], out, sizeof(out) - 1);
 	out[n > 0 ? n : 0] = 0;
 	close(p[0]);
-	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
 	CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
 	CHECKF(!strcmp(out, "slept\n"), "'%s'", out);
 }

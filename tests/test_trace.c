@@ -11,7 +11,7 @@ static const char *tool(void)
 {
 	const char *t = getenv("TFD_TOOL");
 
-	CHECK(t != NULL);
+	CHECK_NE(t, NULL);
 	return t;
 }
 
@@ -28,7 +28,7 @@ static const char *timer_block(const char *out, int n, char *buf, size_t size)
 	p++;
 	end = strstr(p, "\n\n");
 	end = end ? end + 1 : p + strlen(p); /* with its last newline */
-	CHECK((size_t)(end - p) < size);
+	CHECK_LT((size_t)(end - p), size);
 	memcpy(buf, p, (size_t)(end - p));
 	buf[end - p] = 0;
 	return buf;
@@ -114,7 +114,7 @@ static void example_loop(int secs)
 	         "grep -c '>[0-9]* s</text>' %s/t.html && "
 	         "head -c 40 %s/t.svg && grep -c '</svg>' %s/t.svg",
 	         dir, dir, dir, dir, dir);
-	CHECK(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 0);
 	CHECKF(!strncmp(out, "3\n1\n", 4) &&
 	               strstr(out, "\n<svg xmlns=\"http://www.w3.org/2000/svg\"") &&
 	               !strcmp(out + strlen(out) - 2, "1\n"),
@@ -124,7 +124,7 @@ static void example_loop(int secs)
 	         "\"eventloop-timerfd\"}' %s/t.json && grep -c "
 	         "'\"name\":\"read\",\"pid\":[0-9]*,\"tid\":1,' %s/t.json",
 	         dir, dir);
-	CHECK(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 0);
 	snprintf(want, sizeof(want), "1\n%d\n", beats);
 	CHECKF(!strcmp(out, want), "the events: '%s', not '%s'", out, want);
 	/* a mark per read and per deadline while they are 3 px apart or
@@ -144,7 +144,7 @@ static void example_loop(int secs)
 	t_sh(cmd, out, sizeof(out), err, sizeof(err));
 	CHECKF(!strcmp(out, want), "%s: '%s', not '%s'", cmd, out, want);
 	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
-	CHECK(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 0);
 }
 
 TEST(trace_of_the_example_loop_for_a_minute)
@@ -166,8 +166,8 @@ static void bad_trace(const char *content, size_t len, const char *what,
 	static char out[1 << 16], err[4096];
 	int fd = mkstemp(file), st;
 
-	CHECK(fd >= 0);
-	CHECK(write(fd, content, len) == (ssize_t)len);
+	CHECK_GE(fd, 0);
+	CHECK_EQ(write(fd, content, len), (ssize_t)len);
 	close(fd);
 	snprintf(cmd, sizeof(cmd), "%s trace %s", tool(), file);
 	st = t_sh(cmd, out, sizeof(out), err, sizeof(err));
@@ -240,11 +240,11 @@ TEST(trace_bad_input_is_one_line_exit_1)
 		char out[256], err[256], cmd[256];
 
 		snprintf(cmd, sizeof(cmd), "%s trace /nonexistent/trace", tool());
-		CHECK(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 1);
+		CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 1);
 		CHECK(!strcmp(err, "tfd: trace: /nonexistent/trace: No such file "
 		                   "or directory\n") && out[0] == 0);
 		snprintf(cmd, sizeof(cmd), "%s trace - </dev/null", tool());
-		CHECK(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0);
+		CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 0);
 		CHECKF(strstr(out, "no timer in the trace\n") && err[0] == 0,
 		       "'%s' '%s'", out, err);
 	}
@@ -346,7 +346,7 @@ TEST(found_trace_with_a_time_beyond_292_years)
 	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
 	unlink(file);
 	snprintf(cmd, sizeof(cmd), "%s.svg", file);
-	CHECK(unlink(cmd) == 0);
+	CHECK_EQ(unlink(cmd), 0);
 	HAS(out, ": 6 lines, 1 process, 2 timers, 2.000000 s from");
 	timer_block(out, 1, b, sizeof(b));
 	HAS(b, "armed         1 (relative 0, absolute 1), disarmed 0, failed 0;"
@@ -397,10 +397,10 @@ TEST_LIMIT(trace_chrome_json_of_a_hundred_thousand_reads, 60)
 	FILE *f;
 	long i;
 
-	CHECK(mkdtemp(dir) != NULL);
+	CHECK_NE(mkdtemp(dir), NULL);
 	snprintf(path, sizeof(path), "%s/t", dir);
 	f = fopen(path, "w");
-	CHECK(f != NULL);
+	CHECK_NE(f, NULL);
 	fprintf(f, "0.000000000 7 - exec(/usr/local/bin/prog) = 0\n"
 	        "0.000000000 7 3 timerfd_create(CLOCK_MONOTONIC, 0) = 3\n"
 	        "0.000000000 7 3 timerfd_settime(3, 0, {0.001000000, "
@@ -414,7 +414,7 @@ TEST_LIMIT(trace_chrome_json_of_a_hundred_thousand_reads, 60)
 		fprintf(f, "%ld.%09ld 7 3 read(3, 8) [count 1] = 8\n",
 		        i / 1000, i % 1000 * 1000000 + 10000);
 	fprintf(f, "100.100000000 7 3 close(3) = 0\n");
-	CHECK(fclose(f) == 0);
+	CHECK_EQ(fclose(f), 0);
 	snprintf(cmd, sizeof(cmd), "%s trace %s --chrome-json %s.json "
 	         ">/dev/null && tail -c 3 %s.json", tool(), path, path, path);
 	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
@@ -440,5 +440,5 @@ TEST_LIMIT(trace_chrome_json_of_a_hundred_thousand_reads, 60)
 	       "1 1 1 1\n"),
 	       "the events read back:\n%s", out);
 	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
-	CHECK(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0);
+	CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 0);
 }
