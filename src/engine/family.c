@@ -58,7 +58,7 @@ void tfd_futex_wait(unsigned *word, unsigned val)
 /* As tfd_futex_wait, for ns nanoseconds at most. */
 void tfd_futex_nap(unsigned *word, unsigned val, long ns)
 {
-	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+	struct timespec ts = { ns / TFD_NSEC, ns % TFD_NSEC };
 
 	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
 }

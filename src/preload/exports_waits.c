@@ -59,7 +59,7 @@ EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m,
 {
 	if (OFF)
 		return R(pthread_mutex_timedlock)(m, abs);
-	return tfd_timed_lock(m, 0, CLOCK_REALTIME, abs);
+	return tfd_timed_lock(m, TL_MUTEX, CLOCK_REALTIME, abs);
 }
 
 EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
@@ -67,7 +67,7 @@ EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 {
 	if (OFF || (clk != CLOCK_MONOTONIC && clk != CLOCK_REALTIME))
 		return R(pthread_mutex_clocklock)(m, clk, abs);
-	return tfd_timed_lock(m, 0, clk, abs);
+	return tfd_timed_lock(m, TL_MUTEX, clk, abs);
 }
 
 EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l,
@@ -75,7 +75,7 @@ EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l,
 {
 	if (OFF)
 		return R(pthread_rwlock_timedrdlock)(l, abs);
-	return tfd_timed_lock(l, 1, CLOCK_REALTIME, abs);
+	return tfd_timed_lock(l, TL_READ, CLOCK_REALTIME, abs);
 }
 
 EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l,
@@ -83,7 +83,7 @@ EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l,
 {
 	if (OFF)
 		return R(pthread_rwlock_timedwrlock)(l, abs);
-	return tfd_timed_lock(l, 2, CLOCK_REALTIME, abs);
+	return tfd_timed_lock(l, TL_WRITE, CLOCK_REALTIME, abs);
 }
 
 EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
@@ -91,7 +91,7 @@ EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk,
 {
 	if (OFF || (clk != CLOCK_MONOTONIC && clk != CLOCK_REALTIME))
 		return R(pthread_rwlock_clockrdlock)(l, clk, abs);
-	return tfd_timed_lock(l, 1, clk, abs);
+	return tfd_timed_lock(l, TL_READ, clk, abs);
 }
 
 EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
@@ -99,7 +99,7 @@ EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk,
 {
 	if (OFF || (clk != CLOCK_MONOTONIC && clk != CLOCK_REALTIME))
 		return R(pthread_rwlock_clockwrlock)(l, clk, abs);
-	return tfd_timed_lock(l, 2, clk, abs);
+	return tfd_timed_lock(l, TL_WRITE, clk, abs);
 }
 
 EXPORT int pthread_timedjoin_np(pthread_t th, void **ret,

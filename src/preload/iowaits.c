@@ -158,7 +158,7 @@ ssize_t tfd_mq_timed(mqd_t q, int out, const struct timespec *abs,
 
 	if (!tfd_dom || mq_getattr(q, &a) < 0 || (a.mq_flags & O_NONBLOCK))
 		return -2;
-	if (abs->tv_nsec < 0 || abs->tv_nsec >= 1000000000)
+	if (abs->tv_nsec < 0 || abs->tv_nsec >= TFD_NSEC)
 		return -2; /* EINVAL, from libc */
 	deadline = tfd_ts_to_ns(abs) - tfd_vnow(CLOCK_REALTIME);
 	deadline = deadline > TFD_HORIZON ? DOM_NEVER

@@ -13,6 +13,7 @@
  * clocks to the earliest deadline of the tree, and wakes what is due.
  */
 #define _GNU_SOURCE
+#include "core/time.h"
 #include "preload/domain.h"
 
 #include <dirent.h>
@@ -28,7 +29,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NSEC 1000000000LL
 
 /* ---- shared by the mover and the processes ---- */
 
@@ -37,7 +37,7 @@ int64_t tfd_dom_real_mono(void)
 	struct timespec ts;
 
 	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NSEC + ts.tv_nsec;
+	return (int64_t)ts.tv_sec * TFD_NSEC + ts.tv_nsec;
 }
 
 static int64_t real_clock(clockid_t c)
@@ -45,7 +45,7 @@ static int64_t real_clock(clockid_t c)
 	struct timespec ts;
 
 	syscall(SYS_clock_gettime, c, &ts);
-	return (int64_t)ts.tv_sec * NSEC + ts.tv_nsec;
+	return (int64_t)ts.tv_sec * TFD_NSEC + ts.tv_nsec;
 }
 
 long tfd_dom_futex_wait(uint32_t *w, uint32_t val, int64_t ns)
@@ -53,8 +53,8 @@ long tfd_dom_futex_wait(uint32_t *w, uint32_t val, int64_t ns)
 	struct timespec ts, *t = NULL;
 
 	if (ns >= 0) {
-		ts.tv_sec = (time_t)(ns / NSEC);
-		ts.tv_nsec = (long)(ns % NSEC);
+		ts.tv_sec = (time_t)(ns / TFD_NSEC);
+		ts.tv_nsec = (long)(ns % TFD_NSEC);
 		t = &ts;
 	}
 	return syscall(SYS_futex, w, FUTEX_WAIT, val, t, NULL, 0);

@@ -365,7 +365,8 @@ void tfd_sigtimers_forked(void);
 int tfd_timed_cond(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
                    const struct timespec *abs);
 int tfd_timed_sem(sem_t *s, clockid_t clk, const struct timespec *abs);
-int tfd_timed_lock(void *lock, int kind, clockid_t clk,
+enum tfd_lock_kind { TL_MUTEX, TL_READ, TL_WRITE }; /* tfd_timed_lock */
+int tfd_timed_lock(void *lock, enum tfd_lock_kind kind, clockid_t clk,
                    const struct timespec *abs);
 int tfd_timed_join(pthread_t th, void **ret, clockid_t clk,
                    const struct timespec *abs);

@@ -94,7 +94,7 @@ int tfd_timed_sem(sem_t *s, clockid_t clk, const struct timespec *abs)
 {
 	int e;
 
-	if (abs->tv_nsec < 0 || abs->tv_nsec >= 1000000000) {
+	if (abs->tv_nsec < 0 || abs->tv_nsec >= TFD_NSEC) {
 		if (sem_trywait(s) == 0)
 			return 0; /* Linux takes an available count first */
 		errno = EINVAL;
@@ -112,7 +112,7 @@ int tfd_timed_sem(sem_t *s, clockid_t clk, const struct timespec *abs)
 
 struct lw {
 	void *lock;
-	int kind; /* 0 mutex, 1 read, 2 write */
+	enum tfd_lock_kind kind;
 };
 
 static int lock_try(void *ctx, int64_t slice)
@@ -121,26 +121,26 @@ static int lock_try(void *ctx, int64_t slice)
 	struct timespec t;
 
 	if (!slice) {
-		int e = w->kind == 0 ? pthread_mutex_trylock(w->lock)
-		        : w->kind == 1 ? pthread_rwlock_tryrdlock(w->lock)
+		int e = w->kind == TL_MUTEX ? pthread_mutex_trylock(w->lock)
+		        : w->kind == TL_READ ? pthread_rwlock_tryrdlock(w->lock)
 		                       : pthread_rwlock_trywrlock(w->lock);
 
 		return e == EBUSY ? ETIMEDOUT : e;
 	}
 	if (slice < 0)
-		return w->kind == 0   ? pthread_mutex_lock(w->lock)
-		       : w->kind == 1 ? pthread_rwlock_rdlock(w->lock)
+		return w->kind == TL_MUTEX   ? pthread_mutex_lock(w->lock)
+		       : w->kind == TL_READ ? pthread_rwlock_rdlock(w->lock)
 		                      : pthread_rwlock_wrlock(w->lock);
 	t = real_after(slice);
-	if (w->kind == 0)
+	if (w->kind == TL_MUTEX)
 		return R(pthread_mutex_clocklock)(w->lock, CLOCK_MONOTONIC, &t);
-	if (w->kind == 1)
+	if (w->kind == TL_READ)
 		return R(pthread_rwlock_clockrdlock)(w->lock, CLOCK_MONOTONIC,
 		                                       &t);
 	return R(pthread_rwlock_clockwrlock)(w->lock, CLOCK_MONOTONIC, &t);
 }
 
-int tfd_timed_lock(void *lock, int kind, clockid_t clk,
+int tfd_timed_lock(void *lock, enum tfd_lock_kind kind, clockid_t clk,
                    const struct timespec *abs)
 {
 	struct lw w = { lock, kind };
@@ -148,7 +148,7 @@ int tfd_timed_lock(void *lock, int kind, clockid_t clk,
 
 	if (e != ETIMEDOUT)
 		return e; /* taken, or an error (EDEADLK...) */
-	if (abs->tv_nsec < 0 || abs->tv_nsec >= 1000000000)
+	if (abs->tv_nsec < 0 || abs->tv_nsec >= TFD_NSEC)
 		return EINVAL;
 	return tfd_dom_slice_wait(deadline_of(clk, abs), lock_try, &w);
 }
