@@ -25,9 +25,16 @@ export ASAN_OPTIONS TSAN_OPTIONS
 
 # one CASE MODE CMD...: the output and exit status of one run.
 one() {
-	c=$1 m=$2
+	c=$1 m=$2 lsan=
 	shift 2
-	timeout -k 5 20 "$@" "$c" >"$out/$c.$m" 2>"$out/$c.$m.err" </dev/null
+	# A plugin's library, dlopen()ed and pinned, built with the lock
+	# checks of the sanitizer builds (src/lockorder.h): LeakSanitizer's
+	# own tracer dies at exit ("Tracer caught signal 11"), after the
+	# case has printed all it prints; not without the checks.  Its leak
+	# check is left out there.
+	case $c in plugin_*) lsan=:detect_leaks=0 ;; esac
+	ASAN_OPTIONS="$ASAN_OPTIONS$lsan" timeout -k 5 20 "$@" "$c" \
+	    >"$out/$c.$m" 2>"$out/$c.$m.err" </dev/null
 	echo "exit $?" >>"$out/$c.$m"
 }
 
