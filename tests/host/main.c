@@ -94,16 +94,28 @@ const char *h_err(int e)
 	return s ? s : "E?";
 }
 
+#if defined(__SANITIZE_THREAD__)
+#define TSAN_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TSAN_BUILD 1
+#endif
+#endif
+#ifndef TSAN_BUILD
+#define TSAN_BUILD 0
+#endif
+
 int main(int argc, char **argv)
 {
 	struct host_case *c;
 
 	if (argc == 2 && !strcmp(argv[1], "--list")) {
 		for (c = cases; c; c = c->next)
-			printf("%s %s%s%s\n", c->name,
+			printf("%s %s%s%s%s\n", c->name,
 			       c->flags & H_NOLIB ? "nolib," : "",
 			       c->flags & H_NOVIRTUAL ? "novirtual," : "",
-			       c->flags & H_NOPRELOAD ? "nopreload," : "");
+			       c->flags & H_NOPRELOAD ? "nopreload," : "",
+			       c->flags & H_NOTSAN && TSAN_BUILD ? "notsan," : "");
 		return 0;
 	}
 	for (c = cases; argc == 2 && c; c = c->next)

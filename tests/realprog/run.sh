@@ -667,12 +667,20 @@ has "$out/glibc.summary" "tfd trace reads the trace of every mistake" \
 
 # The preload follows the environment into the programs PROG runs; a
 # relative trace file is made absolute.
+# On virtual time: not under ThreadSanitizer, as the domain's tests above
+# (sh under the ThreadSanitizer build's preload on virtual time dies of
+# SIGSEGV since 2026-12-04: tfd-preload(7), BUGS).
+case ${TFD_SAN:-} in
+*thread*)
+	skip "trace of two child programs on virtual time: ThreadSanitizer" ;;
+*)
 (cd "$out" && "$tool" exec --backend virtual --trace rel.trace -- \
     sh -c "cd / && '$dir/ticker' 1 && '$dir/ticker' 1" >/dev/null 2>&1)
 has "$out/rel.trace" "trace of two child programs, relative file" \
     "^${hdr}timerfd_create\(" 2
 has "$out/rel.trace" "virtual time moved for them" \
-    '^[0-9.]+ [0-9]+ - virtual-advance\(\+0\.020000000\) = 0$' 2
+    '^[0-9.]+ [0-9]+ - virtual-advance\(\+0\.020000000\) = 0$' 2 ;;
+esac
 
 # The trace file is named when the program starts: a program that
 # rewrites its environment block (setproctitle) keeps its trace, and no
@@ -702,10 +710,15 @@ fi
 # tfd exec makes a relative TFD_PRELOAD absolute: a child that changes
 # directory still loads it.
 lib=$(dirname "$tool")
+case ${TFD_SAN:-} in
+*thread*)
+	skip "relative TFD_PRELOAD made absolute (virtual time): ThreadSanitizer" ;;
+*)
 (cd "$lib" && TFD_PRELOAD=./libtfd-preload.so "$tool" exec --backend virtual \
     --trace "$out/relpre.trace" -- \
     sh -c "cd / && '$dir/ticker' 1" >"$out/relpre.out" 2>&1)
 has "$out/relpre.trace" "relative TFD_PRELOAD made absolute" \
-    "^${hdr}timerfd_create\(" 1
+    "^${hdr}timerfd_create\(" 1 ;;
+esac
 
 finish
