@@ -36,23 +36,29 @@ static struct {
 	const void *lock;
 	enum tfd_lock_rank rank;
 } named[NAMED];
-static int nnamed;
+static int nnamed; /* [A] entries published */
 static __thread unsigned held; /* bit per rank */
 
-/* Called by constructors, before any thread of ours exists. */
+/* Called by constructors, one at a time (the loader's lock), but not
+ * always before a thread of ours runs: a plugin's own constructor may
+ * make a timer before the library's have all run.  An entry is written,
+ * then published. */
 void tfd_lock_name(const void *lock, enum tfd_lock_rank rank)
 {
-	if (nnamed == NAMED)
+	int i = __atomic_load_n(&nnamed, __ATOMIC_RELAXED);
+
+	if (i == NAMED)
 		abort();
-	named[nnamed].lock = lock;
-	named[nnamed++].rank = rank;
+	named[i].lock = lock;
+	named[i].rank = rank;
+	__atomic_store_n(&nnamed, i + 1, __ATOMIC_RELEASE);
 }
 
 static int rank_of(const void *lock)
 {
-	int i;
+	int i, n = __atomic_load_n(&nnamed, __ATOMIC_ACQUIRE);
 
-	for (i = 0; i < nnamed; i++)
+	for (i = 0; i < n; i++)
 		if (named[i].lock == lock)
 			return (int)named[i].rank;
 	return -1; /* a lock of the program's (timed waits pass them on) */
@@ -114,12 +120,13 @@ static void before(const void *lock)
 		stop("takes", (enum tfd_lock_rank)k, held & at_or_below);
 }
 
+/* A lock taken before its name was published is let go of unchecked. */
 static int released(const void *lock, int r)
 {
 	int k = rank_of(lock);
 
 	if (k >= 0)
-		tfd_lock_released((enum tfd_lock_rank)k);
+		held &= ~(1u << k);
 	return r;
 }
 

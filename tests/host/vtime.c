@@ -307,8 +307,9 @@ HOST_CASE(system_sleep_beside_a_timer, 0)
 }
 
 /* popen() of a shell that writes a line after a sleep of 50 ms: the line
- * comes after 50 ms, before the parent's timer of 400 ms. */
-HOST_CASE(popen_child_writes_after_sleep, 0)
+ * comes after 50 ms, before the parent's timer of 400 ms.  Not under
+ * ThreadSanitizer: sh on virtual time dies there (tfd-preload(7), BUGS). */
+HOST_CASE(popen_child_writes_after_sleep, H_NOTSAN)
 {
 	int fd = h_timer(0, 400, 0);
 	int64_t t0 = now_ns(CLOCK_MONOTONIC), took;
