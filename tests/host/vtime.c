@@ -10,6 +10,7 @@
  */
 #include "host.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -402,14 +403,15 @@ HOST_CASE(pthread_exit_beside_a_timer_read, 0)
 
 /* ---- SIGSTOP, SIGCONT ---- */
 
-/* The state letter of a process (/proc/PID/stat), or 0. */
-static char proc_state(pid_t pid)
+/* The state letter of a thread (/proc/PID/task/TID/stat), or 0. */
+static char task_state(pid_t pid, pid_t tid)
 {
 	char path[64], buf[512], *p;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+	         (int)tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -420,6 +422,37 @@ static char proc_state(pid_t pid)
 	buf[n] = 0;
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static char proc_state(pid_t pid)
+{
+	return task_state(pid, pid);
+}
+
+/* 1 if every thread of pid is asleep (S), but a first thread that has
+ * ended (Z), and one is. */
+static int all_asleep(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *dir;
+	int asleep = 0, other = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir))) {
+		char st;
+
+		if (atoi(e->d_name) <= 0)
+			continue;
+		st = task_state(pid, atoi(e->d_name));
+		asleep += st == 'S';
+		other += st != 'S' && st != 'Z';
+	}
+	closedir(dir);
+	return asleep && !other;
 }
 
 /*
@@ -457,7 +490,7 @@ HOST_CASE(child_stopped_and_continued, 0)
 	close(word[1]);
 	close(go[0]);
 	/* Asleep: blocked, the parent running (time stands still). */
-	for (i = 0; i < 10000000 && proc_state(pid) != 'S'; i++)
+	for (i = 0; i < 10000000 && !all_asleep(pid); i++)
 		sched_yield();
 	kill(pid, SIGSTOP);
 	if (waitpid(pid, &st, WUNTRACED) == pid && WIFSTOPPED(st))
@@ -600,5 +633,61 @@ HOST_CASE(far_timers_wait_quietly, 0)
 		if (T_close(far_fd) != 0)
 			return 1;
 	}
+	return 0;
+}
+
+/* ---- a stopped process whose first thread has ended ---- */
+
+static int alone_pipe;
+static int64_t alone_t0;
+
+static void *sleep_then_report(void *arg)
+{
+	(void)arg;
+	h_sleep_ms(30);
+	dprintf(alone_pipe, "%s", now_ns(CLOCK_MONOTONIC) - alone_t0 >= 100 * MS
+	                                  ? "late"
+	                                  : "early");
+	exit(0);
+}
+
+/* The same stop and continue, in a child whose first thread has ended
+ * (pthread_exit) while another sleeps 30 ms: its first thread a zombie,
+ * the stop is the other's. */
+HOST_CASE(child_stopped_after_pthread_exit, 0)
+{
+	int pfd[2], st, i;
+	char buf[16] = "";
+	pid_t pid;
+
+	if (pipe(pfd) < 0)
+		return 1;
+	alone_t0 = now_ns(CLOCK_MONOTONIC);
+	pid = fork();
+	if (pid == 0) {
+		pthread_t th;
+
+		close(pfd[0]);
+		alone_pipe = pfd[1];
+		if (pthread_create(&th, NULL, sleep_then_report, NULL) != 0)
+			_exit(1);
+		pthread_exit(NULL);
+	}
+	close(pfd[1]);
+	/* Its first thread has ended, the other is asleep. */
+	for (i = 0; i < 10000000 && !(proc_state(pid) == 'Z' && all_asleep(pid));
+	     i++)
+		sched_yield();
+	kill(pid, SIGSTOP);
+	if (waitpid(pid, &st, WUNTRACED) == pid && WIFSTOPPED(st))
+		say("stopped by signal %d", WSTOPSIG(st));
+	h_sleep_ms(100);
+	say("pipe while stopped: %s", h_poll(pfd[0], 0) ? "readable" : "empty");
+	kill(pid, SIGCONT);
+	if (read(pfd[0], buf, sizeof(buf) - 1) < 0)
+		return 1;
+	say("its word: %s", buf);
+	say("child: %s", reap_text(pid));
+	close(pfd[0]);
 	return 0;
 }
