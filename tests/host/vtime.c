@@ -328,17 +328,20 @@ HOST_CASE(popen_child_writes_after_sleep, SHELL_FLAGS)
 	int64_t t0 = now_ns(CLOCK_MONOTONIC), took;
 	char line[64] = "";
 	FILE *f = popen("sleep 0.05; echo hello", "r");
+	long long n;
 
 	if (!f)
 		return 1;
 	if (!fgets(line, sizeof(line), f))
 		strcpy(line, "(none)\n");
 	took = now_ns(CLOCK_MONOTONIC) - t0;
+	n = h_count(fd);
 	say("line: %.*s", (int)strcspn(line, "\n"), line);
 	say("after 50 ms: %s", took >= 50 * MS ? "yes" : "no");
-	say("the 400 ms timer then: %lld", h_count(fd));
+	say("the 400 ms timer then: %lld", n);
 	say("pclose: %s", status_text(pclose(f)));
-	say("the timer's read: %lld", h_read(fd));
+	if (n == 0) /* (read already, it would block for ever) */
+		say("the timer's read: %lld", h_read(fd));
 	return T_close(fd) != 0;
 }
 
