@@ -673,6 +673,8 @@ static void publish(void)
  * threads are doing (blocked in waitpid, say, while another process
  * waits on a timer they share).  Not a thread of the program's: it has
  * no slot, and the mover waits for it as for a due deadline. */
+static uint32_t agent_running; /* futex word: its start is over */
+
 static void *agent(void *arg)
 {
 	struct dom_proc *p = arg;
@@ -680,6 +682,8 @@ static void *agent(void *arg)
 
 	sigfillset(&all); /* the program's signals are for its threads */
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	__atomic_store_n(&agent_running, 1, __ATOMIC_RELEASE);
+	tfd_dom_futex_wake(&agent_running);
 	for (;;) {
 		uint32_t w = __atomic_load_n(&p->wake, __ATOMIC_SEQ_CST);
 		uint32_t ask = __atomic_load_n(&p->relook, __ATOMIC_SEQ_CST);
@@ -711,8 +715,16 @@ static void agent_start(void)
 	pthread_mutex_lock(&agent_lock);
 	if (!__atomic_load_n(&me->agent, __ATOMIC_ACQUIRE)) {
 		was = tfd_enter(); /* a thread of the library's */
-		if (tfd_own_thread(&th, 0, agent, me, 1) == 0)
+		__atomic_store_n(&agent_running, 0, __ATOMIC_RELAXED);
+		if (tfd_own_thread(&th, 0, agent, me, 1) == 0) {
 			__atomic_store_n(&me->agent, 1, __ATOMIC_RELEASE);
+			/* Its start over before the program goes on: a fork
+			 * meanwhile gave the child the locks the start held
+			 * (a sanitizer's allocator's: the child hung in its
+			 * first malloc). */
+			while (!__atomic_load_n(&agent_running, __ATOMIC_ACQUIRE))
+				tfd_dom_futex_wait(&agent_running, 0, -1);
+		}
 		tfd_leave(was);
 	}
 	pthread_mutex_unlock(&agent_lock);

@@ -535,9 +535,17 @@ EXPORT pid_t fork(void)
  * child of vfork() may only exec or _exit, which a forked one does too.
  * No C function can call the real vfork() and return to its caller (the
  * child would return through the frame the parent returns through later),
- * hence the jump, on x86-64; elsewhere vfork() is not caught.
+ * hence the jump, on x86-64; elsewhere vfork() is not caught.  Nor in a
+ * build with ThreadSanitizer: there a fork's child in a program built
+ * without it (a shell) starts the sanitizer's thread through our
+ * pthread_create(), unseen by the sanitizer, and crashes (a shell's
+ * subshell does so already); the C library's vfork() runs no fork
+ * handler.
  */
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+#define TFD_VFORK 1
+#endif
+#ifdef TFD_VFORK
 pid_t tfd_vfork_fork(void) __attribute__((used));
 pid_t tfd_vfork_early(void) __attribute__((used));
 pid_t (*tfd_vfork_next)(void) __attribute__((used)) = tfd_vfork_early;
@@ -622,7 +630,7 @@ static void init_once(void)
 	tfd_leave(was);
 	tfd_emulated = !tfd_be->native;
 	tfd_virt = tfd_be->virtual_move != NULL;
-#if defined(__x86_64__)
+#ifdef TFD_VFORK
 	{
 		void *v = dlsym(RTLD_NEXT, "vfork");
 

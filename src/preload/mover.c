@@ -369,10 +369,17 @@ static int continued(struct tfd_dom *d)
 	int any = 0;
 
 	for (i = 0; i < hi && nstopped; i++) {
-		if (stopped[i] &&
-		    (__atomic_load_n(&d->proc[i].pid, __ATOMIC_ACQUIRE) !=
-		             stopped[i] ||
-		     look_stat(stopped[i], stopped[i]).state != 'T')) {
+		char st;
+
+		if (!stopped[i])
+			continue;
+		st = __atomic_load_n(&d->proc[i].pid, __ATOMIC_ACQUIRE) ==
+		             stopped[i]
+		             ? look_stat(stopped[i], stopped[i]).state
+		             : 0;
+		/* (a first thread ended alone: the others tell) */
+		if (st != 'T' &&
+		    !((st == 'Z' || st == 'X') && all_stopped(stopped[i]))) {
 			stopped[i] = 0;
 			nstopped--;
 			stop_changed(d);
@@ -390,11 +397,14 @@ static int32_t slot_proc(const struct dom_slot *s)
 	return pid > 0 ? pid : __atomic_load_n(&s->parent, __ATOMIC_RELAXED);
 }
 
-/* 1 if a thread of pid other than its first is on its way out (killed,
- * or running: it cannot run in a wait of ours but to leave it). */
-static int others_ending(struct tfd_dom *d, int32_t pid)
+/* The threads of pid other than its first (whose first thread has
+ * ended): 1 if one is on its way out (killed, or running: it cannot run
+ * in a wait of ours but to leave it), else 0, with *stopped set if all
+ * are stopped. */
+static int others_ending(struct tfd_dom *d, int32_t pid, int *stopped_all)
 {
 	uint32_t i, hi = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
+	int seen = 0, stop = 0;
 
 	for (i = 0; i < hi; i++) {
 		struct dom_slot *s = &d->slot[i];
@@ -406,7 +416,10 @@ static int others_ending(struct tfd_dom *d, int32_t pid)
 		t = look_stat(pid, tid);
 		if (t.killed || (t.state && t.state != 'S' && t.state != 'T'))
 			return 1;
+		seen++;
+		stop += t.state == 'T';
 	}
+	*stopped_all = seen && stop == seen;
 	return 0;
 }
 
@@ -471,13 +484,15 @@ static enum sweep procs_sweep(struct tfd_dom *d)
 				/* Its first thread has ended: the process too
 				 * once it is alone; else the others are being
 				 * killed, unless it ended alone (pthread_exit). */
+				int all_t = 0;
+
 				if (t.threads <= 1)
 					dead = 1;
 				else if (!__atomic_load_n(&p->alone,
 				                          __ATOMIC_ACQUIRE) ||
-				         others_ending(d, pid))
+				         others_ending(d, pid, &all_t))
 					hold = 1;
-				else if (all_stopped(pid))
+				else if (all_t && all_stopped(pid))
 					stop = 1;
 			} else if (t.killed) {
 				hold = 1;
