@@ -607,8 +607,8 @@ TEST(tool_exec_virtual_without_memfd_create)
 	pid_t pid;
 
 	if (T_TSAN)
-		t_skip("sh on virtual time under the ThreadSanitizer build's "
-		       "preload dies (tfd-preload(7), BUGS)");
+		t_skip("a shell on virtual time in the ThreadSanitizer "
+		       "build (tfd-preload(7), BUGS)");
 	CHECK(bin != NULL && pipe(p) == 0);
 	snprintf(opts, sizeof(opts), "verify_asan_link_order=0%s%s",
 	         asan ? ":" : "", asan ? asan : "");

@@ -668,8 +668,8 @@ has "$out/glibc.summary" "tfd trace reads the trace of every mistake" \
 # The preload follows the environment into the programs PROG runs; a
 # relative trace file is made absolute.
 # On virtual time: not under ThreadSanitizer, as the domain's tests above
-# (sh under the ThreadSanitizer build's preload on virtual time dies of
-# SIGSEGV since 2026-12-04: tfd-preload(7), BUGS).
+# (that build leaves a shell's vfork() to the C library: tfd-preload(7),
+# BUGS).
 case ${TFD_SAN:-} in
 *thread*)
 	skip "trace of two child programs on virtual time: ThreadSanitizer" ;;
