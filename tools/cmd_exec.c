@@ -23,7 +23,7 @@
 #define _GNU_SOURCE
 #include "cmd.h"
 
-#include "preload/domain.h"
+#include "vtime/domain.h"
 
 #include <errno.h>
 #include <fcntl.h>

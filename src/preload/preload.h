@@ -10,13 +10,11 @@
  *   fdops.c    read, write, close, dup, fcntl, ioctl on a timer
  *   epoll.c    epoll registrations of timers (writability, EPOLLET)
  *   waits.c    poll, select, epoll waits on timers
- *   vtime.c    virtual time as the program sees it: clocks, sleeps,
- *              the waits' entry to the domain
- *   domain.c   this process's part in the virtual-time domain: joining
- *              it, a slot per thread, the three ways a wait blocks,
- *              the engine kept in step (domain.h)
- *   mover.c    the one mover of a domain, and the shared memory's
- *              operations (also in `tfd exec`)
+ *   ../vtime/  virtual time (vtime.c: clocks, sleeps, the waits' entry
+ *              to the domain; domain.c: joining it, a slot per thread,
+ *              the three ways a wait blocks, the engine kept in step;
+ *              mover.c: the mover and the shared memory, also in
+ *              `tfd exec`; domain.h)
  *   signals.c  the program's signal handlers, counted (virtual time)
  *   sigtimers.c  timer_create & co, alarm, setitimer on virtual time
  *   timedwaits.c  timed waits on conditions, semaphores, locks, joins
@@ -289,7 +287,7 @@ int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
 int64_t tfd_ms_ns(int ms);
 int64_t tfd_tsp_ns(const struct timespec *ts);
 
-/* ---- vtime.c ---- */
+/* ---- vtime/vtime.c ---- */
 
 #define VWAIT_BLOCK INT32_MIN
 /* Deadlines further than this (100 years) are no deadline: a wait that
@@ -307,7 +305,7 @@ int tfd_virtual_sleep(int64_t ns, int64_t *left);
 int tfd_virtual_sleep_until(int64_t deadline, int64_t *left);
 clockid_t tfd_virtual_base(clockid_t c);
 
-/* ---- domain.c (see domain.h) ---- */
+/* ---- vtime/domain.c (see vtime/domain.h) ---- */
 
 int tfd_dom_join(const char *name);
 int tfd_dom_slot_take(int32_t pid);

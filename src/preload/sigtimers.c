@@ -10,7 +10,7 @@
  */
 #include "preload/preload.h"
 #include "lockorder.h"
-#include "preload/domain.h"
+#include "vtime/domain.h"
 
 #include <errno.h>
 #include <stdlib.h>

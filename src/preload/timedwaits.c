@@ -11,7 +11,7 @@
  * as an untimed wait is, using no CPU.
  */
 #include "preload/preload.h"
-#include "preload/domain.h"
+#include "vtime/domain.h"
 
 #include <errno.h>
 #include <semaphore.h>

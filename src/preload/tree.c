@@ -8,7 +8,7 @@
  * them once /proc shows them gone.
  */
 #include "preload/preload.h"
-#include "preload/domain.h"
+#include "vtime/domain.h"
 
 #include <errno.h>
 #include <fcntl.h>

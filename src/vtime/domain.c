@@ -13,7 +13,7 @@
  */
 #include "preload/preload.h"
 #include "lockorder.h"
-#include "preload/domain.h"
+#include "vtime/domain.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -14,7 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "core/time.h"
-#include "preload/domain.h"
+#include "vtime/domain.h"
 
 #include <dirent.h>
 #include <errno.h>

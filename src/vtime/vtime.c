@@ -8,7 +8,7 @@
  * VIRTUAL TIME.
  */
 #include "preload/preload.h"
-#include "preload/domain.h"
+#include "vtime/domain.h"
 
 #include <errno.h>
 #include <fcntl.h>
