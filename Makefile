@@ -204,7 +204,7 @@ $(TOOL): private ALL_CFLAGS += -DTFD_LIBDIR='"$(LIBDIR)"' \
     $(if $(GIT_DESCRIBE),-DTFD_GIT='"$(GIT_DESCRIBE)"')
 # tfd exec is the mover of a virtual-time domain: src/vtime's mover and
 # shared memory, built in from the same sources.
-VTIME_TOOL_SRC := src/vtime/mover.c
+VTIME_TOOL_SRC := src/vtime/shm.c src/vtime/slots.c src/vtime/mover.c
 $(TOOL): $(TOOL_SRC) $(CONF_SRC) $(wildcard tools/*.h tools/*/*.h) \
     $(VTIME_TOOL_SRC) $(wildcard src/vtime/*.h) conform/conform.h include/tfd.h \
     $(STATIC) $(B)/config.stamp

@@ -23,7 +23,7 @@
 #define _GNU_SOURCE
 #include "cmd.h"
 
-#include "vtime/domain.h"
+#include "vtime/vtime.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -317,14 +317,7 @@ static int run_in_domain(char **argv, uint32_t rate)
 	}
 	/* The child's slot, taken before it exists: time holds until the
 	 * library, loaded with PROG, finds it by its thread id. */
-	slot = 0;
-	d->slot[slot].tid = -1;
-	d->slot[slot].pid = -1;
-	d->slot[slot].parent = getpid();
-	d->slot[slot].state = DS_RUN;
-	d->slot[slot].deadline = DOM_NEVER;
-	d->actrun += ACT_ONE + 1;
-	d->hiwater = 1;
+	slot = tfd_dom_reserve(d);
 	fflush(NULL);
 	r.pid = fork();
 	if (r.pid < 0) {
@@ -345,16 +338,11 @@ static int run_in_domain(char **argv, uint32_t rate)
 		_exit(e == ENOENT ? 127 : 126);
 	}
 	child_pid = r.pid;
-	__atomic_store_n(&d->slot[slot].pid, r.pid, __ATOMIC_RELAXED);
-	__atomic_store_n(&d->slot[slot].tid, r.pid, __ATOMIC_RELEASE);
-	tfd_dom_changed(d);
+	tfd_dom_reserved(d, slot, r.pid);
 	r.trace = getenv("TFD_TRACE");
 	tfd_dom_move(d, child_ended, traced, &r);
-	/* Programs the child left behind go on with time flowing for real
-	 * from where it is. */
-	__atomic_store_n(&d->rbase, tfd_dom_real_mono(), __ATOMIC_RELAXED);
-	__atomic_store_n(&d->ended, 1, __ATOMIC_RELEASE);
-	tfd_dom_changed(d);
+	/* Programs the child left behind go on with time flowing. */
+	tfd_dom_end(d);
 	if (WIFSIGNALED(r.status)) {
 		signal(WTERMSIG(r.status), SIG_DFL);
 		raise(WTERMSIG(r.status));

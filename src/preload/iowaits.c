@@ -10,7 +10,7 @@
  * on the descriptor, the signal let through), and tries again.
  */
 #include "preload/preload.h"
-#include "vtime/domain.h"
+#include "vtime/vtime.h"
 
 #include <errno.h>
 #include <fcntl.h>

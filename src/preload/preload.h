@@ -47,6 +47,7 @@
 
 #include "backend.h"
 #include "core/time.h"
+#include "vtime/vtime.h"
 
 #include <poll.h>
 #include <pthread.h>
@@ -189,9 +190,7 @@ void tfd_next_load(void);
 extern __thread int tfd_inside __attribute__((tls_model("initial-exec")));
 
 /* On a virtual-time domain, this thread is counted as running while it
- * is inside the library (domain.c). */
-extern struct tfd_dom *tfd_dom;
-void tfd_dom_inlib(int d);
+ * is inside the library (vtime.h: tfd_dom_inlib). */
 
 static inline int tfd_enter(void)
 {
@@ -286,48 +285,6 @@ int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
                    const sigset_t *mask);
 int64_t tfd_ms_ns(int ms);
 int64_t tfd_tsp_ns(const struct timespec *ts);
-
-/* ---- vtime/vtime.c ---- */
-
-#define VWAIT_BLOCK INT32_MIN
-/* Deadlines further than this (100 years) are no deadline: a wait that
- * has only such deadlines waits for real, time does not jump to the end
- * of time. */
-#define TFD_HORIZON ((int64_t)100 * 36525 * 864 * 1000000000)
-int64_t tfd_vnow(clockid_t c);
-int64_t tfd_vdeadline(int64_t ns);
-void tfd_vsync(void);
-void tfd_vpublish(void);
-int tfd_vwait(int64_t timeout_ns, const sigset_t *mask, int (*look)(void *),
-              int (*block)(void *, const sigset_t *, int64_t), void *ctx);
-int tfd_virtual_read_wait(int fd);
-int tfd_virtual_sleep(int64_t ns, int64_t *left);
-int tfd_virtual_sleep_until(int64_t deadline, int64_t *left);
-clockid_t tfd_virtual_base(clockid_t c);
-
-/* ---- vtime/domain.c (see vtime/domain.h) ---- */
-
-int tfd_dom_join(const char *name);
-int tfd_dom_slot_take(int32_t pid);
-void tfd_dom_slot_name(int i, int32_t pid, int32_t tid);
-void tfd_dom_slot_free(int i);
-int tfd_dom_self(void);
-void tfd_dom_set_self(int i);
-void tfd_dom_forked(int slot);
-int tfd_dom_child_slot(void); /* system(), popen(): tree.c */
-void tfd_dom_child_name(int i, int32_t pid);
-void tfd_dom_child_done(int i);
-void tfd_dom_first_ends(void); /* pthread_exit() in the first thread */
-void tfd_dom_locks_forked(void); /* in a child of fork(): locks anew */
-void tfd_dom_sync(void);
-void tfd_dom_publish(void);
-int tfd_dom_sleep(int64_t deadline);
-int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
-                  int (*look)(void *),
-                  int (*block)(void *, const sigset_t *, int64_t),
-                  void *ctx);
-int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
-                       void *ctx);
 
 /* ---- signals.c ---- */
 

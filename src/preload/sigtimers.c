@@ -10,7 +10,7 @@
  */
 #include "preload/preload.h"
 #include "lockorder.h"
-#include "vtime/domain.h"
+#include "vtime/vtime.h"
 
 #include <errno.h>
 #include <stdlib.h>

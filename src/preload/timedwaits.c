@@ -11,7 +11,7 @@
  * as an untimed wait is, using no CPU.
  */
 #include "preload/preload.h"
-#include "vtime/domain.h"
+#include "vtime/vtime.h"
 
 #include <errno.h>
 #include <semaphore.h>

@@ -8,7 +8,7 @@
  * them once /proc shows them gone.
  */
 #include "preload/preload.h"
-#include "vtime/domain.h"
+#include "vtime/vtime.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,7 +88,7 @@ pid_t tfd_tree_fork(void)
 		/* A child that shares none of our timers (the family's
 		 * records all taken) reads their files where we do not see
 		 * it: a readable one is not skipped any more (domain.c). */
-		tfd_dom_publish();
+		tfd_vpublish();
 	} else {
 		tfd_dom_slot_free(slot);
 	}
