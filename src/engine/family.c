@@ -50,24 +50,6 @@ void tfd_engine_assert_locked(void)
 #endif
 #define HELD(v) ((v) ? tfd_lock_taken(LK_FAMILY) : tfd_lock_released(LK_FAMILY))
 
-void tfd_futex_wait(unsigned *word, unsigned val)
-{
-	syscall(SYS_futex, word, FUTEX_WAIT, val, NULL, NULL, 0);
-}
-
-/* As tfd_futex_wait, for ns nanoseconds at most. */
-void tfd_futex_nap(unsigned *word, unsigned val, long ns)
-{
-	struct timespec ts = { ns / TFD_NSEC, ns % TFD_NSEC };
-
-	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
-}
-
-void tfd_futex_wake(unsigned *word, int n)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE, n, NULL, NULL, 0);
-}
-
 static void robust_init(pthread_mutex_t *m)
 {
 	pthread_mutexattr_t a;

@@ -597,7 +597,7 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 		}
 		if (!found && __atomic_load_n(&p->agent, __ATOMIC_RELAXED)) {
 			__atomic_add_fetch(&p->wake, 1, __ATOMIC_SEQ_CST);
-			tfd_dom_futex_wake(&p->wake);
+			tfd_futex_wake(&p->wake, INT_MAX);
 			found = 1;
 		}
 		if (found && v == V_MOVE)
@@ -721,7 +721,7 @@ static int relooks_pending(struct tfd_dom *d)
 			p->relook_act = act;
 			__atomic_add_fetch(&p->relook, 1, __ATOMIC_SEQ_CST);
 			__atomic_add_fetch(&p->wake, 1, __ATOMIC_SEQ_CST);
-			tfd_dom_futex_wake(&p->wake);
+			tfd_futex_wake(&p->wake, INT_MAX);
 		}
 		if (__atomic_load_n(&p->relooked, __ATOMIC_SEQ_CST) ==
 		    __atomic_load_n(&p->relook, __ATOMIC_SEQ_CST))
@@ -743,7 +743,7 @@ static int relooks_pending(struct tfd_dom *d)
 static void sleep_on(struct tfd_dom *d, uint32_t gen, int64_t ns)
 {
 	__atomic_store_n(&d->sleeping, 1, __ATOMIC_SEQ_CST);
-	tfd_dom_futex_wait(&d->gen, gen, ns);
+	tfd_futex_nap(&d->gen, gen, ns);
 	__atomic_store_n(&d->sleeping, 0, __ATOMIC_SEQ_CST);
 }
 

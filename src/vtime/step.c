@@ -180,7 +180,7 @@ static void *agent(void *arg)
 	sigfillset(&all); /* the program's signals are for its threads */
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	__atomic_store_n(&agent_running, 1, __ATOMIC_RELEASE);
-	tfd_dom_futex_wake(&agent_running);
+	tfd_futex_wake(&agent_running, INT_MAX);
 	for (;;) {
 		uint32_t w = __atomic_load_n(&p->wake, __ATOMIC_SEQ_CST);
 		uint32_t ask = __atomic_load_n(&p->relook, __ATOMIC_SEQ_CST);
@@ -196,8 +196,7 @@ static void *agent(void *arg)
 			tfd_dom_changed(tfd_dom);
 			continue;
 		}
-		tfd_dom_futex_wait(&p->wake, w,
-		                   tfd_dom_real_left(tfd_dom, due));
+		tfd_futex_nap(&p->wake, w, tfd_dom_real_left(tfd_dom, due));
 	}
 	return NULL;
 }
@@ -222,7 +221,7 @@ static void agent_start(void)
 			 * (a sanitizer's allocator's: the child hung in its
 			 * first malloc). */
 			while (!__atomic_load_n(&agent_running, __ATOMIC_ACQUIRE))
-				tfd_dom_futex_wait(&agent_running, 0, -1);
+				tfd_futex_wait(&agent_running, 0);
 		}
 		tfd_leave(was);
 	}
