@@ -120,7 +120,7 @@ int tfd_family_open(void)
  * sleeper, and a sleeper woken and killed before it takes the lock takes
  * that wake-up with it: the kernel passes it on only if the lock is still
  * free when the sleeper dies, so the others could sleep for ever beside a
- * free lock (a parent whose children are killed in their calls hung so).
+ * free lock (a parent whose children are killed in their calls).
  * A thread that cannot have the lock sets `sleepers` and sleeps on that
  * word; the unlock that finds it set clears it and wakes all of them (a
  * dead one cannot swallow that), and each tries again.  A sleep lasts
