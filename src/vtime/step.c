@@ -27,7 +27,7 @@ void tfd_dom_engine_start(void)
 	now[1] = tfd_dom_now(tfd_dom, DC_REAL);
 	now[2] = tfd_dom_now(tfd_dom, DC_BOOT);
 	was = tfd_enter();
-	tfd_engine_virtual_start(now[0], now[1], now[2]);
+	tfd_be->virtual_start(now[0], now[1], now[2]);
 	tfd_leave(was);
 }
 
@@ -55,7 +55,7 @@ void tfd_dom_sync(void)
 		d = at < now ? now - at : 0;
 		due = d > 0 || (tfd_be->next_due(&in) == 0 && in == 0);
 		if (due)
-			tfd_engine_virtual_move_to(now);
+			tfd_be->virtual_move_to(now);
 		if (due && me &&
 		    __atomic_load_n(&me->next_due, __ATOMIC_RELAXED) <= now)
 			/* Timers were delivered: waits on them may end. */
@@ -83,7 +83,7 @@ static int read_only_here(int fd)
 {
 	int f = R(fcntl)(fd, F_GETFD);
 
-	return f >= 0 && (f & FD_CLOEXEC) && !tfd_engine_read_elsewhere(fd);
+	return f >= 0 && (f & FD_CLOEXEC) && !tfd_be->read_elsewhere(fd);
 }
 
 /* The earliest expiry that would make one of this process's timers
