@@ -58,7 +58,7 @@ void trace_summary(struct trace *tr, FILE *out)
 	        "%.6f s from the first line to the last\n",
 	        tr->file, tr->lines, tr->nprocs, tr->nprocs == 1 ? "" : "es",
 	        tr->ntimers, tr->ntimers == 1 ? "" : "s",
-	        (double)(tr->t1 - tr->t0) / NS);
+	        (double)(tr->t1 - tr->t0) / TFD_NSEC);
 	if (tr->nadv)
 		fprintf(out, "virtual time: %zu moves\n", tr->nadv);
 	if (!tr->ntimers)
@@ -71,9 +71,9 @@ void trace_summary(struct trace *tr, FILE *out)
 		                        "inherited, or the trace began later)"
 		                      : "");
 		fprintf(out, "  life          %.6f s to %.6f s%s\n",
-		        (double)(tm->created - tr->t0) / NS,
+		        (double)(tm->created - tr->t0) / TFD_NSEC,
 		        (double)((tm->closed >= 0 ? tm->closed : tr->t1) - tr->t0) /
-		                NS,
+		                TFD_NSEC,
 		        tm->closed >= 0 ? " (closed)" : " (still open)");
 		fprintf(out, "  armed         %ld (relative %ld, absolute %ld), "
 		        "disarmed %ld, failed %ld",
@@ -84,9 +84,9 @@ void trace_summary(struct trace *tr, FILE *out)
 		else if (tm->absolute && tm->last_value == INT64_MAX)
 			snprintf(a, sizeof(a), "at 292 years or more (absolute)");
 		else if (tm->absolute)
-			snprintf(a, sizeof(a), "at %" PRId64 ".%09" PRId64
-			         " s (absolute)", tm->last_value / NS,
-			         tm->last_value % NS);
+			snprintf(a, sizeof(a), "at %lld.%09lld s (absolute)",
+			         tm->last_value / TFD_NSEC,
+			         tm->last_value % TFD_NSEC);
 		else
 			trace_dur(a, sizeof(a), tm->last_value, "us");
 		if (tm->arms)

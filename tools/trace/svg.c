@@ -123,7 +123,7 @@ static int64_t tick_step(int64_t span)
 
 static void tick_text(char *buf, size_t n, int64_t v, int64_t step)
 {
-	if (step >= NS)
+	if (step >= TFD_NSEC)
 		snprintf(buf, n, "%g s", (double)v / 1e9);
 	else if (step >= 1000000)
 		snprintf(buf, n, "%g ms", (double)v / 1e6);

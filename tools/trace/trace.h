@@ -31,7 +31,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define NS ((int64_t)1000000000)
+#include "core/time.h" /* TFD_NSEC */
+
 
 /* ---- what the trace holds (model.c) ---- */
 
