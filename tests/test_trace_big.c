@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tfd trace on a large trace, as stress-ng --timerfd makes one: 1,024
+ * timers in two processes, each re-armed 50 times at an interval of 1 us
+ * and read 600 us later, about 100,000 lines.  Its HTML page stays small,
+ * fits the window, is well-formed and says first what the text says; its
+ * trace-event JSON stays small and keeps the Trace Event Format's rules
+ * (read back with python3, when it is installed).
+ */
+#include "t.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PROCS 2
+#define TIMERS 512 /* per process */
+#define ROUNDS 50
+#define EARLY_PID 101 /* its timer of fd 10 reads 100 counts too many */
+#define EARLY_FD 10
+
+static const char *tool(void)
+{
+	const char *t = getenv("TFD_TOOL");
+
+	CHECK_NE(t, NULL);
+	return t;
+}
+
+static void line(FILE *f, int64_t t, int pid, const char *fmt, int fd, int n)
+{
+	fprintf(f, "%lld.%09lld %d ", (long long)(t / SEC),
+	        (long long)(t % SEC), pid);
+	fprintf(f, fmt, fd, fd, n);
+	fputc('\n', f);
+}
+
+/*
+ * Round r starts at 1 ms + r ms; timer k of each process (fd 3 + k) is
+ * armed at its start + k us (1 us, every 1 us) and read at its start +
+ * 600.5 us + k us: 600 expirations, the last 0.5 us before the read (the
+ * early timer's read says 700: 99.5 us before its deadline).  Closed at
+ * 60 ms.
+ */
+static void big_trace(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int p, k, r;
+
+	CHECK_NE(f, NULL);
+	fprintf(f, "0.000000000 100 - exec(/usr/bin/stress-ng) = 0\n");
+	for (k = 0; k < TIMERS; k++)
+		for (p = 0; p < PROCS; p++)
+			line(f, k * US, 100 + p, "%d timerfd_create(CLOCK_REALTIME, "
+			     "0) = %d", 3 + k, 0);
+	for (r = 0; r < ROUNDS; r++) {
+		int64_t t0 = (1 + r) * MS;
+
+		for (k = 0; k < TIMERS; k++)
+			for (p = 0; p < PROCS; p++)
+				line(f, t0 + k * US, 100 + p, "%d timerfd_settime(%d, "
+				     "0, {0.000001000, 0.000001000}, NULL) "
+				     "[next 0.000001000] = 0", 3 + k, 0);
+		for (k = 0; k < TIMERS; k++)
+			for (p = 0; p < PROCS; p++)
+				line(f, t0 + 600 * US + 500 + k * US, 100 + p,
+				     "%d read(%d, 8) [count %d] = 8", 3 + k,
+				     100 + p == EARLY_PID && 3 + k == EARLY_FD ?
+				     700 : 600);
+	}
+	for (k = 0; k < TIMERS; k++)
+		for (p = 0; p < PROCS; p++)
+			line(f, 60 * MS + k * US, 100 + p, "%d close(%d) = 0",
+			     3 + k, 0);
+	CHECK_EQ(fclose(f), 0);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL && fputs(text, f) >= 0 && fclose(f) == 0);
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	CHECK_EQ(stat(path, &st), 0);
+	return (long)st.st_size;
+}
+
+static void rm_dir(const char *dir)
+{
+	char cmd[256], out[256], err[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
+	CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 0);
+}
+
+/*
+ * The Trace Event Format's rules that a viewer relies on (its spec,
+ * "Trace Event Format", and what Perfetto's JSON importer reads): an
+ * object with a "traceEvents" array; each event has a string name, a ph
+ * of those we write, integer pid and tid, a ts in microseconds (a
+ * number); X has a dur >= 0; i has s of g, p or t; C has args of numbers;
+ * M is process_name or thread_name with args.name a string; B and E
+ * balance per thread; each process and thread that has events is named.
+ * Prints "rules: N broken" and the first few, then what the caller
+ * asks (argv[2:] evaluated over ev).
+ */
+static const char chrome_rules[] =
+	"import json, sys\n"
+	"d = json.load(open(sys.argv[1]))\n"
+	"assert isinstance(d, dict) and isinstance(d.get('traceEvents'), list)\n"
+	"ev = d['traceEvents']\n"
+	"num = lambda v: type(v) in (int, float)\n"
+	"bad, open_, pname, tname, used = [], {}, set(), set(), set()\n"
+	"for e in ev:\n"
+	"    ph, key = e.get('ph'), (e.get('pid'), e.get('tid'))\n"
+	"    why = []\n"
+	"    if ph not in ('X', 'i', 'C', 'M', 'B', 'E'): why.append('ph')\n"
+	"    if type(e.get('name')) is not str: why.append('name')\n"
+	"    if type(key[0]) is not int or type(key[1]) is not int:\n"
+	"        why.append('pid/tid')\n"
+	"    if ph == 'M':\n"
+	"        if e.get('name') not in ('process_name', 'thread_name') or \\\n"
+	"           type(e.get('args', {}).get('name')) is not str:\n"
+	"            why.append('metadata')\n"
+	"        elif e['name'] == 'process_name': pname.add(key[0])\n"
+	"        else: tname.add(key)\n"
+	"    else:\n"
+	"        used.add(key)\n"
+	"        if not num(e.get('ts')) or e['ts'] < 0: why.append('ts')\n"
+	"    if ph == 'X' and (not num(e.get('dur')) or e['dur'] < 0):\n"
+	"        why.append('dur')\n"
+	"    if ph == 'i' and e.get('s') not in ('g', 'p', 't'): why.append('s')\n"
+	"    if ph == 'C' and (not e.get('args') or\n"
+	"                      not all(num(v) for v in e['args'].values())):\n"
+	"        why.append('counter')\n"
+	"    if ph == 'B': open_[key] = open_.get(key, 0) + 1\n"
+	"    if ph == 'E':\n"
+	"        if not open_.get(key): why.append('E without B')\n"
+	"        else: open_[key] -= 1\n"
+	"    if why: bad.append((why, e))\n"
+	"bad += [('B without E', k) for k, n in open_.items() if n]\n"
+	"bad += [('process not named', p) for p in {k[0] for k in used} - pname]\n"
+	"bad += [('thread not named', k) for k in used - tname if k[0] != 0]\n"
+	"print('rules: %d broken' % len(bad), bad[:3])\n"
+	"n = lambda ph, name=None: sum(1 for e in ev if e['ph'] == ph and\n"
+	"                              (name is None or e['name'] == name))\n"
+	"for a in sys.argv[2:]: print(eval(a))\n";
+
+/*
+ * --chrome-json of the large trace: each arming's deadlines are drawn
+ * within a budget for the file (51,200 armings of 1,000 deadlines each
+ * were 51 million instants, GBs), the rest counted in the armed span.
+ * The file is bounded by ulimit, so a writer without a budget fails.
+ */
+TEST_LIMIT(trace_chrome_json_of_1024_timers_re_armed_50_times, 120)
+{
+	char dir[] = "/tmp/tfd-tbig.XXXXXX", path[64], json[80], cmd[1024];
+	static char out[1 << 16], err[4096];
+	long size;
+
+	CHECK_NE(mkdtemp(dir), NULL);
+	snprintf(path, sizeof(path), "%s/t", dir);
+	snprintf(json, sizeof(json), "%s/t.json", dir);
+	big_trace(path);
+	/* 64 MB at most, or SIGXFSZ */
+	snprintf(cmd, sizeof(cmd), "ulimit -f 65536 && %s trace %s "
+	         "--chrome-json %s >/dev/null", tool(), path, json);
+	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
+	size = file_size(json);
+	CHECKF(size < 40L << 20, "%ld bytes", size);
+	if (t_sh("command -v python3", out, sizeof(out), err, sizeof(err))) {
+		rm_dir(dir);
+		t_skip("no python3 to read the JSON back (%ld bytes written)",
+		       size);
+	}
+	snprintf(cmd, sizeof(cmd), "%s/rules.py", dir);
+	write_file(cmd, chrome_rules);
+	snprintf(cmd, sizeof(cmd), "python3 %s/rules.py %s "
+	         "\"n('i', 'read'), n('X', 'armed'), n('M', 'thread_name')\" "
+	         "\"n('i', 'due') <= 200000, n('C')\" "
+	         "\"sorted((e['pid'], e['args']['name']) for e in ev if "
+	         "e['name'] == 'process_name')\" "
+	         "\"sorted({(e['args']['due'], e['args']['due_drawn']) for e in ev "
+	         "if e['ph'] == 'X'})\" "
+	         "\"sorted({e['args']['late_us'] for e in ev if e['name'] == "
+	         "'read'})\"", dir, json);
+	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
+	CHECKF(!strcmp(out,
+	       "rules: 0 broken []\n"
+	       "(51200, 51200, 1024)\n"
+	       "(True, 51200)\n"
+	       "[(100, 'stress-ng'), (101, 'pid 101')]\n"
+	       /* 1000 due in each 1 ms arming (the last: 10 ms to the
+	        * close), 3 of each drawn: 3 * 51200 <= 200000 */
+	       "[(1000, 3), (10000, 3)]\n"
+	       "[-99.5, 0.5]\n"),
+	       "the events read back:\n%s", out);
+	rm_dir(dir);
+}
