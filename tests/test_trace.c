@@ -107,9 +107,10 @@ static void example_loop(int secs)
 	       "early 0  (of 1 reads)\n");
 	CHECK(!strstr(out, "\ntimer 4 "));
 
-	/* the picture: a lane per timer and one for the virtual clock,
-	 * named, with a time axis in seconds */
-	snprintf(cmd, sizeof(cmd), "grep -c 'class=\"name\">timer [123] ' %s/t.html"
+	/* the picture: a lane per timer, named by its program, and one for
+	 * the virtual clock, with a time axis in seconds */
+	snprintf(cmd, sizeof(cmd), "grep -c 'class=\"name\">eventloop-timerfd "
+	         "[0-9]* \xc2\xb7 fd [0-9]*<' %s/t.html"
 	         " && grep -c 'class=\"name\">virtual clock<' %s/t.html && "
 	         "grep -c '>[0-9]* s</text>' %s/t.html && "
 	         "head -c 40 %s/t.svg && grep -c '</svg>' %s/t.svg",

@@ -201,3 +201,136 @@ TEST_LIMIT(trace_chrome_json_of_1024_timers_re_armed_50_times, 120)
 	       "the events read back:\n%s", out);
 	rm_dir(dir);
 }
+
+/*
+ * The page read back (python3's html.parser; each SVG with xml.etree):
+ * every tag closed in order; each SVG fits the window (width 100%, a
+ * viewBox, no height) and none is taller than a block of 17 lanes; the
+ * totals come first and say what the text's "all" lines say; the lanes
+ * are named by program and pid.  Prints what the test compares.
+ */
+static const char page_check[] =
+	"import sys, re, html.parser, xml.etree.ElementTree as ET\n"
+	"page = open(sys.argv[1], encoding='utf-8').read()\n"
+	"text = open(sys.argv[2], encoding='utf-8').read()\n"
+	"VOID = {'meta', 'br', 'link', 'img', 'input', 'hr', 'wbr'}\n"
+	"class P(html.parser.HTMLParser):\n"
+	"    def __init__(s):\n"
+	"        super().__init__()\n"
+	"        s.stack, s.bad, s.k, s.cur, s.name, s.names = [], [], {}, None, None, []\n"
+	"    def handle_starttag(s, tag, attrs):\n"
+	"        a = dict(attrs)\n"
+	"        if tag not in VOID: s.stack.append(tag)\n"
+	"        if 'data-k' in a: s.cur = a['data-k']; s.k[s.cur] = ''\n"
+	"        if a.get('class') == 'name': s.name = ''\n"
+	"    def handle_startendtag(s, tag, attrs): pass\n"
+	"    def handle_endtag(s, tag):\n"
+	"        if s.stack and s.stack[-1] == tag: s.stack.pop()\n"
+	"        else: s.bad.append(tag)\n"
+	"        if tag == 'td': s.cur = None\n"
+	"        if tag == 'text' and s.name is not None:\n"
+	"            s.names.append(s.name); s.name = None\n"
+	"    def handle_data(s, d):\n"
+	"        if s.cur: s.k[s.cur] += d\n"
+	"        if s.name is not None: s.name += d\n"
+	"p = P(); p.feed(page); p.close()\n"
+	"print('tags:', p.bad[:3], p.stack)\n"
+	"hs = []\n"
+	"for s in re.findall(r'<svg .*?</svg>', page, re.S):\n"
+	"    e = ET.fromstring(s)\n"
+	"    assert e.get('width') == '100%' and e.get('height') is None, s[:200]\n"
+	"    hs.append(float(e.get('viewBox').split()[3]))\n"
+	"print('svgs:', len(hs), max(hs) <= 60 + 76 * 17 + 40)\n"
+	"m = re.search(r'^all: (\\d+) timers?, (\\d+) arms?, (\\d+) reads? with a '\n"
+	"    r'count \\((\\d+) EAGAIN, (\\d+) failed\\), (\\d+) expirations? read, '\n"
+	"    r'(\\S+) due by the end\\n  lateness +p50 (\\S+ us)  p90 (\\S+ us)  '\n"
+	"    r'p99 (\\S+ us)  max (\\S+ us)  early (\\d+)  \\(of (\\d+) reads\\)',\n"
+	"    text, re.M)\n"
+	"want = dict(zip('timers arms reads eagain failed expirations due p50 '\n"
+	"                'p90 p99 max early of'.split(), m.groups()))\n"
+	"want['lines'], want['processes'] = re.match(\n"
+	"    r'trace .*: (\\d+) lines, (\\d+) process', text).groups()\n"
+	"print('totals:', {k: (v, p.k.get(k)) for k, v in want.items()\n"
+	"                  if p.k.get(k) != v} or 'as the text says')\n"
+	"print('first:', page.index('data-k=\"early\"') < page.index('<svg'))\n"
+	"print(want['timers'], want['reads'], want['p50'], want['max'], want['early'])\n"
+	"print('lanes:', sorted({re.sub(r'\\d+$', 'N', n) for n in p.names}))\n";
+
+/*
+ * --html of the large trace: under 2 MB (stress-ng's 1,024 timers made a
+ * page of 23 MB, 76,000 px tall, a lane per timer), the totals first,
+ * a block per process of 16 lanes and one that folds the other 496.
+ */
+TEST_LIMIT(trace_html_of_1024_timers_fits_and_sums_up, 120)
+{
+	char dir[] = "/tmp/tfd-tbig.XXXXXX", path[64], cmd[1024];
+	static char out[1 << 16], err[4096];
+	long size;
+
+	CHECK_NE(mkdtemp(dir), NULL);
+	snprintf(path, sizeof(path), "%s/t", dir);
+	big_trace(path);
+	snprintf(cmd, sizeof(cmd), "%s trace %s --html %s.html --svg %s.svg "
+	         ">%s.txt", tool(), path, path, path, path);
+	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
+	snprintf(cmd, sizeof(cmd), "%s.html", path);
+	size = file_size(cmd);
+	CHECKF(size < 2L << 20, "the page: %ld bytes", size);
+	snprintf(cmd, sizeof(cmd), "%s.svg", path);
+	size = file_size(cmd);
+	CHECKF(size < 2L << 20, "the SVG: %ld bytes", size);
+	if (t_sh("command -v python3", out, sizeof(out), err, sizeof(err))) {
+		rm_dir(dir);
+		t_skip("no python3 to read the page back");
+	}
+	snprintf(cmd, sizeof(cmd), "%s/page.py", dir);
+	write_file(cmd, page_check);
+	snprintf(cmd, sizeof(cmd), "python3 %s/page.py %s.html %s.txt && "
+	         "python3 -c 'import sys, xml.etree.ElementTree as E; "
+	         "e = E.parse(sys.argv[1]).getroot(); print(e.get(\"width\"), "
+	         "e.get(\"height\"))' %s.svg", dir, path, path, path);
+	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
+	CHECKF(!strcmp(out,
+	       "tags: [] []\n"
+	       "svgs: 2 True\n"
+	       "totals: as the text says\n"
+	       "first: True\n"
+	       "1024 51200 0.5 us 0.5 us 50\n"
+	       "lanes: ['496 more timers, folded', 'pid 101 \xc2\xb7 fd N', "
+	       "'stress-ng 100 \xc2\xb7 fd N']\n"
+	       "100% None\n"),
+	       "the page read back:\n%s", out);
+	rm_dir(dir);
+}
+
+/* Twenty processes of a timer each: sixteen blocks of their own, one for
+ * the other four, in both pictures. */
+TEST(trace_picture_folds_processes_beyond_sixteen)
+{
+	char dir[] = "/tmp/tfd-tbig.XXXXXX", path[64], cmd[1024];
+	static char out[1 << 16], err[4096];
+	FILE *f;
+	int i;
+
+	CHECK_NE(mkdtemp(dir), NULL);
+	snprintf(path, sizeof(path), "%s/t", dir);
+	f = fopen(path, "w");
+	CHECK_NE(f, NULL);
+	for (i = 0; i < 20; i++)
+		line(f, i * MS, 200 + i, "%d timerfd_create(CLOCK_MONOTONIC, 0) "
+		     "= %d", 3, 0);
+	CHECK_EQ(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "%s trace %s --html %s.html --svg %s.svg "
+	         ">/dev/null && grep -c '<details' %s.html && "
+	         "grep -c '<g transform' %s.svg && grep -o '4 other processes' "
+	         "%s.html %s.svg && grep -c 'class=\"name\">pid 219 ' %s.svg",
+	         tool(), path, path, path, path, path, path, path, path);
+	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
+	/* the page: 17 blocks, the table of timers, the text; its heading
+	 * and the block's say what it folds */
+	snprintf(cmd, sizeof(cmd), "19\n17\n%s.html:4 other processes\n"
+	         "%s.html:4 other processes\n%s.svg:4 other processes\n1\n",
+	         path, path, path);
+	CHECKF(!strcmp(out, cmd), "'%s', not '%s'", out, cmd);
+	rm_dir(dir);
+}

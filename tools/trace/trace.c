@@ -57,8 +57,10 @@ static int write_out(struct trace *tr, const char *file, int o)
 	}
 	if (o == O_CHROME)
 		trace_chrome(tr, f);
+	else if (o == O_HTML)
+		trace_page(tr, f);
 	else
-		trace_picture(tr, f, o == O_HTML);
+		trace_svg(tr, f);
 	bad = ferror(f);
 	if (fclose(f) != 0 || bad) {
 		fprintf(stderr, "tfd: trace: %s: %s\n",
