@@ -106,6 +106,7 @@ void trace_svg(struct trace *tr, FILE *out)
 	for (i = 0; i < n; i++)
 		h += trace_block_height(&b[i]);
 	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100%%\" "
+	        "style=\"height:auto\" "
 	        "viewBox=\"0 0 %d %.0f\" font-family=\"sans-serif\">\n"
 	        "<style>%s</style>\n", trace_svg_width, h, trace_svg_css);
 	fprintf(out, "<text x=\"10\" y=\"20\" class=\"title\">time since the "
