@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include "cmd.h"
+#include "core/time.h" /* TFD_NSEC */
 
 #include "vtime/vtime.h"
 
@@ -245,8 +246,8 @@ static void trace_exec(const char *prog, int64_t now)
 		name[i] = prog[i] < 0x20 || prog[i] > 0x7e ? '?' : prog[i];
 	name[i] = 0;
 	n = snprintf(line, sizeof(line), "%lld.%09lld %d - exec(%s) = 0\n",
-	             (long long)(now / 1000000000),
-	             (long long)(now % 1000000000), (int)getpid(), name);
+	             (long long)(now / TFD_NSEC),
+	             (long long)(now % TFD_NSEC), (int)getpid(), name);
 	trace_line(trace, line, n);
 }
 
@@ -262,9 +263,9 @@ static void traced(void *ctx, int64_t from, int64_t to)
 		return;
 	n = snprintf(line, sizeof(line),
 	             "%lld.%09lld %d - virtual-advance(+%lld.%09lld) = 0\n",
-	             (long long)(to / 1000000000), (long long)(to % 1000000000),
-	             (int)r->pid, (long long)((to - from) / 1000000000),
-	             (long long)((to - from) % 1000000000));
+	             (long long)(to / TFD_NSEC), (long long)(to % TFD_NSEC),
+	             (int)r->pid, (long long)((to - from) / TFD_NSEC),
+	             (long long)((to - from) % TFD_NSEC));
 	trace_line(r->trace, line, n);
 }
 
@@ -455,7 +456,7 @@ static int tfd_cmd_exec(int argc, char **argv)
 		struct timespec now;
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		trace_exec(a.argv[0], (int64_t)now.tv_sec * 1000000000 +
+		trace_exec(a.argv[0], (int64_t)now.tv_sec * TFD_NSEC +
 		                      now.tv_nsec);
 	}
 	execvp(a.argv[0], a.argv);
