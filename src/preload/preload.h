@@ -382,6 +382,8 @@ void tfd_trace(int fd, long ret, int err, const char *fmt, ...)
 const char *tfd_clock_name(int c);
 const char *tfd_flag_names(char *buf, size_t n, int flags, int settime);
 const char *tfd_its_text(char *buf, size_t n, const struct itimerspec *s);
+/* " [next S.N]": fd's time left; also stamps the line tfd_trace() is
+ * about to write (call it among that call's arguments). */
 const char *tfd_next_text(char *buf, size_t n, int fd);
 
 /* ---- rawsys.c ---- */
