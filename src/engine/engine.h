@@ -336,6 +336,7 @@ int tfd_files_fetch(int tid, int fd); /* >= 0, or -errno */
 void tfd_files_close(int fd);         /* a number of the thread's table */
 int tfd_files_fresh(int nonblock);    /* a new eventfd there, or -1 */
 int tfd_files_take(int tid, int k, int flags, int *fd);
+int tfd_files_pin(void);              /* the service thread's pidfd, or -1 */
 uint32_t tfd_files_id(int k);         /* eventfd k's id here, or 0 */
 
 /* clock.c */

@@ -385,6 +385,7 @@ static int64_t mono_now(void)
 }
 
 static int have_waitv = 1; /* [S] futex_waitv(2) works */
+static int pin = -1;        /* [S] our pidfd, in our table (files.c) */
 
 /* Sleep for wait ns (TFD_NS_MAX: until woken) on our wake-up word seq,
  * and on the alive words of the family's other service threads.  0 if
@@ -482,6 +483,7 @@ static void *service(void *arg)
 	if (!tfd_eng.private_files)
 		tfd_engine_holds_direct(); /* a forked child's, or those of
 		                            * the thread we replace */
+	pin = tfd_eng.private_files ? tfd_files_pin() : -1;
 	me = &tfd_fam->proc[tfd_eng.self];
 	tfd_eng.tid = gettid();
 	tfd_family_unlock();
@@ -565,6 +567,9 @@ static void *service(void *arg)
 		close_freed();
 	}
 	drain_pool();
+	if (pin >= 0)
+		tfd_files_close(pin);
+	pin = -1;
 	tfd_family_unlock();
 	tfd_clock_watch_stop();
 	tfd_family_lock();
