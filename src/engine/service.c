@@ -332,7 +332,7 @@ static void refill(void)
 		for (i = 0; i < want[kind]; i++) {
 			if ((k[n] = tfd_files_fresh((int)kind)) < 0)
 				break;
-			id[n] = tfd_files_id(k[n]);
+			id[n] = 0; /* read at fork, if ever (fork.c) */
 			nb[n++] = (unsigned char)kind;
 		}
 	tfd_family_lock();
@@ -556,6 +556,8 @@ static void *service(void *arg)
 
 			if (h->direct)
 				continue;
+			if (!h->efd_id && h->file >= 0 && !h->unchecked)
+				h->efd_id = tfd_files_id(h->file);
 			h->file = -1;
 			h->unchecked = 0;
 			if ((h->t->flags & T_USED) && h->t->gen == h->gen &&
