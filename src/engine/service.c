@@ -518,7 +518,10 @@ static void *service(void *arg)
 		fetch_files();
 		if (tfd_eng.go_direct)
 			break; /* a thread on the fallback replaces us */
-		if (tfd_eng.nholds && tfd_eng.pool_max &&
+		/* Refilled with no timer left too: a program that makes
+		 * and closes one timer at a time would else find none ready
+		 * and take the round trip each time (tfd(7)). */
+		if (tfd_eng.pool_max && !tfd_eng.stop &&
 		    (tfd_engine_pool_count(0) < POOL_LOW ||
 		     tfd_engine_pool_count(1) < POOL_LOW))
 			refill();
