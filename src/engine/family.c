@@ -146,31 +146,12 @@ int tfd_family_open(void)
  * and the next try finds it dead (EOWNERDEAD).
  */
 #define LOCK_NAP (10 * 1000 * 1000L) /* ns */
-#define LOCK_SPIN 100                 /* tries before it sleeps */
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
-}
 
 /* The lock of f, as it is. */
 static int lock_of(struct tfd_family *f)
 {
-	int r, spin;
+	int r;
 
-	/* A holder on another CPU lets go within a few system calls: a
-	 * short look first spares both threads a sleep and a wake-up
-	 * (tfd(7), THE COST OF A TIMER); bounded, then the sleep below. */
-	for (spin = 0; spin < LOCK_SPIN; spin++) {
-		r = pthread_mutex_trylock(&f->lock);
-		if (r != EBUSY)
-			return r;
-		cpu_relax();
-	}
 	while ((r = pthread_mutex_trylock(&f->lock)) == EBUSY) {
 		/* A read-modify-write: the try below comes after it. */
 		(void)__atomic_exchange_n(&f->sleepers, 1, __ATOMIC_SEQ_CST);
