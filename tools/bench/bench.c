@@ -109,7 +109,7 @@ static long fits(long limit, long per)
 enum { O_QUICK, O_JSON, O_FILTER, O_ROUNDS, O_SIDE, O_PLAIN, O_CHILD,
        O_PCHILD };
 static const struct tfd_opt opts[] = {
-	[O_QUICK] = { "quick", NULL, "fewer iterations: under 20 s" },
+	[O_QUICK] = { "quick", NULL, "fewer iterations: about 30 s" },
 	[O_JSON] = { "json", NULL, "the same figures as JSON" },
 	[O_FILTER] = { "filter", "NAME",
 	               "only the workloads whose number or name contains\n"
@@ -137,7 +137,7 @@ const struct tfd_cmd tfd_bench_cmd = {
 	.summary = "measure the engine against the kernel's timerfd",
 	.text = "Runs every workload on the kernel's timerfd and on the engine,\n"
 	        "interleaved, for 5 rounds, and prints medians, spreads and the\n"
-	        "ratio engine/kernel next to each target (about 80 s).  The\n"
+	        "ratio engine/kernel next to each target (about 2 min).  The\n"
 	        "workloads: 1 create + close, 2 arm/re-arm/disarm, 3 gettime,\n"
 	        "4a/4b read, 5 expiry latency, 6a burst, 6b periodic, 7a/7b CPU,\n"
 	        "8 memory; 10 an event loop (one timer re-armed to the next of\n"
