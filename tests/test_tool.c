@@ -455,15 +455,20 @@ TEST(tool_absolute_value_near_the_end_of_time_saturates)
 	CHECKF(!strstr(err, "tfd:") && lines(out) == 1, "out '%s' err '%s'", out, err);
 }
 
-/* tfd bench still runs and reports every workload of issue 6 (a figure is
- * never judged here: a benchmark does not fail on a slow machine). */
+/* tfd bench still runs and reports every workload of issues 6 and 20 (a
+ * figure is never judged here: a benchmark does not fail on a slow
+ * machine). */
 TEST_LIMIT(tool_bench_quick_runs_every_workload, 120)
 {
 	static const char *const names[] = {
 		"\"1 create + close\"", "\"2 re-arm", "\"3 gettime",
-		"\"4b read", "\"5 latency p50\"", "\"6a throughput\"",
-		"\"6b expirations delivered\"", "\"7a CPU", "\"7b CPU",
+		"\"4b read", "\"5 latency p50\"", "\"6a throughput, epoll\"",
+		"\"6a throughput, poll\"", "\"6b expirations delivered\"",
+		"\"7c CPU per expiration, process\"", "\"7a CPU", "\"7b CPU",
 		"\"8 user memory", "\"9a read(2), pipe", "\"9a poll(2), socket",
+		"\"10 event loop\"", "\"10 event loop, 2 busy loops\"",
+		"\"11 latency p99, 2 busy loops\"",
+		"\"11 burst throughput, 2 busy loops\"",
 	};
 	static char out[1 << 17];
 	char err[4096];

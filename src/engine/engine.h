@@ -161,7 +161,8 @@ struct tfd_hold {
 	unsigned waiters; /* [L] tfd_read()s blocked, holds (preload) */
 	uint32_t efd_id; /* [L] the eventfd's id (its fdinfo), 0 if unknown:
 	                  * a forked child (a copy of this) checks that a
-	                  * number it inherited is this file */
+	                  * number it inherited is this file; read at the
+	                  * first fork (fork.c), not at create */
 	uint16_t gen;    /* [L] t->gen when taken */
 	unsigned char direct; /* [L] file is a user number (fallback): set
 	                       * at create, or for good when the fallback
@@ -334,7 +335,9 @@ int tfd_files_fetch(int tid, int fd); /* >= 0, or -errno */
 void tfd_files_close(int fd);         /* a number of the thread's table */
 int tfd_files_fresh(int nonblock);    /* a new eventfd there, or -1 */
 int tfd_files_take(int tid, int k, int flags, int *fd);
+int tfd_files_pin(void);              /* the service thread's pidfd, or -1 */
 uint32_t tfd_files_id(int k);         /* eventfd k's id here, or 0 */
+uint32_t tfd_files_id_in(int tid, int k); /* in thread tid's table */
 
 /* clock.c */
 int64_t tfd_clock_now(int base);  /* the system's or the virtual clock */

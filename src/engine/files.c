@@ -152,52 +152,79 @@ int tfd_files_fresh(int nonblock)
 /* Take eventfd k of the service thread tid (made with the O_NONBLOCK that
  * flags ask) into the caller's table with the TFD_CLOEXEC flags ask: 0 and
  * *out, or errno (EMFILE when the pidfd left no room: the caller falls
- * back to the round trip). */
+ * back to the round trip).  Four system calls: pidfd_open(2) (cheap while
+ * the service thread keeps a pidfd of its own, tfd_files_pin),
+ * pidfd_getfd(2), and dup3(2) and close(2) to move the copy to the
+ * pidfd's number, which was the lowest free one, the number Linux would
+ * have given.  Raw calls: these numbers are never the program's before
+ * create returns (a wrapper that interposes on close or dup3 must not see
+ * them). */
 int tfd_files_take(int tid, int k, int flags, int *out)
 {
 	long p = syscall(SYS_pidfd_open, (pid_t)tid, PIDFD_THREAD);
 	long fd;
-	int e, cloexec = 1; /* what fd has now */
+	int e;
 
 	if (p < 0)
 		return errno;
 	fd = syscall(SYS_pidfd_getfd, (int)p, k, 0); /* close-on-exec */
 	e = errno;
-	close((int)p);
-	if (fd < 0)
+	if (fd < 0) {
+		syscall(SYS_close, (int)p);
 		return e;
-	if (fd > p) {
-		/* The pidfd had the lowest number, now free again: that is
-		 * the number Linux would have given.  F_DUPFD never replaces
-		 * a descriptor another thread opened meanwhile. */
-		int low = fcntl((int)fd, flags & TFD_CLOEXEC ? F_DUPFD_CLOEXEC
-		                                             : F_DUPFD, 0);
-
-		if (low >= 0 && low < fd) {
-			close((int)fd);
-			fd = low;
-			cloexec = !!(flags & TFD_CLOEXEC);
-		} else if (low >= 0) {
-			close(low);
-		}
 	}
-	if (cloexec && !(flags & TFD_CLOEXEC))
+	if (fd > p) {
+		/* p is ours until this replaces it: no other thread can
+		 * have opened a file there meanwhile. */
+		if (syscall(SYS_dup3, (int)fd, (int)p,
+		            flags & TFD_CLOEXEC ? O_CLOEXEC : 0) == p) {
+			syscall(SYS_close, (int)fd);
+			*out = (int)p;
+			return 0;
+		}
+		e = errno;
+		syscall(SYS_close, (int)fd);
+		syscall(SYS_close, (int)p);
+		return e;
+	}
+	/* A lower number was freed meanwhile: fd is the lowest. */
+	syscall(SYS_close, (int)p);
+	if (!(flags & TFD_CLOEXEC))
 		fcntl((int)fd, F_SETFD, 0);
 	*out = (int)fd;
 	return 0;
 }
 
-/* The id the kernel gives eventfd k of the calling thread's table (its
- * fdinfo's "eventfd-id", Linux 6.1), or 0.  Read in the service thread,
- * whose own table takes the descriptor of /proc meanwhile; no
+/* A pidfd of the calling (service) thread, in its own table, kept while it
+ * runs, or -1.  While one is open, the kernel keeps the thread's pidfs
+ * inode, and each pidfd_open(2) of tfd_files_take only takes a reference
+ * (about 1 us to open and close); with none, each makes the inode anew
+ * (about 4 us, tfd(7)).  Nothing depends on it but the cost. */
+int tfd_files_pin(void)
+{
+	long p = syscall(SYS_pidfd_open, (pid_t)gettid(), PIDFD_THREAD);
+
+	return p < 0 ? -1 : (int)p;
+}
+
+/* The id the kernel gives eventfd k of thread tid's table (its fdinfo's
+ * "eventfd-id", Linux 6.1), or 0; tid 0: the calling thread.  Read where
+ * it is needed, not at create (three system calls and the formatting of
+ * the fdinfo: about 3 us): a fork names its children's numbers by it
+ * (fork.c), and a thread that leaves for the fallback its own (service.c).
+ * The caller's table takes the descriptor of /proc meanwhile; no
  * allocation. */
-uint32_t tfd_files_id(int k)
+uint32_t tfd_files_id_in(int tid, int k)
 {
 	char path[64], buf[512], *p;
 	long fd, n;
 	unsigned long id = 0;
 
-	snprintf(path, sizeof(path), "/proc/thread-self/fdinfo/%d", k);
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/self/task/%d/fdinfo/%d",
+		         tid, k);
+	else
+		snprintf(path, sizeof(path), "/proc/thread-self/fdinfo/%d", k);
 	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -210,6 +237,11 @@ uint32_t tfd_files_id(int k)
 	if (p)
 		id = strtoul(p + 11, NULL, 10);
 	return (uint32_t)id;
+}
+
+uint32_t tfd_files_id(int k)
+{
+	return tfd_files_id_in(0, k);
 }
 
 /* Copy descriptor fd of thread tid into this thread's table: the new

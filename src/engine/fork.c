@@ -102,6 +102,12 @@ static void mark_holders(int c, int on)
 
 		if (!h->nfds)
 			continue;
+		/* The child names its numbers by the eventfd's id: read
+		 * from our service thread's table once, at the first fork
+		 * (files.c). */
+		if (on && !h->efd_id && !h->direct && h->file >= 0 &&
+		    !h->unchecked && tfd_eng.state == RUNNING)
+			h->efd_id = tfd_files_id_in(tfd_eng.tid, h->file);
 		if (on)
 			h->t->holders |= tfd_proc_bit(c);
 		else

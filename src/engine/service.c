@@ -332,7 +332,7 @@ static void refill(void)
 		for (i = 0; i < want[kind]; i++) {
 			if ((k[n] = tfd_files_fresh((int)kind)) < 0)
 				break;
-			id[n] = tfd_files_id(k[n]);
+			id[n] = 0; /* read at fork, if ever (fork.c) */
 			nb[n++] = (unsigned char)kind;
 		}
 	tfd_family_lock();
@@ -385,6 +385,7 @@ static int64_t mono_now(void)
 }
 
 static int have_waitv = 1; /* [S] futex_waitv(2) works */
+static int pin = -1;        /* [S] our pidfd, in our table (files.c) */
 
 /* Sleep for wait ns (TFD_NS_MAX: until woken) on our wake-up word seq,
  * and on the alive words of the family's other service threads.  0 if
@@ -482,6 +483,7 @@ static void *service(void *arg)
 	if (!tfd_eng.private_files)
 		tfd_engine_holds_direct(); /* a forked child's, or those of
 		                            * the thread we replace */
+	pin = tfd_eng.private_files ? tfd_files_pin() : -1;
 	me = &tfd_fam->proc[tfd_eng.self];
 	tfd_eng.tid = gettid();
 	tfd_family_unlock();
@@ -516,7 +518,10 @@ static void *service(void *arg)
 		fetch_files();
 		if (tfd_eng.go_direct)
 			break; /* a thread on the fallback replaces us */
-		if (tfd_eng.nholds && tfd_eng.pool_max &&
+		/* Refilled with no timer left too: a program that makes
+		 * and closes one timer at a time would else find none ready
+		 * and take the round trip each time (tfd(7)). */
+		if (tfd_eng.pool_max && !tfd_eng.stop &&
 		    (tfd_engine_pool_count(0) < POOL_LOW ||
 		     tfd_engine_pool_count(1) < POOL_LOW))
 			refill();
@@ -554,6 +559,8 @@ static void *service(void *arg)
 
 			if (h->direct)
 				continue;
+			if (!h->efd_id && h->file >= 0 && !h->unchecked)
+				h->efd_id = tfd_files_id(h->file);
 			h->file = -1;
 			h->unchecked = 0;
 			if ((h->t->flags & T_USED) && h->t->gen == h->gen &&
@@ -565,6 +572,9 @@ static void *service(void *arg)
 		close_freed();
 	}
 	drain_pool();
+	if (pin >= 0)
+		tfd_files_close(pin);
+	pin = -1;
 	tfd_family_unlock();
 	tfd_clock_watch_stop();
 	tfd_family_lock();

@@ -30,9 +30,13 @@
  *                        of timers, the random deadlines
  *   workloads_calls.c    1 create + close, 2 arm/re-arm/disarm, 2f re-arm
  *                        in a forked child, 3 gettime, 4a/4b read
- *   workloads_wakeups.c  5 expiry latency, 6a burst, 6b periodic,
- *                        7a/7b CPU while the program sleeps
+ *   workloads_wakeups.c  5 expiry latency, 6a burst (epoll, poll), 6b
+ *                        periodic, 7a/7b CPU while the program sleeps,
+ *                        11 (5 and 6a with two busy loops)
  *   workloads_memory.c   8 memory, measured in a fresh process
+ *   workloads_loop.c     10 an event loop (one timer re-armed to the next
+ *                        of 1,000 random deadlines), quiet and with two
+ *                        busy loops; the busy loops of 10 and 11
  *   workloads_preload.c  9a what libtfd-preload.so adds to calls on other
  *                        descriptors, 9b what its seccomp filter adds:
  *                        two child processes that take turns
@@ -205,8 +209,9 @@ static inline void sleep_ns(int64_t ns)
 /* ---- the workloads: each runs one side (K or E) with n timers ---- */
 
 enum { W_CREATE, W_ARM, W_FORK_ARM, W_GETTIME, W_READ_NONE, W_READ_SOME,
-       W_LATENCY, W_BURST, W_PERIODIC, W_IDLE, W_FAST, W_MEMORY, W_PRELOAD,
-       W_FILTER, NWORKLOADS };
+       W_LATENCY, W_BURST, W_BURST_POLL, W_PERIODIC, W_IDLE, W_FAST,
+       W_MEMORY, W_PRELOAD, W_FILTER, W_LOOP, W_LOOP_LOADED,
+       W_LATENCY_LOADED, W_BURST_LOADED, NWORKLOADS };
 /* Their numbers and names, for --filter and the progress lines. */
 struct workload {
 	const char *id, *name;
@@ -223,10 +228,20 @@ void workload_read_none(int side, long n);
 void workload_read_some(int side, long n);
 /* workloads_wakeups.c */
 void workload_latency(int side, long n);
+void workload_latency_loaded(int side, long n);
 void workload_burst(int side, long n);
+void workload_burst_poll(int side, long n);
+void workload_burst_loaded(int side, long n);
 void workload_periodic(int side, long n);
 void workload_idle(int side, long n);
 void workload_fast(int side, long n);
+/* workloads_loop.c: 10; the busy loops of 10 and 11 (BUSY_N processes
+ * that spin until stopped: their number, pids in pids) */
+#define BUSY_N 2
+void workload_loop(int side, long n);
+void workload_loop_loaded(int side, long n);
+int bench_busy_start(pid_t *pids);
+void bench_busy_stop(const pid_t *pids, int n);
 /* workloads_memory.c; the child it runs: --memory-child=SIDE N */
 void workload_memory(int side, long n);
 int bench_memory_child(int side, long n);

@@ -31,7 +31,7 @@ void workload_create(int side, long n)
 			return;
 		}
 	}
-	bench_add(bench_row("1 create + close", 1, "ns", G_RATIO_LE, 1.3), side,
+	bench_add(bench_row("1 create + close", 1, "ns", G_RATIO_LE, 1.0), side,
 	          (double)(now_ns() - t0) / (double)m);
 }
 
@@ -167,7 +167,7 @@ void workload_gettime(int side, long n)
 		bench_fail(side, "gettime");
 	else
 		bench_add(bench_row("3 gettime, armed timer", 1, "ns",
-		                    G_RATIO_LE, 0.2),
+		                    G_RATIO_LE, 0.1),
 		          side, (double)t0 / (double)m);
 	bench_close_set(side, fds, 1);
 }
@@ -198,9 +198,11 @@ void workload_read_none(int side, long n)
 			bench_fail(side, "read of an unexpired timer");
 			break;
 		}
+		/* The target is the API's (no system call when the count
+		 * is in memory); read(2) is one on either side. */
 		bench_add(bench_row(pass ? "4a read(2), nothing expired"
 		                         : "4a tfd_read, nothing expired",
-		                    1, "ns", G_NONE, 0),
+		                    1, "ns", pass ? G_NONE : G_RATIO_LE, 0.5),
 		          side, (double)t0 / (double)m);
 	}
 	bench_close_set(side, fds, 1);
@@ -254,8 +256,8 @@ void workload_read_some(int side, long n)
 		}
 	}
 	if (b == batches)
-		bench_add(bench_row("4b read, 1 expiration", n, "ns", G_NONE,
-		                    0),
+		bench_add(bench_row("4b read, 1 expiration", n, "ns",
+		                    G_RATIO_LE, 0.5),
 		          side, (double)total / (double)(n * batches));
 	bench_close_set(side, fds, n);
 }
