@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,28 @@ static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 /* Creating takes it shared, switching backends exclusive: no timer can be
  * created on the old backend while the switch checks there is none. */
 static pthread_rwlock_t select_lock = PTHREAD_RWLOCK_INITIALIZER;
+
+/* The program's signals blocked while select_lock is held (as the
+ * engine's lock is, src/engine/family.c): a handler that jumps out of a
+ * call must not leave it held.  Faults stay deliverable. */
+static void block_signals(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGTRAP);
+	sigdelset(&all, SIGSYS);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+static void restore_signals(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
 
 static const struct tfd_backend *find_backend(const char *name)
 {
@@ -71,10 +94,12 @@ int tfd_use_backend(const char *name)
 {
 	const struct tfd_backend *b, *cur;
 	int saved = errno, e = 0;
+	sigset_t mask;
 
 	b = find_backend(name);
 	if (!b)
 		return result(EINVAL, -1, saved);
+	block_signals(&mask);
 	pthread_rwlock_wrlock(&select_lock);
 	cur = backend();
 	if (b != cur) {
@@ -86,6 +111,7 @@ int tfd_use_backend(const char *name)
 			__atomic_store_n(&current, b, __ATOMIC_RELEASE);
 	}
 	pthread_rwlock_unlock(&select_lock);
+	restore_signals(&mask);
 	return result(e, 0, saved);
 }
 
@@ -117,11 +143,14 @@ static int spec_valid(const struct itimerspec *s)
 int tfd_create(clockid_t clockid, int flags)
 {
 	int saved = errno, fd = -1, e = EINVAL;
+	sigset_t mask;
 
 	if (!(flags & ~CREATE_FLAGS) && clock_known(clockid)) {
+		block_signals(&mask);
 		pthread_rwlock_rdlock(&select_lock);
 		e = be->create(clockid, flags, &fd);
 		pthread_rwlock_unlock(&select_lock);
+		restore_signals(&mask);
 	}
 	return result(e, fd, saved);
 }
@@ -162,6 +191,9 @@ ssize_t tfd_read(int fd, void *buf, size_t count)
 	uint64_t n;
 	int saved = errno, e;
 
+	/* A cancellation point, as read(2) is: at entry, and while it
+	 * blocks (the backend's). */
+	pthread_testcancel();
 	if (count < sizeof(n) || !buf) {
 		/* The descriptor is judged first, as read(2) does. */
 		e = be->check(fd);
@@ -181,6 +213,9 @@ int tfd_close(int fd)
 {
 	int saved = errno;
 
+	/* A cancellation point, as glibc's close(2) is: before anything is
+	 * closed. */
+	pthread_testcancel();
 	return result(be->close(fd), 0, saved);
 }
 
@@ -206,7 +241,9 @@ int timerfd(int ufd, int clockid, int flags, const struct itimerspec *utmr,
 		e = EINVAL; /* 6 */
 	else if (ufd == -1) {
 		const struct tfd_backend *b;
+		sigset_t mask;
 
+		block_signals(&mask);
 		pthread_rwlock_rdlock(&select_lock);
 		b = be;
 		e = b->create(clockid, flags & CREATE_FLAGS, &fd);
@@ -216,6 +253,7 @@ int timerfd(int ufd, int clockid, int flags, const struct itimerspec *utmr,
 				b->close(fd);
 		}
 		pthread_rwlock_unlock(&select_lock);
+		restore_signals(&mask);
 	} else if (utmr) {
 		e = be->settime(ufd, flags, utmr, outmr ? &out : NULL);
 	} else {

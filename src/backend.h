@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 struct tfd_backend {
@@ -46,7 +47,10 @@ struct tfd_backend {
 	/* Optional.  A wait on fd outside the library (poll(2) by the preload
 	 * library) begins: until the matching unhold, closing fd's last
 	 * descriptor keeps the timer running, as Linux keeps the file of a
-	 * descriptor being waited on.  NULL if fd is not a timer. */
+	 * descriptor being waited on.  NULL if fd is not a timer.  The
+	 * calling thread's own, and undone if it abandons the wait (a
+	 * handler jumps out of it, it is cancelled: see
+	 * tfd_engine_waits_block below). */
 	void *(*hold)(int fd);
 	void (*unhold)(void *held);
 	/* Timers created and not yet closed (selection needs none). */
@@ -82,6 +86,22 @@ int tfd_engine_virtual_start(int64_t mono, int64_t real, int64_t boot);
  * mono (the others by as much; none if it reads as much already), in one
  * hold of the family's lock, and what is due delivered: 0, or ENOTSUP. */
 int tfd_engine_virtual_move_to(int64_t mono);
+
+/* A wait of the preload library's that holds timers (hold, above) blocks
+ * now in a system call: called just before it, and the result passed to
+ * tfd_engine_waits_unblock just after.  In between, a signal handler of
+ * the program may jump out of the wait, or a cancellation end the
+ * thread: the engine then undoes the holds itself (src/engine/waits.c). */
+uintptr_t tfd_engine_waits_block(void);
+void tfd_engine_waits_unblock(uintptr_t mark);
+
+/* Defined by the engine as nothing and libc's read(2), and by the preload
+ * library as its own (src/preload/next.c): told when a thread of the
+ * program takes the engine's lock (held 1, the program's signals blocked
+ * already) and lets it go (held 0, still blocked); the read(2) a blocking
+ * tfd_read waits in, unlocked. */
+void tfd_engine_lock_hook(int held);
+ssize_t tfd_engine_sys_read(int fd, void *buf, size_t n);
 
 /* Test hooks of the engine (tests/, fuzz/).  What the engine does when the
  * kernel says CLOCK_REALTIME was set, to exercise TFD_TIMER_CANCEL_ON_SET

@@ -188,21 +188,61 @@ void tfd_family_unlock(void)
 		tfd_futex_wake(&f->sleepers, INT_MAX);
 }
 
-/* The lock, with cancellation off while it is held: a pthread_cancel()
- * can never leave it owned by a dead thread. */
-void tfd_engine_lock(int *cancel_state)
+/*
+ * The lock, taken by a thread of the program: with cancellation off, so
+ * that a pthread_cancel() never leaves it owned by a dead thread, and with
+ * the program's signals blocked, so that none of its handlers runs while
+ * the thread holds it or waits for it.  A handler that jumps out
+ * (siglongjmp: the timeout idiom) cannot leave it held then, and one that
+ * calls the library itself (a read(2) of a timer, async-signal-safe on
+ * Linux) cannot wait for a lock its own thread holds.  Faults stay
+ * deliverable.  What blocking it restores is the thread's own
+ * (thread-local: the lock is not recursive, and no handler runs in
+ * between to take it again).  tfd_engine_lock_hook() is told on both
+ * sides, signals blocked (the preload library keeps its per-thread state
+ * there, where no jump can leave it set).
+ */
+static __thread sigset_t program_mask;
+
+void tfd_engine_relock(int *cancel_state)
 {
+	sigset_t all;
+
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
+	sigfillset(&all);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGTRAP);
+	sigdelset(&all, SIGSYS);
+	pthread_sigmask(SIG_BLOCK, &all, &program_mask);
+	tfd_engine_lock_hook(1);
 	tfd_family_open();
 	tfd_family_lock();
 	if (g.start_pending)
 		tfd_engine_start_pending(); /* in a forked child */
 }
 
+void tfd_engine_lock(int *cancel_state)
+{
+	tfd_engine_relock(cancel_state);
+	tfd_waits_check(); /* what a jump out of a wait left */
+}
+
 void tfd_engine_unlock(int cancel_state)
 {
 	tfd_family_unlock();
+	tfd_engine_lock_hook(0);
+	pthread_sigmask(SIG_SETMASK, &program_mask, NULL);
 	pthread_setcancelstate(cancel_state, NULL);
+}
+
+/* Nothing to tell, in the library itself (the preload library's is in
+ * src/preload/next.c). */
+__attribute__((weak)) void tfd_engine_lock_hook(int held)
+{
+	(void)held;
 }
 
 /* Drop the lock until tfd_family_changed() (a broadcast to every thread of

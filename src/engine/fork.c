@@ -248,7 +248,8 @@ static void child(void)
 	tfd_engine_queues_forget();
 	for (h = g.freed; h; h = h->u.next)
 		h->file = -1; /* numbers of the parent's thread's table */
-	g.transit = NULL; /* the parent's readers, on their stacks */
+	g.transit = NULL; /* the parent's readers */
+	tfd_waits_forget();
 	g.self = -1;
 	g.in_fork = 1;
 	tfd_family_lock(); /* once the parent's handler let go of it */

@@ -420,10 +420,12 @@ static int e_create(int clockid, int flags, int *out)
 	tfd_engine_fork_init();
 	if (tfd_family_open())
 		return ENOMEM;
-	h = calloc(1, sizeof(*h));
-	if (!h)
-		return ENOMEM;
 	tfd_engine_lock(&cs);
+	h = calloc(1, sizeof(*h)); /* signals blocked: see family.c */
+	if (!h) {
+		tfd_engine_unlock(cs);
+		return ENOMEM;
+	}
 	if (g.state == STOPPED)
 		free_dropped();
 	e = take(clockid, flags, h, &fd);
@@ -507,10 +509,8 @@ static void *e_hold(int fd)
 	int cs;
 
 	tfd_engine_lock(&cs);
-	if (tfd_engine_find(fd, &h) == 0)
-		h->waiters++;
-	else
-		h = NULL;
+	if (tfd_engine_find(fd, &h) != 0 || tfd_waits_hold(h) != 0)
+		h = NULL; /* not a timer, or no room: not held */
 	tfd_engine_unlock(cs);
 	return h;
 }
@@ -523,8 +523,7 @@ static void e_unhold(void *held)
 	if (!h)
 		return;
 	tfd_engine_lock(&cs);
-	if (--h->waiters == 0 && h->closed)
-		tfd_engine_let_hold_go(h);
+	tfd_waits_unhold(h);
 	tfd_engine_stop_if_idle();
 	tfd_engine_unlock(cs);
 }
