@@ -32,16 +32,14 @@
 int tfd_timer_create(int clockid, int flags)
 {
 	char f[96];
-	int was, fd, e;
+	int fd, e;
 
 	if (!tfd_emulated) {
 		fd = R(timerfd_create)(clockid, flags);
 		if (fd >= 0 && fd < MARK_MAX && tfd_trace_path)
 			tfd_set_mark(fd); /* for the trace of its calls */
 	} else {
-		was = tfd_enter();
 		fd = tfd_create(clockid, flags);
-		tfd_leave(was);
 		if (fd >= 0)
 			fd = tfd_adopt(fd);
 	}
@@ -58,16 +56,14 @@ int tfd_timer_settime(int fd, int flags, const struct itimerspec *nv,
                       struct itimerspec *old)
 {
 	char f[96], v[96], o[96], x[64];
-	int was, r, e;
+	int r, e;
 
 	if (!tfd_emulated) {
 		r = R(timerfd_settime)(fd, flags, nv, old);
 	} else {
 		if (tfd_virt)
 			tfd_vsync();
-		was = tfd_enter();
 		r = tfd_settime(fd, flags, nv, old);
-		tfd_leave(was);
 		if (r == 0)
 			tfd_epoll_consumed(fd); /* the count is 0 again */
 		if (r == 0 && tfd_virt)
@@ -88,16 +84,14 @@ int tfd_timer_settime(int fd, int flags, const struct itimerspec *nv,
 int tfd_timer_gettime(int fd, struct itimerspec *cur)
 {
 	char v[96];
-	int was, r, e;
+	int r, e;
 
 	if (!tfd_emulated) {
 		r = R(timerfd_gettime)(fd, cur);
 	} else {
 		if (tfd_virt)
 			tfd_vsync();
-		was = tfd_enter();
 		r = tfd_gettime(fd, cur);
-		tfd_leave(was);
 	}
 	e = errno;
 	if (tfd_trace_path)
@@ -115,7 +109,7 @@ ssize_t tfd_timer_read(int fd, void *buf, size_t n)
 {
 	uint64_t count = 0;
 	ssize_t r;
-	int was, e;
+	int e;
 
 	if (!tfd_emulated) {
 		r = R(read)(fd, buf, n);
@@ -124,6 +118,9 @@ ssize_t tfd_timer_read(int fd, void *buf, size_t n)
 			memcpy(&count, buf, sizeof(count));
 		goto out;
 	}
+	/* A cancellation point, as read(2) is: at entry, and where it
+	 * blocks (the engine's read(2), or a wait on virtual time). */
+	pthread_testcancel();
 	if (tfd_virt && n >= sizeof(count) && /* else it fails at once */
 	    tfd_virtual_read_wait(fd) < 0) {
 		r = -1;
@@ -132,11 +129,9 @@ ssize_t tfd_timer_read(int fd, void *buf, size_t n)
 	}
 	if (tfd_virt)
 		tfd_vsync();
-	was = tfd_enter();
 	/* A NULL buffer: Linux waits (or fails EAGAIN) first, then takes the
 	 * count and fails EFAULT copying it out. */
 	r = tfd_read(fd, buf || n < sizeof(count) ? buf : &count, n);
-	tfd_leave(was);
 	e = errno;
 	if (!buf && r >= 0) {
 		r = -1;
@@ -213,17 +208,17 @@ ssize_t tfd_timer_write(int fd, size_t n)
 
 int tfd_timer_close(int fd)
 {
-	int was, r, e;
+	int r, e;
 
+	/* A cancellation point, as glibc's close(2) is: before anything is
+	 * done (a thread cancelled here leaves the timer open, as there). */
+	pthread_testcancel();
 	tfd_clear_mark(fd);
 	tfd_epoll_closed(fd);
-	if (!tfd_emulated) {
+	if (!tfd_emulated)
 		r = R(close)(fd);
-	} else {
-		was = tfd_enter();
+	else
 		r = tfd_close(fd);
-		tfd_leave(was);
-	}
 	e = errno;
 	tfd_trace(fd, r, e, "close(%d)", fd);
 	errno = e;

@@ -99,3 +99,33 @@ void tfd_next_load(void)
 
 	pthread_once(&once, load_all);
 }
+
+/* ---- the library's own calls ----
+ *
+ * The library's code, linked into this one, calls read(2), close(2) and
+ * the rest by their names, which are ours: a call of the library's must go
+ * past our definitions.  It does so while the library holds its lock,
+ * where the program's signals are blocked (src/engine/family.c): the
+ * engine tells us on both sides (tfd_engine_lock_hook), and the calls go
+ * straight through while tfd_inside is set (on virtual time the thread
+ * counts as running meanwhile, even while it waits for the lock).  No
+ * handler of the program's runs then, so none sees the flag set, and none
+ * can jump out and leave it set.  The one call the library makes unlocked,
+ * with the program's signals let through, is the read(2) a blocking
+ * tfd_read() waits in: that one goes to libc's read(2) directly
+ * (tfd_engine_sys_read), and a handler that runs meanwhile finds the
+ * thread outside the library, as it is. */
+static __thread int hook_was __attribute__((tls_model("initial-exec")));
+
+void tfd_engine_lock_hook(int held)
+{
+	if (held)
+		hook_was = tfd_enter();
+	else
+		tfd_leave(hook_was);
+}
+
+ssize_t tfd_engine_sys_read(int fd, void *buf, size_t n)
+{
+	return R(read)(fd, buf, n);
+}

@@ -58,15 +58,11 @@ void tfd_clear_mark(int fd)
  * cannot hold (EMFILE). */
 int tfd_adopt(int fd)
 {
-	int was;
-
 	if (fd < MARK_MAX) {
 		tfd_set_mark(fd);
 		return fd;
 	}
-	was = tfd_enter();
 	tfd_close(fd);
-	tfd_leave(was);
 	errno = EMFILE;
 	return -1;
 }
@@ -76,9 +72,8 @@ int tfd_adopt(int fd)
  * Returns 1 if fd still names a timer. */
 int tfd_still_timer(int fd)
 {
-	int was = tfd_enter(), e = tfd_be->check(fd);
+	int e = tfd_be->check(fd);
 
-	tfd_leave(was);
 	if (e == 0)
 		return 1;
 	tfd_clear_mark(fd);
@@ -89,16 +84,14 @@ int tfd_still_timer(int fd)
  * timer.  0, or -1 with errno set and newfd closed. */
 int tfd_share(int oldfd, int newfd)
 {
-	int was, e;
+	int e;
 
 	if (newfd >= MARK_MAX) {
 		R(close)(newfd);
 		errno = EMFILE;
 		return -1;
 	}
-	was = tfd_enter();
 	e = tfd_be->dup(oldfd, newfd);
-	tfd_leave(was);
 	if (e == 0) {
 		tfd_set_mark(newfd);
 	} else if (e == EBADF || e == EINVAL) {
@@ -115,11 +108,8 @@ int tfd_share(int oldfd, int newfd)
  * closed in a table of the caller's own): the backend lets go of it. */
 void tfd_release_number(int fd)
 {
-	int was = tfd_enter();
-
 	if (tfd_be->release)
 		tfd_be->release(fd);
-	tfd_leave(was);
 	tfd_clear_mark(fd);
 	tfd_epoll_closed(fd);
 }

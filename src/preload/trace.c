@@ -70,12 +70,10 @@ void tfd_trace(int fd, long ret, int err, const char *fmt, ...)
 	if (!tfd_trace_path)
 		return;
 	/* The program's CLOCK_MONOTONIC: the virtual one on virtual. */
-	m = tfd_enter();
 	if (tfd_virt)
 		now = tfd_ns_to_ts(tfd_vnow(CLOCK_MONOTONIC));
 	else
 		R(clock_gettime)(CLOCK_MONOTONIC, &now);
-	tfd_leave(m);
 	n = snprintf(line, sizeof(line), "%lld.%09ld %d ", (long long)now.tv_sec,
 	             now.tv_nsec, (int)getpid());
 	n += fd >= 0 ? snprintf(line + n, sizeof(line) - (size_t)n, "%d ", fd)
@@ -168,14 +166,12 @@ const char *tfd_next_text(char *buf, size_t n, int fd)
 {
 	struct itimerspec cur;
 	char v[48];
-	int was, r;
+	int r;
 
 	buf[0] = 0;
 	if (!tfd_trace_path)
 		return buf;
-	was = tfd_enter();
 	r = tfd_gettime(fd, &cur);
-	tfd_leave(was);
 	if (r == 0)
 		snprintf(buf, n, " [next %s]", ts_text(v, sizeof(v), &cur.it_value));
 	return buf;

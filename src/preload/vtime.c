@@ -32,7 +32,6 @@ static int64_t tai_offset(void)
 int64_t tfd_vnow(clockid_t c)
 {
 	struct timespec ts = { 0, 0 };
-	int was;
 
 	if (tfd_dom) {
 		clockid_t b = tfd_virtual_base(c);
@@ -42,9 +41,7 @@ int64_t tfd_vnow(clockid_t c)
 		                                                  : DC_MONO) +
 		       (c == CLOCK_TAI ? tai_offset() : 0);
 	}
-	was = tfd_enter();
 	tfd_virtual_now(c, &ts);
-	tfd_leave(was);
 	return tfd_ts_to_ns(&ts);
 }
 
@@ -121,8 +118,12 @@ static int block_readable(void *ctx, const sigset_t *mask, int64_t ns)
 {
 	struct pollfd p = { ((struct one_fd *)ctx)->fd, POLLIN, 0 };
 	struct timespec ts = tfd_ns_to_ts(ns);
+	uintptr_t b = tfd_engine_waits_block(); /* see waits.c */
+	int r = R(ppoll)(&p, 1, ns < 0 ? NULL : &ts, mask), e = errno;
 
-	return R(ppoll)(&p, 1, ns < 0 ? NULL : &ts, mask);
+	tfd_engine_waits_unblock(b);
+	errno = e;
+	return r;
 }
 
 /* A blocking read of a timer with nothing to read waits on virtual time
@@ -132,19 +133,15 @@ int tfd_virtual_read_wait(int fd)
 	int fl = R(fcntl)(fd, F_GETFL);
 	struct one_fd ctx = { fd };
 	void *held = NULL;
-	int was, r;
+	int r;
 
 	if (fl < 0 || (fl & O_NONBLOCK) || !tfd_dom)
 		return 0;
-	was = tfd_enter();
 	if (tfd_be->hold)
 		held = tfd_be->hold(fd);
-	tfd_leave(was);
 	r = tfd_dom_kwait(DOM_NEVER, NULL, look_readable, block_readable, &ctx);
-	was = tfd_enter();
 	if (held)
 		tfd_be->unhold(held);
-	tfd_leave(was);
 	return r < 0 ? -1 : 0;
 }
 
