@@ -186,21 +186,27 @@ extern __thread int tfd_inside __attribute__((tls_model("initial-exec")));
 extern struct tfd_dom *tfd_dom;
 void tfd_dom_inlib(int d);
 
+/* Inside, the thread is not cancelled (a cancellation point of libc's
+ * that our code reaches there, a poll(2) with timeout 0, must not end it
+ * with a lock of ours held or counted as running for good).  The result
+ * is for tfd_leave: the flag as it was, and the cancellation state. */
 static inline int tfd_enter(void)
 {
-	int was = tfd_inside;
+	int was = tfd_inside, cs;
 
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	tfd_inside = 1;
 	if (!was && unlikely(tfd_dom != NULL))
 		tfd_dom_inlib(1);
-	return was;
+	return was | cs << 1;
 }
 
 static inline void tfd_leave(int was)
 {
-	if (!was && unlikely(tfd_dom != NULL))
+	if (!(was & 1) && unlikely(tfd_dom != NULL))
 		tfd_dom_inlib(-1);
-	tfd_inside = was;
+	tfd_inside = was & 1;
+	pthread_setcancelstate(was >> 1, NULL);
 }
 
 /* What the backend chosen at load is, from its operations: */
@@ -318,6 +324,13 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
                   void *ctx);
 int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
                        void *ctx);
+/* A handler of the program's begins (1) or returns (0) on this thread:
+ * a wait it interrupts counts as running meanwhile (domain.c). */
+struct tfd_dom_paused {
+	int kind;
+	int64_t deadline;
+};
+void tfd_dom_handler(int begin, struct tfd_dom_paused *p);
 
 /* ---- signals.c ---- */
 
@@ -325,6 +338,10 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
  * virtual-time domain: tfd_counting_signals). */
 extern int tfd_counting_signals;
 extern __thread unsigned tfd_sig_handled
+	__attribute__((tls_model("initial-exec")));
+/* Of those, the handlers installed without SA_RESTART: a read(2) that
+ * such a handler interrupts fails EINTR, the others go on waiting. */
+extern __thread unsigned tfd_sig_unrestarted
 	__attribute__((tls_model("initial-exec")));
 int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
                    int (*next)(int, const struct sigaction *,

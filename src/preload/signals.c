@@ -11,23 +11,38 @@
 #include "preload/preload.h"
 #include "preload/domain.h"
 
+#include <errno.h>
 #include <string.h>
 
 int tfd_counting_signals;
 __thread unsigned tfd_sig_handled __attribute__((tls_model("initial-exec")));
+__thread unsigned tfd_sig_unrestarted
+	__attribute__((tls_model("initial-exec")));
 static struct sigaction prog[_NSIG]; /* the program's, where wrapped */
 static unsigned char wrapped[_NSIG];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The thread runs the handler, also when it interrupts a wait of ours,
+ * and may jump out of it: the wait counts as running until the handler
+ * returns to it (domain.c). */
 static void through(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction a = prog[sig];
+	struct tfd_dom_paused p;
+	int e = errno;
 
 	tfd_sig_handled++;
+	if (!(a.sa_flags & SA_RESTART))
+		tfd_sig_unrestarted++;
+	tfd_dom_handler(1, &p);
+	errno = e;
 	if (a.sa_flags & SA_SIGINFO)
 		a.sa_sigaction(sig, si, uc);
 	else if (a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN)
 		a.sa_handler(sig);
+	e = errno;
+	tfd_dom_handler(0, &p);
+	errno = e;
 }
 
 static int catches(const struct sigaction *a)

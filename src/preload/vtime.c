@@ -139,7 +139,16 @@ int tfd_virtual_read_wait(int fd)
 		return 0;
 	if (tfd_be->hold)
 		held = tfd_be->hold(fd);
-	r = tfd_dom_kwait(DOM_NEVER, NULL, look_readable, block_readable, &ctx);
+	/* A handler installed with SA_RESTART lets the read go on, as
+	 * Linux restarts read(2) after it. */
+	for (;;) {
+		unsigned u = tfd_sig_unrestarted;
+
+		r = tfd_dom_kwait(DOM_NEVER, NULL, look_readable,
+		                  block_readable, &ctx);
+		if (!(r < 0 && errno == EINTR && tfd_sig_unrestarted == u))
+			break;
+	}
 	if (held)
 		tfd_be->unhold(held);
 	return r < 0 ? -1 : 0;
