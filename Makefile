@@ -209,7 +209,7 @@ check-header: | $(B)/tests
 FALLBACK_TESTS ?= never_early periodic readiness rearm blocked_reader \
     closefrom dup2 as_many_timers no_wakeup_lost cancelling cancelled \
     fork exec idle no_descriptor duplicated one_nanosecond past_absolute \
-    many_fast opcheck_random_sequences_on_the_system
+    many_fast opcheck_random_sequences_on_the_system jump
 check: all check-header $(TESTBIN) $(SEEDBIN) $(EXAMPLES)
 	TSAN_OPTIONS="die_after_fork=0 suppressions=$(CURDIR)/tests/tsan.supp $(TSAN_OPTIONS)" \
 	TFD_TOOL=$(TOOL) TFD_EXAMPLES=$(EX) TFD_MAKE_VERSION=$(VERSION) \

@@ -112,6 +112,9 @@ unsigned long tfd_engine_wakeups(void);
 /* How many fresh eventfds the engine keeps ready for tfd_create (0: none,
  * so that each create makes its own, where fault injection reaches). */
 void tfd_engine_pool_size(unsigned n);
+/* Timers this process holds: open, or closed and kept running for a
+ * thread still waiting on them (tests of abandoned waits). */
+size_t tfd_engine_holds(void);
 /* 1 if the engine holds its files in a table of its own, 0 on the
  * fallback (tfd(7)): tests of what only the first keeps skip on it. */
 int tfd_engine_private_files(void);

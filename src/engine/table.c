@@ -539,6 +539,17 @@ static size_t e_count(void)
 	return n;
 }
 
+size_t tfd_engine_holds(void)
+{
+	size_t n;
+	int cs;
+
+	tfd_engine_lock(&cs);
+	n = g.nholds;
+	tfd_engine_unlock(cs);
+	return n;
+}
+
 static int e_activate(void)
 {
 	return tfd_engine_virtual_use(0);
