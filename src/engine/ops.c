@@ -9,6 +9,7 @@
 #include "engine/notify.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -171,8 +172,8 @@ void tfd_engine_number_named(int fd, struct tfd_hold *h)
 	}
 }
 
-/* read(2) on fd with its own O_NONBLOCK: 0 or errno.  A cancellation
- * point, as read(2) is: called unlocked, with cancellation enabled. */
+/* read(2) on fd: 0 or errno.  A cancellation point, as read(2) is:
+ * called unlocked, with cancellation enabled. */
 static int read_fd(int fd, uint64_t *n)
 {
 	ssize_t r = tfd_engine_sys_read(fd, n, sizeof(*n));
@@ -180,6 +181,15 @@ static int read_fd(int fd, uint64_t *n)
 	if (r == (ssize_t)sizeof(*n))
 		return 0;
 	return r < 0 ? errno : EIO;
+}
+
+/* fd's file is O_NONBLOCK: a read(2) would not wait (nothing counted, it
+ * fails EAGAIN: not made, which spares two changes of the signal mask). */
+static int nonblocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl >= 0 && (fl & O_NONBLOCK);
 }
 
 /* The read(2) of a blocking tfd_read: libc's own (the preload library has
@@ -215,16 +225,17 @@ int tfd_engine_read(int fd, uint64_t *count)
 	e = tfd_engine_find(fd, &h);
 	if (!e)
 		e = take(h, fd, 0, 0, &n);
-	if (e == EAGAIN) {
-		/* Nothing counted: wait in read(2) (or EAGAIN) as the
-		 * descriptor says, a cancellation point as read(2) is, where
-		 * the program's handlers run.  If another thread closes the
-		 * timer meanwhile, it keeps running for this wait, as Linux
-		 * keeps the file; so does a timer made at fd before the
-		 * read(2) starts.  A handler may jump out of the wait, and a
-		 * cancellation end it: nothing of it is on this stack, and
-		 * what it registered is undone then too (waits.c). */
-		r = tfd_waits_read_begin(fd, h, (uintptr_t)__builtin_frame_address(0));
+	if (e == EAGAIN && !nonblocking(fd)) {
+		/* Nothing counted: wait in read(2), a cancellation point as
+		 * read(2) is, where the program's handlers run.  If another
+		 * thread closes the timer meanwhile, it keeps running for
+		 * this wait, as Linux keeps the file; so does a timer made
+		 * at fd before the read(2) starts.  A handler may jump out
+		 * of the wait, and a cancellation end it: nothing of it is
+		 * on this stack, and what it registered is undone then too
+		 * (waits.c). */
+		r = tfd_waits_read_begin(fd, h,
+		                         (uintptr_t)__builtin_frame_address(0));
 		tfd_engine_unlock(cs);
 		rd = read_fd(fd, &d);
 		tfd_engine_relock(&cs);
