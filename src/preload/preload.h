@@ -29,8 +29,13 @@
  *
  * The library is reached only through the public API and the operations
  * of the backend in use (backend.h).  Its own calls land in these wrappers
- * too: a thread-local flag, set while a call of the library runs and for
- * good in the threads it starts, sends them straight through.
+ * too: a thread-local flag sends them straight through.  It is set only
+ * while the library holds its lock, with the program's signals blocked
+ * (next.c, tfd_engine_lock_hook), in the few places of ours that call
+ * wrapped functions themselves (tfd_enter, where cancellation is off
+ * too), and for good in the threads the library starts, born with every
+ * signal blocked: no handler of the program's sees it set, and none can
+ * jump out and leave it set.
  */
 #ifndef TFD_PRELOAD_H
 #define TFD_PRELOAD_H
@@ -177,8 +182,9 @@ void tfd_next_load(void);
 
 /* ---- the state every part reads ---- */
 
-/* Set while the library runs on this thread (and for good in its own
- * threads): its calls go straight through. */
+/* Set while the library runs on this thread with the program's signals
+ * blocked (and for good in its own threads): its calls go straight
+ * through. */
 extern __thread int tfd_inside __attribute__((tls_model("initial-exec")));
 
 /* On a virtual-time domain, this thread is counted as running while it
