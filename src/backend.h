@@ -94,6 +94,9 @@ int tfd_engine_virtual_move_to(int64_t mono);
  * thread: the engine then undoes the holds itself (src/engine/waits.c). */
 uintptr_t tfd_engine_waits_block(void);
 void tfd_engine_waits_unblock(uintptr_t mark);
+/* The wait ends: every timer the thread held since it began goes (hold,
+ * above, without keeping what it returned). */
+void tfd_engine_waits_end(void);
 
 /* Defined by the engine as nothing and libc's read(2), and by the preload
  * library as its own (src/preload/next.c): told when a thread of the
@@ -118,5 +121,24 @@ size_t tfd_engine_holds(void);
 /* 1 if the engine holds its files in a table of its own, 0 on the
  * fallback (tfd(7)): tests of what only the first keeps skip on it. */
 int tfd_engine_private_files(void);
+
+/* A cancellation point follows, where the thread may end without
+ * returning through its frames (a cancellation unwinds them, a jump
+ * leaves them): AddressSanitizer is told, as before a longjmp, or it
+ * finds the poison of their locals still there when the thread's last
+ * functions run (a report at its end). */
+#if defined(__SANITIZE_ADDRESS__)
+#define TFD_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TFD_ASAN 1
+#endif
+#endif
+#ifdef TFD_ASAN
+#include <sanitizer/asan_interface.h>
+#define tfd_may_not_return() __asan_handle_no_return()
+#else
+#define tfd_may_not_return() ((void)0)
+#endif
 
 #endif

@@ -237,6 +237,7 @@ int tfd_engine_read(int fd, uint64_t *count)
 		r = tfd_waits_read_begin(fd, h,
 		                         (uintptr_t)__builtin_frame_address(0));
 		tfd_engine_unlock(cs);
+		tfd_may_not_return();
 		rd = read_fd(fd, &d);
 		tfd_engine_relock(&cs);
 		if (r && !r->busy) {

@@ -220,6 +220,27 @@ int tfd_waits_unhold(struct tfd_hold *h)
 	return 0; /* undone already */
 }
 
+void tfd_engine_waits_end(void)
+{
+	struct held *a;
+	unsigned i;
+	int cs;
+
+	if (!mine.nheld)
+		return;
+	tfd_engine_lock(&cs);
+	a = held();
+	for (i = mine.nheld; i-- > 0;)
+		if (a[i].h && !a[i].sp) {
+			struct tfd_hold *h = a[i].h;
+
+			drop(i);
+			let_go(h);
+		}
+	tfd_engine_stop_if_idle();
+	tfd_engine_unlock(cs);
+}
+
 /* The preload's wait blocks now: its holds, registered since, are marked
  * with where it blocks.  Returns the mark, for tfd_engine_waits_unblock
  * when the system call returns (0: nothing held). */
@@ -229,6 +250,7 @@ uintptr_t tfd_engine_waits_block(void)
 	struct held *a = held();
 	unsigned i, n = 0;
 
+	tfd_may_not_return();
 	for (i = 0; i < mine.nheld; i++)
 		if (a[i].h && !a[i].sp) {
 			a[i].sp = sp;

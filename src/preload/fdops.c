@@ -120,6 +120,7 @@ ssize_t tfd_timer_read(int fd, void *buf, size_t n)
 	}
 	/* A cancellation point, as read(2) is: at entry, and where it
 	 * blocks (the engine's read(2), or a wait on virtual time). */
+	tfd_may_not_return();
 	pthread_testcancel();
 	if (tfd_virt && n >= sizeof(count) && /* else it fails at once */
 	    tfd_virtual_read_wait(fd) < 0) {
@@ -212,6 +213,7 @@ int tfd_timer_close(int fd)
 
 	/* A cancellation point, as glibc's close(2) is: before anything is
 	 * done (a thread cancelled here leaves the timer open, as there). */
+	tfd_may_not_return();
 	pthread_testcancel();
 	tfd_clear_mark(fd);
 	tfd_epoll_closed(fd);

@@ -35,11 +35,12 @@ int64_t tfd_tsp_ns(const struct timespec *ts)
 
 /* ---- holding the timers of a wait ---- */
 
+/* The engine keeps the holds, in the thread's own memory, and lets them
+ * all go at the end (nothing of them is on this stack, nor allocated
+ * here: a handler that jumps out of the wait leaves nothing to free). */
 struct holds {
-	void **h;
-	size_t n, cap;
+	size_t n;
 	int on; /* the wait may block */
-	void *small[8];
 };
 
 /* ns: the wait's timeout, -1 for none.  A wait that cannot block (a
@@ -48,42 +49,20 @@ struct holds {
  * backend's lock, twice per timer on every call. */
 static void holds_init(struct holds *s, int64_t ns)
 {
-	s->h = s->small;
 	s->n = 0;
-	s->cap = sizeof(s->small) / sizeof(*s->small);
 	s->on = ns != 0;
 }
 
 static void hold_one(struct holds *s, int fd)
 {
-	void *h;
-
-	if (!s->on || !tfd_be->hold || !tfd_emulated)
-		return;
-	if (s->n == s->cap) {
-		void **p = malloc(2 * s->cap * sizeof(*p));
-
-		if (!p)
-			return; /* out of memory: not held */
-		memcpy(p, s->h, s->n * sizeof(*p));
-		if (s->h != s->small)
-			free(s->h);
-		s->h = p;
-		s->cap *= 2;
-	}
-	h = tfd_be->hold(fd);
-	if (h)
-		s->h[s->n++] = h;
+	if (s->on && tfd_be->hold && tfd_emulated && tfd_be->hold(fd))
+		s->n++;
 }
 
 static void holds_end(struct holds *s)
 {
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		tfd_be->unhold(s->h[i]);
-	if (s->h != s->small)
-		free(s->h);
+	if (s->n)
+		tfd_engine_waits_end();
 }
 
 /* ---- poll, ppoll ---- */
@@ -308,11 +287,14 @@ static int swait_block(void *ctx, const sigset_t *mask, int64_t ns)
 }
 
 /* Virtual time: 0 or a result when time moved; VWAIT_BLOCK with the sets
- * as given when the caller must wait for real; -1 ENOMEM. */
+ * as given when the caller must wait for real; -1 ENOMEM.  Sets of up to
+ * FD_SETSIZE are kept on the stack (a handler may jump out of the wait). */
 static int swait_virtual(struct swait *w, int64_t ns)
 {
 	size_t len = set_bytes(w->nfds);
-	unsigned char *buf = malloc(3 * len + 1);
+	unsigned char small[3 * sizeof(fd_set)];
+	unsigned char *buf = 3 * len <= sizeof(small) ? small
+	                                              : malloc(3 * len + 1);
 	int i, r;
 
 	if (!buf) {
@@ -329,7 +311,8 @@ static int swait_virtual(struct swait *w, int64_t ns)
 		for (i = 0; i < 3; i++)
 			if (w->set[i])
 				memcpy(w->set[i], w->saved[i], len);
-	free(buf);
+	if (buf != small)
+		free(buf);
 	return r;
 }
 
