@@ -596,18 +596,17 @@ static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
 static void agent_start(void)
 {
 	pthread_t th;
-	int was;
+	int was = tfd_enter(); /* a thread of the library's; the lock held
+	                        * with signals blocked */
 
 	pthread_mutex_lock(&agent_lock);
-	if (!__atomic_load_n(&me->agent, __ATOMIC_ACQUIRE)) {
-		was = tfd_enter(); /* a thread of the library's */
-		if (pthread_create(&th, NULL, agent, me) == 0) {
-			pthread_detach(th);
-			__atomic_store_n(&me->agent, 1, __ATOMIC_RELEASE);
-		}
-		tfd_leave(was);
+	if (!__atomic_load_n(&me->agent, __ATOMIC_ACQUIRE) &&
+	    pthread_create(&th, NULL, agent, me) == 0) {
+		pthread_detach(th);
+		__atomic_store_n(&me->agent, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&agent_lock);
+	tfd_leave(was);
 }
 
 /* Tell the mover when this process's timers next need time to stop. */

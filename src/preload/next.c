@@ -116,13 +116,34 @@ void tfd_next_load(void)
  * (tfd_engine_sys_read), and a handler that runs meanwhile finds the
  * thread outside the library, as it is. */
 static __thread int hook_was __attribute__((tls_model("initial-exec")));
+__thread sigset_t tfd_entry_mask __attribute__((tls_model("initial-exec")));
 
 void tfd_engine_lock_hook(int held)
 {
-	if (held)
-		hook_was = tfd_enter();
-	else
-		tfd_leave(hook_was);
+	if (held) {
+		hook_was = tfd_inside;
+		tfd_inside = 1;
+		if (!hook_was && unlikely(tfd_dom != NULL))
+			tfd_dom_inlib(1);
+	} else {
+		if (!hook_was && unlikely(tfd_dom != NULL))
+			tfd_dom_inlib(-1);
+		tfd_inside = hook_was;
+	}
+}
+
+void tfd_block_signals(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGTRAP);
+	sigdelset(&all, SIGSYS);
+	pthread_sigmask(SIG_BLOCK, &all, old);
 }
 
 ssize_t tfd_engine_sys_read(int fd, void *buf, size_t n)

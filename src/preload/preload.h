@@ -192,14 +192,25 @@ extern __thread int tfd_inside __attribute__((tls_model("initial-exec")));
 extern struct tfd_dom *tfd_dom;
 void tfd_dom_inlib(int d);
 
-/* Inside, the thread is not cancelled (a cancellation point of libc's
- * that our code reaches there, a poll(2) with timeout 0, must not end it
- * with a lock of ours held or counted as running for good).  The result
- * is for tfd_leave: the flag as it was, and the cancellation state. */
+/* Inside, as in the engine's lock (src/engine/family.c), the thread runs
+ * with the program's signals blocked and is not cancelled: no handler of
+ * the program's runs there (it would find the flag set, or a lock of
+ * ours held, and one that jumps out would leave them so), and no
+ * cancellation point of libc's that our code reaches there (a poll(2)
+ * with timeout 0) ends the thread with a lock held or counted as running
+ * for good.  The outermost entry blocks them (a thread already inside,
+ * or one of ours, has them blocked).  The result is for tfd_leave: the
+ * flag as it was, and the cancellation state. */
+extern __thread sigset_t tfd_entry_mask
+	__attribute__((tls_model("initial-exec")));
+void tfd_block_signals(sigset_t *old); /* faults excepted */
+
 static inline int tfd_enter(void)
 {
 	int was = tfd_inside, cs;
 
+	if (!was)
+		tfd_block_signals(&tfd_entry_mask);
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	tfd_inside = 1;
 	if (!was && unlikely(tfd_dom != NULL))
@@ -213,6 +224,8 @@ static inline void tfd_leave(int was)
 		tfd_dom_inlib(-1);
 	tfd_inside = was & 1;
 	pthread_setcancelstate(was >> 1, NULL);
+	if (!(was & 1))
+		pthread_sigmask(SIG_SETMASK, &tfd_entry_mask, NULL);
 }
 
 /* What the backend chosen at load is, from its operations: */
