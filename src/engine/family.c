@@ -206,9 +206,12 @@ static __thread sigset_t program_mask;
 
 void tfd_engine_relock(int *cancel_state)
 {
-	sigset_t all;
+	sigset_t all, old;
 
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
+	/* The mask first, and kept once the call returned: ThreadSanitizer
+	 * runs a handler that came before it as the call returns (a handler
+	 * that may jump, or call us), and nothing of ours may be changed
+	 * yet. */
 	sigfillset(&all);
 	sigdelset(&all, SIGSEGV);
 	sigdelset(&all, SIGBUS);
@@ -216,7 +219,9 @@ void tfd_engine_relock(int *cancel_state)
 	sigdelset(&all, SIGFPE);
 	sigdelset(&all, SIGTRAP);
 	sigdelset(&all, SIGSYS);
-	pthread_sigmask(SIG_BLOCK, &all, &program_mask);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	program_mask = old;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
 	tfd_engine_lock_hook(1);
 	tfd_family_open();
 	tfd_family_lock();

@@ -208,9 +208,12 @@ void tfd_block_signals(sigset_t *old); /* faults excepted */
 static inline int tfd_enter(void)
 {
 	int was = tfd_inside, cs;
+	sigset_t old;
 
-	if (!was)
-		tfd_block_signals(&tfd_entry_mask);
+	if (!was) { /* first, and kept once it returned: see family.c */
+		tfd_block_signals(&old);
+		tfd_entry_mask = old;
+	}
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 	tfd_inside = 1;
 	if (!was && unlikely(tfd_dom != NULL))
