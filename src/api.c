@@ -38,23 +38,9 @@ static pthread_once_t env_once = PTHREAD_ONCE_INIT;
  * created on the old backend while the switch checks there is none. */
 static pthread_rwlock_t select_lock = PTHREAD_RWLOCK_INITIALIZER;
 
-/* The program's signals blocked while select_lock is held (as the
- * engine's lock is, src/engine/family.c): a handler that jumps out of a
- * call must not leave it held.  Faults stay deliverable. */
-static void block_signals(sigset_t *old)
-{
-	sigset_t all;
-
-	sigfillset(&all);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGILL);
-	sigdelset(&all, SIGFPE);
-	sigdelset(&all, SIGTRAP);
-	sigdelset(&all, SIGSYS);
-	pthread_sigmask(SIG_BLOCK, &all, old);
-}
-
+/* The program's signals are blocked while select_lock is held, as they
+ * are while the engine's lock is (src/engine/family.c): a handler that
+ * jumps out of a call must not leave it held. */
 static void restore_signals(const sigset_t *old)
 {
 	pthread_sigmask(SIG_SETMASK, old, NULL);
@@ -99,7 +85,7 @@ int tfd_use_backend(const char *name)
 	b = find_backend(name);
 	if (!b)
 		return result(EINVAL, -1, saved);
-	block_signals(&mask);
+	tfd_block_signals(&mask);
 	pthread_rwlock_wrlock(&select_lock);
 	cur = backend();
 	if (b != cur) {
@@ -146,7 +132,7 @@ int tfd_create(clockid_t clockid, int flags)
 	sigset_t mask;
 
 	if (!(flags & ~CREATE_FLAGS) && clock_known(clockid)) {
-		block_signals(&mask);
+		tfd_block_signals(&mask);
 		pthread_rwlock_rdlock(&select_lock);
 		e = be->create(clockid, flags, &fd);
 		pthread_rwlock_unlock(&select_lock);
@@ -245,7 +231,7 @@ int timerfd(int ufd, int clockid, int flags, const struct itimerspec *utmr,
 		const struct tfd_backend *b;
 		sigset_t mask;
 
-		block_signals(&mask);
+		tfd_block_signals(&mask);
 		pthread_rwlock_rdlock(&select_lock);
 		b = be;
 		e = b->create(clockid, flags & CREATE_FLAGS, &fd);

@@ -11,6 +11,7 @@
 #ifndef TFD_BACKEND_H
 #define TFD_BACKEND_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -105,6 +106,9 @@ void tfd_engine_waits_end(void);
  * tfd_read waits in, unlocked. */
 void tfd_engine_lock_hook(int held);
 ssize_t tfd_engine_sys_read(int fd, void *buf, size_t n);
+/* Every signal of the program's blocked, faults excepted (the engine's
+ * lock, the API's, the preload's own regions); *old, the mask before. */
+void tfd_block_signals(sigset_t *old);
 
 /* Test hooks of the engine (tests/, fuzz/).  What the engine does when the
  * kernel says CLOCK_REALTIME was set, to exercise TFD_TIMER_CANCEL_ON_SET

@@ -204,14 +204,11 @@ void tfd_family_unlock(void)
  */
 static __thread sigset_t program_mask;
 
-void tfd_engine_relock(int *cancel_state)
+/* Every signal blocked but the faults; *old, the mask as it was. */
+void tfd_block_signals(sigset_t *old)
 {
-	sigset_t all, old;
+	sigset_t all;
 
-	/* The mask first, and kept once the call returned: ThreadSanitizer
-	 * runs a handler that came before it as the call returns (a handler
-	 * that may jump, or call us), and nothing of ours may be changed
-	 * yet. */
 	sigfillset(&all);
 	sigdelset(&all, SIGSEGV);
 	sigdelset(&all, SIGBUS);
@@ -219,7 +216,18 @@ void tfd_engine_relock(int *cancel_state)
 	sigdelset(&all, SIGFPE);
 	sigdelset(&all, SIGTRAP);
 	sigdelset(&all, SIGSYS);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+void tfd_engine_relock(int *cancel_state)
+{
+	sigset_t old;
+
+	/* The mask first, and kept once the call returned: ThreadSanitizer
+	 * runs a handler that came before it as the call returns (a handler
+	 * that may jump, or call us), and nothing of ours may be changed
+	 * yet. */
+	tfd_block_signals(&old);
 	program_mask = old;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
 	tfd_engine_lock_hook(1);
@@ -235,12 +243,14 @@ void tfd_engine_lock(int *cancel_state)
 	tfd_waits_check(); /* what a jump out of a wait left */
 }
 
+/* The mask last: a handler pending meanwhile runs as it is given back,
+ * and finds everything of ours as the thread had it before the call. */
 void tfd_engine_unlock(int cancel_state)
 {
 	tfd_family_unlock();
 	tfd_engine_lock_hook(0);
-	pthread_sigmask(SIG_SETMASK, &program_mask, NULL);
 	pthread_setcancelstate(cancel_state, NULL);
+	pthread_sigmask(SIG_SETMASK, &program_mask, NULL);
 }
 
 /* Nothing to tell, in the library itself (the preload library's is in

@@ -132,19 +132,6 @@ void tfd_engine_lock_hook(int held)
 	}
 }
 
-void tfd_block_signals(sigset_t *old)
-{
-	sigset_t all;
-
-	sigfillset(&all);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGILL);
-	sigdelset(&all, SIGFPE);
-	sigdelset(&all, SIGTRAP);
-	sigdelset(&all, SIGSYS);
-	pthread_sigmask(SIG_BLOCK, &all, old);
-}
 
 ssize_t tfd_engine_sys_read(int fd, void *buf, size_t n)
 {

@@ -203,7 +203,6 @@ void tfd_dom_inlib(int d);
  * flag as it was, and the cancellation state. */
 extern __thread sigset_t tfd_entry_mask
 	__attribute__((tls_model("initial-exec")));
-void tfd_block_signals(sigset_t *old); /* faults excepted */
 
 static inline int tfd_enter(void)
 {
