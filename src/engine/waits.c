@@ -83,6 +83,13 @@ static void make_key(void)
 	have_key = pthread_key_create(&key, thread_ends) == 0;
 }
 
+/* dlclose() of libtfd.so: the destructor's code goes with it. */
+__attribute__((destructor)) static void unload(void)
+{
+	if (have_key)
+		pthread_key_delete(key);
+}
+
 /* The thread's end will undo what is left (without it a record would be
  * left linked in memory that goes with the thread: nothing is
  * registered then). */
