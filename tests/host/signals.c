@@ -122,8 +122,11 @@ static void wait_on(int way, int fd)
 
 /* The timeout idiom: an alarm whose handler jumps out of a call blocked
  * on a timer that is not due for an hour.  After each jump the timer is
- * closed, and a new one takes its number (the lowest free) and works; at
- * the end a thread that did not jump still sees every timer as it is. */
+ * closed, and a new one takes its number (the lowest free) and works; a
+ * timer made before the jumps is still armed and read as ever (a thread
+ * left "inside" the drop-in by a jump sent its calls to the kernel, which
+ * refused them: not a timerfd); a thread that did not jump sees the
+ * closed number closed. */
 static void *closed_from_afar(void *arg)
 {
 	struct itimerspec cur;
@@ -138,6 +141,7 @@ HOST_CASE(timeout_jumps_out_of_blocking_calls, 0)
 {
 	volatile int way;
 	int fd = -1, again, kept = h_timer(T_NONBLOCK, 5, 5);
+	struct itimerspec cur;
 	pthread_t th;
 
 	catch(SIGALRM, jump_out, 0);
@@ -162,6 +166,8 @@ HOST_CASE(timeout_jumps_out_of_blocking_calls, 0)
 	pthread_join(th, NULL);
 	say("a timer made before: count %s",
 	    h_count(kept) >= 1 ? ">= 1" : "none");
+	say("a timer made before: settime %d, gettime %d", h_arm(kept, 5, 5),
+	    T_gettime(kept, &cur));
 	return T_close(kept) != 0;
 }
 
