@@ -157,7 +157,14 @@ static __thread struct dom_slot *counted;
 
 void tfd_dom_inlib(int d)
 {
+	static __thread int cs;
 	struct dom_slot *s = d > 0 ? slot_of(my) : counted;
+
+	/* Not cancelled while counted (preload.h). */
+	if (d > 0)
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+	else
+		pthread_setcancelstate(cs, NULL);
 
 	if (d > 0)
 		counted = s;
@@ -710,11 +717,11 @@ TFD_LOCK_RANK(agent_lock, LK_AGENT);
 static void agent_start(void)
 {
 	pthread_t th;
-	int was;
+	int was = tfd_enter(); /* a thread of the library's; the lock held
+	                        * inside (no handler runs, none jumps out) */
 
 	pthread_mutex_lock(&agent_lock);
 	if (!__atomic_load_n(&me->agent, __ATOMIC_ACQUIRE)) {
-		was = tfd_enter(); /* a thread of the library's */
 		__atomic_store_n(&agent_running, 0, __ATOMIC_RELAXED);
 		if (tfd_own_thread(&th, 0, agent, me, 1) == 0) {
 			__atomic_store_n(&me->agent, 1, __ATOMIC_RELEASE);
@@ -725,9 +732,9 @@ static void agent_start(void)
 			while (!__atomic_load_n(&agent_running, __ATOMIC_ACQUIRE))
 				tfd_dom_futex_wait(&agent_running, 0, -1);
 		}
-		tfd_leave(was);
 	}
 	pthread_mutex_unlock(&agent_lock);
+	tfd_leave(was);
 }
 
 /* Tell the mover when this process's timers next need time to stop. */
@@ -805,6 +812,67 @@ static void to_run(struct dom_slot *s)
 	tfd_dom_changed(tfd_dom);
 }
 
+/*
+ * A wait ends without coming back through its own code when a handler of
+ * the program's jumps out of it (siglongjmp: the timeout idiom) or the
+ * thread is cancelled in it.  The slot must not stay WAIT then: the mover
+ * would take a thread that runs (or a dead one) for one that waits.  A
+ * handler runs through ours (signals.c), which counts the thread as
+ * running for as long as the handler runs, and puts the wait back only
+ * when the handler returns to it; a thread that ends in a wait (a
+ * cancellation) is put back to running by a key's destructor (no cleanup
+ * handler: a jump would leave glibc pointing at it).
+ */
+void tfd_dom_handler(int begin, struct tfd_dom_paused *p)
+{
+	struct dom_slot *s = tfd_dom ? slot_of(my) : NULL;
+
+	if (begin) {
+		p->kind = 0;
+		if (!s || __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != DS_WAIT)
+			return;
+		p->kind = (int)s->kind;
+		p->deadline = __atomic_load_n(&s->deadline, __ATOMIC_RELAXED);
+		if (p->kind == DK_KERNEL && me)
+			__atomic_sub_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
+		to_run(s);
+	} else if (s && p->kind) {
+		to_wait(s, p->kind, p->deadline);
+		if (p->kind == DK_KERNEL && me)
+			__atomic_add_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
+		tfd_dom_changed(tfd_dom);
+	}
+}
+
+static pthread_key_t wait_key;
+static pthread_once_t wait_key_once = PTHREAD_ONCE_INIT;
+static int have_wait_key;
+static __thread int wait_keyed;
+
+static void ends_in_wait(void *arg)
+{
+	struct tfd_dom_paused p;
+
+	(void)arg;
+	wait_keyed = 0;
+	tfd_dom_handler(1, &p); /* running, until /proc shows it gone */
+}
+
+static void make_wait_key(void)
+{
+	have_wait_key = pthread_key_create(&wait_key, ends_in_wait) == 0;
+}
+
+/* Before this thread's first wait: its end undoes a wait it ends in. */
+static void wait_key_set(void)
+{
+	if (wait_keyed)
+		return;
+	pthread_once(&wait_key_once, make_wait_key);
+	if (have_wait_key && pthread_setspecific(wait_key, &wait_key) == 0)
+		wait_keyed = 1;
+}
+
 /* Every signal is held from the moment a wait registers until the kernel
  * blocks, which lets them through atomically (ppoll's mask): a signal
  * that comes meanwhile interrupts the wait, as it would have on Linux
@@ -862,6 +930,7 @@ int tfd_dom_sleep(int64_t deadline)
 		}
 		return 0;
 	}
+	wait_key_set();
 	hold_signals(&old);
 	during = old;
 	sigdelset(&during, DOM_POKE_SIG);
@@ -898,6 +967,8 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 	sigset_t old, during;
 	int r = 0, e = 0;
 
+	if (s)
+		wait_key_set();
 	hold_signals(&old);
 	during = mask ? *mask : old;
 	sigdelset(&during, DOM_POKE_SIG);
@@ -953,8 +1024,10 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
 	if (deadline == DOM_NEVER)
 		return try(ctx, -1);
 
-	if (s)
+	if (s) {
+		wait_key_set();
 		to_wait(s, DK_SLICE, deadline);
+	}
 	for (;;) {
 		int64_t left = real_left(deadline), slice = SLICE_NS;
 

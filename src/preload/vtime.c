@@ -121,8 +121,12 @@ static int block_readable(void *ctx, const sigset_t *mask, int64_t ns)
 {
 	struct pollfd p = { ((struct one_fd *)ctx)->fd, POLLIN, 0 };
 	struct timespec ts = tfd_ns_to_ts(ns);
+	uintptr_t b = tfd_engine_waits_block(); /* see waits.c */
+	int r = R(ppoll)(&p, 1, ns < 0 ? NULL : &ts, mask), e = errno;
 
-	return R(ppoll)(&p, 1, ns < 0 ? NULL : &ts, mask);
+	tfd_engine_waits_unblock(b);
+	errno = e;
+	return r;
 }
 
 /* A blocking read of a timer with nothing to read waits on virtual time
@@ -140,7 +144,16 @@ int tfd_virtual_read_wait(int fd)
 	if (tfd_be->hold)
 		held = tfd_be->hold(fd);
 	tfd_leave(was);
-	r = tfd_dom_kwait(DOM_NEVER, NULL, look_readable, block_readable, &ctx);
+	/* A handler installed with SA_RESTART lets the read go on, as
+	 * Linux restarts read(2) after it. */
+	for (;;) {
+		unsigned u = tfd_sig_unrestarted;
+
+		r = tfd_dom_kwait(DOM_NEVER, NULL, look_readable,
+		                  block_readable, &ctx);
+		if (!(r < 0 && errno == EINTR && tfd_sig_unrestarted == u))
+			break;
+	}
 	was = tfd_enter();
 	if (held)
 		tfd_be->unhold(held);
