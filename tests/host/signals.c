@@ -516,3 +516,188 @@ HOST_CASE(stopped_and_continued, H_NOVIRTUAL)
 	waitpid(pid, &st, 0);
 	return T_close(fd) != 0;
 }
+
+/* A 1 ms alarm whose handler jumps out of whatever runs, while a loop
+ * makes, arms, queries, reads (blocking, 1 ms) and closes a timer, 300
+ * rounds: every call is left at any point of its own (under the preload
+ * the handler waits until the thread is outside, as a system call of
+ * Linux's is never left half done; the blocking read is left while it
+ * waits).  After the jumps a timer made before still works, from this
+ * thread and another, and new ones do.  A jump after a create made its
+ * descriptor loses it, as on Linux: fewer rounds than descriptors.  Not
+ * on libtfd itself (tfd(7), Signals: a handler may jump out of a
+ * blocked tfd_read only); under ThreadSanitizer the handler does not
+ * jump (it runs the handler at its own points, see TSAN_DEFERS). */
+static volatile long jumps;
+
+static void count_and_jump(int sig)
+{
+	(void)sig;
+	jumps++;
+#ifndef TSAN_DEFERS
+	siglongjmp(jump_to, 1);
+#endif
+}
+
+HOST_CASE(alarm_every_ms_jumps_out_of_a_timer_loop, H_NOLIB)
+{
+	int kept = h_timer(T_NONBLOCK, 1, 1);
+	volatile int i = 0, made = -1, bad = 0;
+	struct itimerspec cur;
+	pthread_t th;
+
+	catch(SIGALRM, count_and_jump, 0);
+	h_sleep_ms(3);
+	sigsetjmp(jump_to, 1);
+	if (i == 0)
+		alarm_in(1, 1000);
+	while (i < 300) {
+		int f = made;
+
+		i++; /* a round the handler jumps out of counts too */
+		made = -1;
+		if (f >= 0)
+			T_close(f);
+		made = T_create(CLOCK_MONOTONIC, 0);
+		if (made < 0 || h_arm(made, 1, 0) < 0 || T_gettime(made, &cur) < 0)
+			bad++;
+		if (h_read(made) < 1)
+			bad++; /* EINTR: interrupted, not jumped */
+		if (T_gettime(kept, &cur) < 0)
+			bad++;
+	}
+	block_sig(SIGALRM, SIG_BLOCK); /* one may be on its way */
+	alarm_in(0, 0);
+	if (made >= 0)
+		T_close(made);
+	say("the handler ran: %s", jumps > 0 ? "yes" : "no");
+	say("calls on the kept timer afterwards: settime %d, gettime %d",
+	    h_arm(kept, 1, 1), T_gettime(kept, &cur));
+	pthread_create(&th, NULL, use_timer, (void *)&kept);
+	pthread_join(th, NULL);
+	made = h_timer(0, 5, 0);
+	say("a new timer reads %lld", h_read(made));
+	T_close(made);
+	(void)bad; /* EINTR under ThreadSanitizer; jumps elsewhere */
+	return T_close(kept) != 0;
+}
+
+/* A 1 ms alarm whose handler reads one timer and arms another itself,
+ * while the thread makes, arms, queries, reads and closes timers of its
+ * own: none of the thread's calls fails, none of the handler's does, and
+ * both see their expirations.  Not on libtfd itself (tfd(7), Signals: a
+ * handler may call the library while its thread is blocked in tfd_read,
+ * not inside another call). */
+static int handler_armed = -1;
+
+static void read_and_arm_in_handler(int sig)
+{
+	struct itimerspec cur;
+	int e = errno;
+	long long n = h_count(handler_fd);
+
+	(void)sig;
+	if (n >= 1)
+		handler_reads++;
+	else if (n < 0)
+		handler_bad++;
+	if (h_arm(handler_armed, 3600 * 1000, 0) < 0 ||
+	    T_gettime(handler_armed, &cur) < 0 || cur.it_value.tv_sec < 3000)
+		handler_bad++;
+	errno = e;
+}
+
+HOST_CASE(handler_reads_and_arms_timers_in_a_timer_loop, H_NOLIB)
+{
+	int i, bad = 0, fd;
+	struct itimerspec cur;
+
+	handler_reads = handler_bad = 0;
+	handler_fd = h_timer(T_NONBLOCK, 1, 1);
+	handler_armed = h_timer(0, 3600 * 1000, 0);
+	catch(SIGALRM, read_and_arm_in_handler, SA_RESTART);
+	alarm_in(1, 1000);
+	for (i = 0; i < 200; i++) {
+		fd = T_create(CLOCK_MONOTONIC, 0);
+		if (fd < 0 || h_arm(fd, 1, 0) < 0 || T_gettime(fd, &cur) < 0 ||
+		    h_read(fd) != 1 || T_close(fd) != 0)
+			bad++;
+	}
+	block_sig(SIGALRM, SIG_BLOCK);
+	alarm_in(0, 0);
+	say("the loop's calls failed: %s", bad ? "yes" : "never");
+	say("the handler found expirations: %s",
+	    handler_reads > 0 ? "yes" : "no");
+	say("the handler's calls failed: %s", handler_bad ? "yes" : "never");
+	T_close(handler_armed);
+	return T_close(handler_fd) != 0;
+}
+
+/* While the thread is blocked in a read, a 1 ms alarm's handler reads,
+ * arms and queries other timers: allowed everywhere, libtfd included
+ * (the read is outside the library's lock while it waits). */
+HOST_CASE(handler_calls_timers_during_a_blocked_read, 0)
+{
+	int slow = h_timer(0, 100, 0);
+
+	handler_reads = handler_bad = 0;
+	handler_fd = h_timer(T_NONBLOCK, 1, 1);
+	handler_armed = h_timer(0, 3600 * 1000, 0);
+	catch(SIGALRM, read_and_arm_in_handler, SA_RESTART);
+	alarm_in(1, 1000);
+	say("the blocked read: %lld", h_read(slow));
+	block_sig(SIGALRM, SIG_BLOCK);
+	alarm_in(0, 0);
+	say("the handler found expirations: %s",
+	    handler_reads > 0 ? "yes" : "no");
+	say("the handler's calls failed: %s", handler_bad ? "yes" : "never");
+	T_close(handler_armed);
+	T_close(slow);
+	return T_close(handler_fd) != 0;
+}
+
+/* System V's signal(): the handler is reset on delivery and puts itself
+ * back, SIGWINCH from a 1 ms POSIX timer, while a loop uses timers (under
+ * the preload, a signal held while the thread is inside still finds the
+ * handler, which the C library's own reset would have taken away); and
+ * sigaction() answers with the program's own action. */
+static volatile long winches;
+
+static void winch(int sig)
+{
+	winches++;
+	sysv_signal(sig, winch);
+}
+
+HOST_CASE(sysv_signal_handler_puts_itself_back, 0)
+{
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL,
+		               .sigev_signo = SIGWINCH };
+	struct itimerspec its = { { 0, MS }, { 0, MS } }, cur;
+	struct sigaction sa;
+	timer_t t;
+	int i, fd;
+
+	sysv_signal(SIGWINCH, winch);
+	timer_create(CLOCK_MONOTONIC, &ev, &t);
+	timer_settime(t, 0, &its, NULL);
+	for (i = 0; i < 100 || (winches < 3 && i < 100000); i++) {
+		fd = T_create(CLOCK_MONOTONIC, T_NONBLOCK);
+		h_arm(fd, 1, 1);
+		T_gettime(fd, &cur);
+		h_count(fd);
+		T_close(fd);
+		if (i % 100 == 99)
+			h_sleep_ms(1);
+	}
+	block_sig(SIGWINCH, SIG_BLOCK);
+	timer_delete(t);
+	say("the handler ran 3 times or more: %s", winches >= 3 ? "yes" : "no");
+	sigaction(SIGWINCH, NULL, &sa);
+	say("sigaction answers: the program's handler %s, SA_RESETHAND %s",
+	    sa.sa_handler == winch ? "yes" : "no",
+	    sa.sa_flags & SA_RESETHAND ? "yes" : "no");
+	fd = h_timer(0, 5, 0);
+	say("a new timer reads %lld", h_read(fd));
+	return T_close(fd) != 0;
+}
