@@ -157,14 +157,17 @@ static __thread struct dom_slot *counted;
 
 void tfd_dom_inlib(int d)
 {
-	static __thread int cs;
+	static __thread int cs, off;
 	struct dom_slot *s = d > 0 ? slot_of(my) : counted;
 
 	/* Not cancelled while counted (preload.h). */
-	if (d > 0)
+	if (d > 0 && !off) {
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
-	else
+		off = 1;
+	} else if (d < 0 && off) {
+		off = 0;
 		pthread_setcancelstate(cs, NULL);
+	}
 
 	if (d > 0)
 		counted = s;

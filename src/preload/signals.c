@@ -183,8 +183,13 @@ int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
 }
 
 /* In a child of fork(): the lock, which another thread of the parent may
- * have held, made anew (tree.c). */
+ * have held, made anew (tree.c); the child starts with nothing
+ * deferred. */
 void tfd_signals_forked(void)
 {
 	pthread_mutex_init(&lock, NULL);
+	/* What the forking thread had deferred is pending in the parent:
+	 * here only the mask that held it came along, given back now. */
+	if (tfd_ndeferred && !tfd_inside)
+		tfd_undefer();
 }
