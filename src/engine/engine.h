@@ -50,8 +50,12 @@
  * Nothing is called with the lock held that takes another lock of ours,
  * and no cancellation point is reached with it held (tfd_engine_lock()
  * disables cancellation; tfd_read re-enables it only while it blocks,
- * unlocked).  Builds with TFD_DEBUG_LOCKS (the sanitizer builds) check
- * the order and assert ownership (TFD_ASSERT_LOCKED).
+ * unlocked).  The program's signals are not blocked (family.c): no
+ * handler may call us or jump out while its thread holds the lock (the
+ * library's rule, tfd(7); the preload defers its handlers), and a
+ * blocked tfd_read keeps nothing on its stack (waits.c).  Builds with
+ * TFD_DEBUG_LOCKS (the sanitizer builds) check the order and assert
+ * ownership (TFD_ASSERT_LOCKED).
  */
 #ifndef TFD_ENGINE_H
 #define TFD_ENGINE_H

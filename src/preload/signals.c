@@ -39,6 +39,7 @@
 #include "lockorder.h"
 #include "preload/domain.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -65,9 +66,68 @@ static int fault(int sig, const siginfo_t *si)
 	       si && si->si_code > 0;
 }
 
+/*
+ * ThreadSanitizer's runtime catches every signal itself and runs the
+ * handlers (ours) later, at its own points, inside calls it intercepts
+ * (ours among them), with a copy of the context: a signal sent again
+ * would come back at once and be run again there, for ever (a poll of
+ * ours spun).  With it in the process, a deferred signal is kept in the
+ * thread's memory instead, and its handler called as the thread leaves.
+ */
+static int tsan;
+#define HELD_MAX 8
+static __thread struct {
+	int sig;
+	siginfo_t si;
+} held[HELD_MAX] __attribute__((tls_model("initial-exec")));
+static __thread int nheld __attribute__((tls_model("initial-exec")));
+
+__attribute__((constructor)) static void find_tsan(void)
+{
+	tsan = dlsym(RTLD_DEFAULT, "__tsan_init") != NULL;
+}
+
+static void through(int sig, siginfo_t *si, void *uc);
+
+static void hold(int sig, const siginfo_t *si)
+{
+	int i;
+
+	for (i = 0; i < nheld; i++)
+		if (held[i].sig == sig && sig < SIGRTMIN)
+			return; /* pending once, as the kernel keeps it */
+	if (nheld == HELD_MAX)
+		return; /* as a real-time signal beyond the queue's limit */
+	held[nheld].sig = sig;
+	held[nheld].si = *si;
+	nheld++;
+	tfd_ndeferred = 1;
+}
+
+static void run_held(void)
+{
+	ucontext_t uc;
+	siginfo_t si;
+	int sig;
+
+	while (nheld) {
+		sig = held[0].sig;
+		si = held[0].si;
+		nheld--;
+		memmove(&held[0], &held[1], (size_t)nheld * sizeof(held[0]));
+		tfd_ndeferred = nheld != 0;
+		getcontext(&uc);
+		through(sig, &si, &uc); /* it may jump: the rest stay held */
+	}
+}
+
 /* sig came while the thread is inside: held until it leaves. */
 static void defer(int sig, siginfo_t *si, ucontext_t *uc)
 {
+	if (tsan) {
+		hold(sig, si);
+		return;
+	}
 	sigaddset(&uc->uc_sigmask, sig);
 	sigaddset(&deferred, sig);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -82,6 +142,12 @@ void tfd_undefer(void)
 {
 	sigset_t s = deferred;
 	int e = errno;
+
+	if (tsan) {
+		run_held();
+		errno = e;
+		return;
+	}
 
 	sigemptyset(&deferred);
 	tfd_ndeferred = 0;
@@ -190,6 +256,7 @@ void tfd_signals_forked(void)
 	pthread_mutex_init(&lock, NULL);
 	/* What the forking thread had deferred is pending in the parent:
 	 * here only the mask that held it came along, given back now. */
+	nheld = 0;
 	if (tfd_ndeferred && !tfd_inside)
 		tfd_undefer();
 }
