@@ -24,10 +24,15 @@
  * system call of Linux's (src/engine/waits.c undoes what the wait left).
  *
  * Ours is installed without SA_NODEFER (a signal queued again while it
- * runs would come back at once) and without SA_RESETHAND (a signal queued
- * again would find SIG_DFL): both are done here when the program's
- * handler runs.  sigaction() and signal() answer with the program's own
- * action.
+ * runs would come back at once: it is let through here when the
+ * program's handler runs), and with the program's SA_RESETHAND: the
+ * kernel resets it as it delivers, and a signal deferred puts ours back
+ * before it is queued again (it must find the program's handler then).
+ * A reset made here with sigaction() instead would go through the
+ * kernel's discarding of an ignored signal, which may leave a periodic
+ * POSIX timer of that signal never firing again (seen on Linux 6.18
+ * with a handler that sets SIG_DFL and its handler back itself).
+ * sigaction() and signal() answer with the program's own action.
  *
  * Counted.  On virtual time, a wait of the domain (domain.c) is ended both
  * by the mover's DOM_POKE_SIG and by the program's signals, often at one
@@ -165,21 +170,26 @@ static void through(int sig, siginfo_t *si, void *uc)
 	struct tfd_dom_paused p;
 	int e = errno;
 
+	a = prog[sig];
 	if (tfd_inside && !fault(sig, si)) {
+		if ((a.sa_flags & SA_RESETHAND) && next_action) {
+			struct sigaction mine = a;
+
+			/* Not reset yet: the kernel's reset is undone. */
+			mine.sa_flags |= SA_SIGINFO;
+			mine.sa_flags &= ~SA_NODEFER;
+			mine.sa_sigaction = through;
+			next_action(sig, &mine, NULL);
+		}
 		defer(sig, si, uc);
 		errno = e;
 		return;
 	}
-	a = prog[sig];
 	if (a.sa_flags & SA_RESETHAND) {
-		struct sigaction dfl;
-
-		memset(&dfl, 0, sizeof(dfl));
-		dfl.sa_handler = SIG_DFL;
-		prog[sig] = dfl;
+		/* The kernel has reset it (ours has the flag). */
+		memset(&prog[sig], 0, sizeof(prog[sig]));
+		prog[sig].sa_handler = SIG_DFL;
 		wrapped[sig] = 0;
-		if (next_action)
-			next_action(sig, &dfl, NULL);
 	}
 	if (a.sa_flags & SA_NODEFER) {
 		sigset_t one;
@@ -227,7 +237,7 @@ int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
 	if (act && catches(act)) {
 		mine = *act;
 		mine.sa_flags |= SA_SIGINFO;
-		mine.sa_flags &= ~(SA_NODEFER | SA_RESETHAND);
+		mine.sa_flags &= ~SA_NODEFER;
 		mine.sa_sigaction = through;
 		prog[sig] = *act;
 		r = next(sig, &mine, &was);
