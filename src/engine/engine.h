@@ -380,7 +380,10 @@ void tfd_waits_read_end(struct tfd_transit *r);
 void tfd_waits_transit_end(struct tfd_transit *r);
 int tfd_waits_hold(struct tfd_hold *h);   /* 0, or ENOMEM */
 int tfd_waits_unhold(struct tfd_hold *h); /* 1 if it was held */
-void tfd_waits_check(void);  /* lock held: undo what was abandoned */
+void tfd_waits_check(void);  /* lock held: undo what was abandoned,
+                              * if tfd_waits_blocked */
+extern __thread unsigned tfd_waits_blocked
+	__attribute__((tls_model("initial-exec")));
 void tfd_waits_forget(void); /* in a forked child */
 
 /* fork.c */

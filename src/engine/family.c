@@ -265,7 +265,8 @@ void tfd_engine_relock(int *cancel_state)
 void tfd_engine_lock(int *cancel_state)
 {
 	tfd_engine_relock(cancel_state);
-	tfd_waits_check(); /* what a jump out of a wait left */
+	if (tfd_waits_blocked)
+		tfd_waits_check(); /* what a jump out of a wait left */
 }
 
 void tfd_engine_unlock(int cancel_state)

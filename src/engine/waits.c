@@ -67,11 +67,15 @@ struct mine {
 	struct held small[HELD_SMALL];
 	struct held *held;   /* small, or allocated; NULL: small */
 	unsigned nheld, cap; /* entries in use (the last one's h set) */
-	unsigned blocked;    /* reads under way and holds marked blocking */
 	int keyed;           /* the key's destructor will run */
 };
 
 static __thread struct mine mine;
+/* Reads under way and holds marked blocking: the one word every call
+ * looks at (tfd_engine_lock), in the static TLS block (a few bytes of
+ * the surplus the C library keeps for libraries loaded later, when
+ * libtfd.so is). */
+__thread unsigned tfd_waits_blocked __attribute__((tls_model("initial-exec")));
 static pthread_key_t key;
 static int have_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -132,7 +136,7 @@ struct tfd_transit *tfd_waits_read_begin(int fd, struct tfd_hold *h,
 	tfd_eng.transit = r;
 	r->sp = sp;
 	r->busy = 1;
-	mine.blocked++;
+	tfd_waits_blocked++;
 	return r;
 }
 
@@ -162,7 +166,7 @@ void tfd_waits_read_end(struct tfd_transit *r)
 	if (!r->busy)
 		return; /* undone already */
 	r->busy = 0;
-	mine.blocked--;
+	tfd_waits_blocked--;
 	tfd_waits_transit_end(r);
 }
 
@@ -264,7 +268,7 @@ uintptr_t tfd_engine_waits_block(void)
 			n++;
 		}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	mine.blocked += n;
+	tfd_waits_blocked += n;
 	return n ? sp : 0;
 }
 
@@ -279,7 +283,7 @@ void tfd_engine_waits_unblock(uintptr_t sp)
 		if (a[i].h && a[i].sp == sp) {
 			a[i].sp = 0;
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			mine.blocked--;
+			tfd_waits_blocked--;
 		}
 }
 
@@ -306,8 +310,6 @@ void tfd_waits_check(void)
 	int alt = -1;
 
 	TFD_ASSERT_LOCKED();
-	if (!mine.blocked)
-		return;
 	for (i = 0; i < READS_MAX; i++) {
 		struct tfd_transit *r = &mine.read[i];
 
@@ -329,7 +331,7 @@ void tfd_waits_check(void)
 			alt = on_alt_stack();
 		if (alt)
 			return;
-		mine.blocked--;
+		tfd_waits_blocked--;
 		drop(i);
 		let_go(h);
 	}
@@ -356,7 +358,7 @@ static void thread_ends(void *arg)
 			let_go(h);
 		}
 	mine.nheld = 0;
-	mine.blocked = 0;
+	tfd_waits_blocked = 0;
 	tfd_engine_stop_if_idle();
 	tfd_engine_unlock(cs);
 	free(mine.held);
@@ -370,5 +372,5 @@ void tfd_waits_forget(void)
 {
 	memset(mine.read, 0, sizeof(mine.read));
 	mine.nheld = 0;
-	mine.blocked = 0;
+	tfd_waits_blocked = 0;
 }
