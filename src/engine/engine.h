@@ -268,7 +268,8 @@ void tfd_engine_assert_locked(void);
 int tfd_family_open(void);          /* 0, or ENOMEM */
 void tfd_engine_lock(int *cancel_state);
 void tfd_engine_relock(int *cancel_state); /* without tfd_waits_check:
-                                     * a blocked read's, after read(2) */
+                                     * a blocked read's, after read(2);
+                                     * the family open already */
 void tfd_engine_unlock(int cancel_state);
 void tfd_family_lock(void);         /* the lock, recovering a dead owner's */
 void tfd_family_unlock(void);

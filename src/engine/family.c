@@ -256,7 +256,6 @@ int tfd_family_start_anew(void)
 void tfd_engine_relock(int *cancel_state)
 {
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
-	tfd_family_open();
 	tfd_family_lock();
 	if (tfd_eng.start_pending)
 		tfd_engine_start_pending(); /* in a forked child */
@@ -264,6 +263,7 @@ void tfd_engine_relock(int *cancel_state)
 
 void tfd_engine_lock(int *cancel_state)
 {
+	tfd_family_open();
 	tfd_engine_relock(cancel_state);
 	if (tfd_waits_blocked)
 		tfd_waits_check(); /* what a jump out of a wait left */

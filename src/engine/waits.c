@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define unlikely(x) __builtin_expect(!!(x), 0)
 #define READS_MAX 4   /* reads of one thread under way at once: one, and
                        * those of handlers that interrupt it */
 #define HELD_SMALL 8  /* holds kept without an allocation */
@@ -123,11 +124,12 @@ struct tfd_transit *tfd_waits_read_begin(int fd, struct tfd_hold *h,
 
 	TFD_ASSERT_LOCKED();
 	h->waiters++;
-	for (i = 0; i < READS_MAX && !r; i++)
-		if (!mine.read[i].busy)
-			r = &mine.read[i];
-	if (!r || !keyed())
+	if (unlikely(!mine.keyed) && !keyed())
 		return NULL;
+	r = mine.read;
+	for (i = 0; r->busy; r++)
+		if (++i == READS_MAX)
+			return NULL;
 	r->fd = fd;
 	r->closed = 0;
 	r->also[0] = h;
