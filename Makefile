@@ -75,9 +75,11 @@ comma := ,
 B := build$(if $(SAN),-$(subst $(comma),-,$(SAN)))
 
 # One job per file: src/core (pure arithmetic), src/engine (the default
-# backend, see src/engine/engine.h), the kernel passthrough, the API layer.
+# backend, see src/engine/engine.h), the kernel passthrough, the API layer,
+# the futex calls (also virtual time's).
 LIB_SRC := $(wildcard src/core/*.c) $(wildcard src/engine/*.c) \
-           src/backend_kernel.c src/api.c src/version.c src/lockorder.c
+           src/backend_kernel.c src/api.c src/version.c src/lockorder.c \
+           src/futex.c
 LIB_HDR := include/tfd.h $(wildcard src/*.h src/*/*.h)
 LIB_OBJ := $(LIB_SRC:src/%.c=$(B)/lib/%.o)
 PIC_OBJ := $(LIB_SRC:src/%.c=$(B)/pic/%.o)
@@ -186,9 +188,10 @@ $(SHARED): $(PIC_OBJ) src/libtfd.map
 	    -o $@ $(PIC_OBJ) $(ALL_LDFLAGS)
 	ln -sf libtfd.so.$(VERSION) $(B)/libtfd.so.$(SOMAJOR)
 	ln -sf libtfd.so.$(VERSION) $(B)/libtfd.so
-# LD_PRELOAD library for unmodified programs: the library's objects and
-# src/preload.c, which exports glibc's timerfd_* (tfd-preload(7)).
-PRELOAD_SRC := $(wildcard src/preload.c src/preload/*.c)
+# LD_PRELOAD library for unmodified programs: the library's objects, the
+# drop-in (src/preload: glibc's timerfd_* and the calls around them,
+# tfd-preload(7)) and virtual time (src/vtime, src/vtime/vtime.h).
+PRELOAD_SRC := $(wildcard src/preload/*.c src/vtime/*.c)
 PRELOAD_OBJ := $(PRELOAD_SRC:src/%.c=$(B)/pic/%.o)
 # The SIGSYS handler and the sigaction/signal the preload exports run
 # before a sanitizer's runtime is ready (it installs its own handlers
@@ -201,12 +204,14 @@ $(PRELOAD): $(PIC_OBJ) $(PRELOAD_OBJ)
 TOOL_SRC := $(wildcard tools/*.c tools/*/*.c)
 $(TOOL): private ALL_CFLAGS += -DTFD_LIBDIR='"$(LIBDIR)"' \
     $(if $(GIT_DESCRIBE),-DTFD_GIT='"$(GIT_DESCRIBE)"')
-# tfd exec is the mover of a virtual-time domain: src/preload/mover.c.
-$(TOOL): $(TOOL_SRC) $(CONF_SRC) $(wildcard tools/*.h tools/*/*.h) src/preload/mover.c \
-    src/preload/domain.h conform/conform.h include/tfd.h \
+# tfd exec is the mover of a virtual-time domain: src/vtime's mover and
+# shared memory, built in from the same sources.
+VTIME_TOOL_SRC := src/vtime/shm.c src/vtime/slots.c src/vtime/mover.c
+$(TOOL): $(TOOL_SRC) $(CONF_SRC) $(wildcard tools/*.h tools/*/*.h) \
+    $(VTIME_TOOL_SRC) $(wildcard src/vtime/*.h) conform/conform.h include/tfd.h \
     $(STATIC) $(B)/config.stamp
 	$(CC) $(ALL_CFLAGS) -Itools -Iconform $(TOOL_SRC) $(CONF_SRC) \
-	    src/preload/mover.c $(STATIC) -o $@ $(ALL_LDFLAGS)
+	    $(VTIME_TOOL_SRC) $(STATIC) -o $@ $(ALL_LDFLAGS)
 # test_fault.c makes allocation, thread creation and eventfd() fail
 # through the linker's --wrap.
 WRAP := -Wl,--wrap=calloc,--wrap=realloc,--wrap=pthread_create,--wrap=eventfd

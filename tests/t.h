@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/time.h" /* TFD_NSEC */
+
 struct t_case {
 	const char *name;
 	void (*fn)(void);
@@ -162,6 +164,6 @@ int t_sh(const char *cmd, char *out, size_t outn, char *err, size_t errn);
 
 #define MS 1000000LL
 #define US 1000LL
-#define SEC 1000000000LL
+#define SEC TFD_NSEC /* core/time.h */
 
 #endif

@@ -22,8 +22,9 @@
  */
 #define _GNU_SOURCE
 #include "cmd.h"
+#include "core/time.h" /* TFD_NSEC */
 
-#include "preload/domain.h"
+#include "vtime/vtime.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -245,8 +246,8 @@ static void trace_exec(const char *prog, int64_t now)
 		name[i] = prog[i] < 0x20 || prog[i] > 0x7e ? '?' : prog[i];
 	name[i] = 0;
 	n = snprintf(line, sizeof(line), "%lld.%09lld %d - exec(%s) = 0\n",
-	             (long long)(now / 1000000000),
-	             (long long)(now % 1000000000), (int)getpid(), name);
+	             (long long)(now / TFD_NSEC),
+	             (long long)(now % TFD_NSEC), (int)getpid(), name);
 	trace_line(trace, line, n);
 }
 
@@ -262,9 +263,9 @@ static void traced(void *ctx, int64_t from, int64_t to)
 		return;
 	n = snprintf(line, sizeof(line),
 	             "%lld.%09lld %d - virtual-advance(+%lld.%09lld) = 0\n",
-	             (long long)(to / 1000000000), (long long)(to % 1000000000),
-	             (int)r->pid, (long long)((to - from) / 1000000000),
-	             (long long)((to - from) % 1000000000));
+	             (long long)(to / TFD_NSEC), (long long)(to % TFD_NSEC),
+	             (int)r->pid, (long long)((to - from) / TFD_NSEC),
+	             (long long)((to - from) % TFD_NSEC));
 	trace_line(r->trace, line, n);
 }
 
@@ -317,14 +318,7 @@ static int run_in_domain(char **argv, uint32_t rate)
 	}
 	/* The child's slot, taken before it exists: time holds until the
 	 * library, loaded with PROG, finds it by its thread id. */
-	slot = 0;
-	d->slot[slot].tid = -1;
-	d->slot[slot].pid = -1;
-	d->slot[slot].parent = getpid();
-	d->slot[slot].state = DS_RUN;
-	d->slot[slot].deadline = DOM_NEVER;
-	d->actrun += ACT_ONE + 1;
-	d->hiwater = 1;
+	slot = tfd_dom_reserve(d);
 	fflush(NULL);
 	r.pid = fork();
 	if (r.pid < 0) {
@@ -345,16 +339,11 @@ static int run_in_domain(char **argv, uint32_t rate)
 		_exit(e == ENOENT ? 127 : 126);
 	}
 	child_pid = r.pid;
-	__atomic_store_n(&d->slot[slot].pid, r.pid, __ATOMIC_RELAXED);
-	__atomic_store_n(&d->slot[slot].tid, r.pid, __ATOMIC_RELEASE);
-	tfd_dom_changed(d);
+	tfd_dom_reserved(d, slot, r.pid);
 	r.trace = getenv("TFD_TRACE");
 	tfd_dom_move(d, child_ended, traced, &r);
-	/* Programs the child left behind go on with time flowing for real
-	 * from where it is. */
-	__atomic_store_n(&d->rbase, tfd_dom_real_mono(), __ATOMIC_RELAXED);
-	__atomic_store_n(&d->ended, 1, __ATOMIC_RELEASE);
-	tfd_dom_changed(d);
+	/* Programs the child left behind go on with time flowing. */
+	tfd_dom_end(d);
 	if (WIFSIGNALED(r.status)) {
 		signal(WTERMSIG(r.status), SIG_DFL);
 		raise(WTERMSIG(r.status));
@@ -467,7 +456,7 @@ static int tfd_cmd_exec(int argc, char **argv)
 		struct timespec now;
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		trace_exec(a.argv[0], (int64_t)now.tv_sec * 1000000000 +
+		trace_exec(a.argv[0], (int64_t)now.tv_sec * TFD_NSEC +
 		                      now.tv_nsec);
 	}
 	execvp(a.argv[0], a.argv);

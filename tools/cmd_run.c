@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "cmd.h"
+#include "core/time.h" /* TFD_NSEC */
 #include "tfd.h"
 
 #include <errno.h>
@@ -14,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NSEC ((int64_t)1000000000)
 
 /* "SEC[.FRAC]" into ns; 0 or -1 for anything else (sign, exponent,
  * garbage, more than 9 decimals, more than about 292 years). */
@@ -25,7 +25,7 @@ static int parse_time(const char *s, int64_t *ns)
 	const char *p = s;
 
 	for (; *p >= '0' && *p <= '9'; p++, digits++) {
-		if (sec > (INT64_MAX / NSEC - 9) / 10)
+		if (sec > (INT64_MAX / TFD_NSEC - 9) / 10)
 			return -1;
 		sec = sec * 10 + (*p - '0');
 	}
@@ -40,7 +40,7 @@ static int parse_time(const char *s, int64_t *ns)
 		return -1;
 	for (; fd < 9; fd++)
 		frac *= 10;
-	*ns = sec * NSEC + frac;
+	*ns = sec * TFD_NSEC + frac;
 	return 0;
 }
 
@@ -57,14 +57,14 @@ static int parse_count(const char *s, uint64_t *n)
 
 static struct timespec ts_of(int64_t ns)
 {
-	struct timespec ts = { (time_t)(ns / NSEC), (long)(ns % NSEC) };
+	struct timespec ts = { (time_t)(ns / TFD_NSEC), (long)(ns % TFD_NSEC) };
 
 	return ts;
 }
 
 static int64_t ns_of(const struct timespec *ts)
 {
-	return (int64_t)ts->tv_sec * NSEC + ts->tv_nsec;
+	return (int64_t)ts->tv_sec * TFD_NSEC + ts->tv_nsec;
 }
 
 /* On the virtual backend (TFD_BACKEND=virtual, as under tfd exec
@@ -253,11 +253,10 @@ static int tfd_cmd_run(int argc, char **argv)
 		             : tfd_gettime(fd, &cur)) < 0)
 			return fail(revised ? "timerfd" : "tfd_gettime");
 		total += n;
-		printf("%3" PRId64 ".%06" PRId64 " %8" PRIu64 " %8" PRIu64
-		       " %5" PRId64 ".%06" PRId64 "\n",
-		       el / NSEC, el % NSEC / 1000, n, total,
-		       ns_of(&cur.it_value) / NSEC,
-		       ns_of(&cur.it_value) % NSEC / 1000);
+		printf("%3lld.%06lld %8" PRIu64 " %8" PRIu64 " %5lld.%06lld\n",
+		       el / TFD_NSEC, el % TFD_NSEC / 1000, n, total,
+		       ns_of(&cur.it_value) / TFD_NSEC,
+		       ns_of(&cur.it_value) % TFD_NSEC / 1000);
 		fflush(stdout);
 	}
 	if (tfd_close(fd) < 0)

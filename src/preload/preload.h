@@ -1,48 +1,64 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * preload.h - the parts of libtfd-preload.so and what they share.
+ * preload.h - the parts of libtfd-preload.so (the drop-in) and what they
+ * share.  The drop-in intercepts the C library's calls, decides whether a
+ * call is ours (a timer's number, a wait on one, a clock or a wait on
+ * virtual time) and hands it on: to the library, or to virtual time
+ * (src/vtime/vtime.h, its only interface), or to the next definition.
  *
  *   exports.c  the exported wrappers: a few lines each, deciding whether a
  *              call concerns a timer and handing it on
+ *   exports_waits.c  the exported wrappers of the waits on virtual time
+ *   clocks.c   timespec_get(), which glibc answers without clock_gettime
  *   next.c     the table of next definitions (dlsym RTLD_NEXT)
  *   numbers.c  the table of numbers that name our timers; which process
  *              owns it (a vfork child does not)
  *   fdops.c    read, write, close, dup, fcntl, ioctl on a timer
  *   epoll.c    epoll registrations of timers (writability, EPOLLET)
  *   waits.c    poll, select, epoll waits on timers
- *   vtime.c    virtual time as the program sees it: clocks, sleeps,
- *              the waits' entry to the domain
- *   domain.c   this process's part in the virtual-time domain: joining
- *              it, a slot per thread, the three ways a wait blocks,
- *              the engine kept in step (domain.h)
- *   mover.c    the one mover of a domain, and the shared memory's
- *              operations (also in `tfd exec`)
  *   signals.c  the program's signal handlers, counted (virtual time)
  *   sigtimers.c  timer_create & co, alarm, setitimer on virtual time
- *   timedwaits.c  timed waits on conditions, semaphores, locks, joins
+ *   timedwaits.c  timed waits on conditions, semaphores, locks, joins,
+ *              as waits of virtual time in slices
  *   iowaits.c  sockets, message queues, signal waits on virtual time
- *   exports_waits.c  the exported wrappers of those waits
- *   tree.c     threads and processes joining the domain from birth
+ *   tree.c     threads and processes created on virtual time: their
+ *              slots taken before they start (vtime.h)
  *   trace.c    TFD_TRACE
  *   rawsys.c   raw timerfd system calls (TFD_RAW_SYSCALLS): a seccomp
  *              filter, a SIGSYS handler, the program's SIGSYS handler
  *
- * The library is reached only through the public API and the operations
- * of the backend in use (backend.h).  Its own calls land in these wrappers
- * too: a thread-local flag, set while a call of the library runs and for
- * good in the threads it starts, sends them straight through.  No handler
- * of the program's runs on a thread while the flag is set: one that comes
- * then is deferred until the thread leaves (signals.c), so none sees the
- * flag set or a lock of ours held, and none can jump out and leave them
- * so.  Where a call of ours blocks (the read(2) a blocking read waits in,
- * poll and the like, the domain's waits), the thread is outside, as in a
- * system call of Linux's: a handler runs there and may jump out.
+ * The library is reached through the public API, the operations of the
+ * backend in use (backend.h) and the hooks backend.h gives a host (fork's
+ * handlers, reads that do not block).  Its own calls land in these
+ * wrappers too: a thread-local flag, set while a call of the library runs
+ * and for good in the threads it starts, sends them straight through.
+ * No handler of the program's runs on a thread while the flag is set: one
+ * that comes then is deferred until the thread leaves (signals.c), so
+ * none sees the flag set or a lock of ours held, and none can jump out
+ * and leave them so.  Where a call of ours blocks (the read(2) a blocking
+ * read waits in, poll and the like, the domain's waits), the thread is
+ * outside, as in a system call of Linux's: a handler runs there and may
+ * jump out.
  *
- * Locks: seven of the preload's own (domain.c's agent_lock, publish_lock
- * and sync_lock, sigtimers.c's, epoll.c's, signals.c's, rawsys.c's
- * prog_lock), each taken in the one order of src/lockorder.h, where the
- * library's are too; each is declared beside its definition with
- * TFD_LOCK_RANK, and the sanitizer builds check the order.
+ * Returns, one convention per layer:
+ *   - an exported wrapper returns what the C library's call returns, as
+ *     it does: -1 with errno for most, an errno value for pthread_*() and
+ *     posix_spawn*(), with errno untouched then;
+ *   - a function here that carries out a call (fdops.c's tfd_timer_*,
+ *     waits.c, sigtimers.c, timedwaits.c, iowaits.c, tree.c) returns in
+ *     that call's convention, so that its wrapper hands the result on
+ *     unchanged, or TFD_PASS: not ours after all, the wrapper calls the
+ *     next definition;
+ *   - rawsys.c answers a trapped system call as the kernel does: the
+ *     result, or -errno in the return register;
+ *   - virtual time says what it returns in vtime.h (VWAIT_BLOCK: wait
+ *     for real).
+ *
+ * Locks: four of the drop-in's own (sigtimers.c's, epoll.c's,
+ * signals.c's, rawsys.c's prog_lock) and virtual time's three (vtime.h),
+ * each taken in the one order of src/lockorder.h, where the library's are
+ * too; each is declared beside its definition with TFD_LOCK_RANK, and the
+ * sanitizer builds check the order.
  */
 #ifndef TFD_PRELOAD_H
 #define TFD_PRELOAD_H
@@ -55,6 +71,7 @@
 
 #include "backend.h"
 #include "core/time.h"
+#include "vtime/vtime.h"
 
 #include <poll.h>
 #include <pthread.h>
@@ -73,6 +90,8 @@
 #include <time.h>
 
 #define EXPORT __attribute__((visibility("default")))
+/* Not ours after all: the wrapper calls the next definition. */
+#define TFD_PASS (-2)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 /* ---- next.c ---- */
@@ -198,11 +217,9 @@ void tfd_next_load(void);
 extern __thread int tfd_inside __attribute__((tls_model("initial-exec")));
 
 /* On a virtual-time domain, this thread is counted as running while it
- * is inside the library (domain.c), and is not cancelled there (a
- * cancellation point of libc's that the domain's code reaches, a poll(2)
- * with timeout 0, would end it counted as running for good). */
-extern struct tfd_dom *tfd_dom;
-void tfd_dom_inlib(int d);
+ * is inside the library (vtime.h: tfd_dom_inlib), and is not cancelled
+ * there (a cancellation point of libc's that the domain's code reaches,
+ * a poll(2) with timeout 0, would end it counted as running for good). */
 
 /* Signals that came while the thread was inside, to be let through as it
  * leaves (signals.c): nonzero if any. */
@@ -308,55 +325,6 @@ int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
 int64_t tfd_ms_ns(int ms);
 int64_t tfd_tsp_ns(const struct timespec *ts);
 
-/* ---- vtime.c ---- */
-
-#define VWAIT_BLOCK INT32_MIN
-/* Deadlines further than this (100 years) are no deadline: a wait that
- * has only such deadlines waits for real, time does not jump to the end
- * of time. */
-#define TFD_HORIZON ((int64_t)100 * 36525 * 864 * 1000000000)
-int64_t tfd_vnow(clockid_t c);
-int64_t tfd_vdeadline(int64_t ns);
-void tfd_vsync(void);
-void tfd_vpublish(void);
-int tfd_vwait(int64_t timeout_ns, const sigset_t *mask, int (*look)(void *),
-              int (*block)(void *, const sigset_t *, int64_t), void *ctx);
-int tfd_virtual_read_wait(int fd);
-int tfd_virtual_sleep(int64_t ns, int64_t *left);
-int tfd_virtual_sleep_until(int64_t deadline, int64_t *left);
-clockid_t tfd_virtual_base(clockid_t c);
-
-/* ---- domain.c (see domain.h) ---- */
-
-int tfd_dom_join(const char *name);
-int tfd_dom_slot_take(int32_t pid);
-void tfd_dom_slot_name(int i, int32_t pid, int32_t tid);
-void tfd_dom_slot_free(int i);
-int tfd_dom_self(void);
-void tfd_dom_set_self(int i);
-void tfd_dom_forked(int slot);
-int tfd_dom_child_slot(void); /* system(), popen(): tree.c */
-void tfd_dom_child_name(int i, int32_t pid);
-void tfd_dom_child_done(int i);
-void tfd_dom_first_ends(void); /* pthread_exit() in the first thread */
-void tfd_dom_locks_forked(void); /* in a child of fork(): locks anew */
-void tfd_dom_sync(void);
-void tfd_dom_publish(void);
-int tfd_dom_sleep(int64_t deadline);
-int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
-                  int (*look)(void *),
-                  int (*block)(void *, const sigset_t *, int64_t),
-                  void *ctx);
-int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
-                       void *ctx);
-/* A handler of the program's begins (1) or returns (0) on this thread:
- * a wait it interrupts counts as running meanwhile (domain.c). */
-struct tfd_dom_paused {
-	int kind;
-	int64_t deadline;
-};
-void tfd_dom_handler(int begin, struct tfd_dom_paused *p);
-
 /* ---- signals.c ---- */
 
 /* The program's handlers run through ours, which count them (on a
@@ -376,7 +344,7 @@ void tfd_signals_forked(void); /* in a child of fork(): the lock anew */
 /* ---- sigtimers.c ---- */
 
 int tfd_sigtimer_ours(timer_t id);
-/* -2: not a clock of virtual time (the caller passes it to libc). */
+/* TFD_PASS: not a clock of virtual time (the caller passes it on). */
 int tfd_sigtimer_create(clockid_t c, struct sigevent *ev, timer_t *id);
 int tfd_sigtimer_settime(timer_t id, int flags, const struct itimerspec *nv,
                          struct itimerspec *old);
@@ -407,7 +375,7 @@ ssize_t tfd_sock_call(int fd, int flags, int out,
                       ssize_t (*call)(void *, int), void *ctx);
 int tfd_sock_accept(int fd, int (*call)(void *), void *ctx);
 void tfd_sock_stamps(struct msghdr *msg);
-/* -2: not ours to wait on (libc's call is made). */
+/* TFD_PASS: not ours to wait on (the caller passes it on). */
 ssize_t tfd_mq_timed(mqd_t q, int out, const struct timespec *abs,
                      ssize_t (*try)(void *), void *ctx);
 int tfd_sig_wait(const sigset_t *set, siginfo_t *info,
@@ -438,6 +406,8 @@ void tfd_trace(int fd, long ret, int err, const char *fmt, ...)
 const char *tfd_clock_name(int c);
 const char *tfd_flag_names(char *buf, size_t n, int flags, int settime);
 const char *tfd_its_text(char *buf, size_t n, const struct itimerspec *s);
+/* " [next S.N]": fd's time left; also stamps the line tfd_trace() is
+ * about to write (call it among that call's arguments). */
 const char *tfd_next_text(char *buf, size_t n, int fd);
 
 /* ---- rawsys.c ---- */

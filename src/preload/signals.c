@@ -34,7 +34,7 @@
  * with a handler that sets SIG_DFL and its handler back itself).
  * sigaction() and signal() answer with the program's own action.
  *
- * Counted.  On virtual time, a wait of the domain (domain.c) is ended both
+ * Counted.  On virtual time, a wait of the domain (vtime.h) is ended both
  * by the mover's DOM_POKE_SIG and by the program's signals, often at one
  * moment (a thread woken by time sends a signal to another that the mover
  * pokes), and only the count tells whether the program's handler ran,
@@ -42,7 +42,7 @@
  */
 #include "preload/preload.h"
 #include "lockorder.h"
-#include "preload/domain.h"
+#include "vtime/vtime.h"
 
 #include <dlfcn.h>
 #include <errno.h>

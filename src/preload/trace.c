@@ -60,6 +60,27 @@ static void trace_write(const char *line, size_t len)
 		R(close)(fd);
 }
 
+/* The time of the line being made: read by tfd_next_text() just before
+ * it asks for the time left, so that the line's time plus "[next]" is
+ * when the timer is due (never later: "early" reads in tfd trace), or
+ * else by tfd_trace() itself. */
+static __thread struct timespec stamp;
+static __thread int stamped;
+
+/* The program's CLOCK_MONOTONIC: the virtual one on virtual. */
+static struct timespec trace_now(void)
+{
+	struct timespec now;
+	int m = tfd_enter();
+
+	if (tfd_virt)
+		now = tfd_ns_to_ts(tfd_vnow(CLOCK_MONOTONIC));
+	else
+		R(clock_gettime)(CLOCK_MONOTONIC, &now);
+	tfd_leave(m);
+	return now;
+}
+
 void tfd_trace(int fd, long ret, int err, const char *fmt, ...)
 {
 	char line[512];
@@ -69,13 +90,8 @@ void tfd_trace(int fd, long ret, int err, const char *fmt, ...)
 
 	if (!tfd_trace_path)
 		return;
-	/* The program's CLOCK_MONOTONIC: the virtual one on virtual. */
-	m = tfd_enter();
-	if (tfd_virt)
-		now = tfd_ns_to_ts(tfd_vnow(CLOCK_MONOTONIC));
-	else
-		R(clock_gettime)(CLOCK_MONOTONIC, &now);
-	tfd_leave(m);
+	now = stamped ? stamp : trace_now();
+	stamped = 0;
 	n = snprintf(line, sizeof(line), "%lld.%09ld %d ", (long long)now.tv_sec,
 	             now.tv_nsec, (int)getpid());
 	n += fd >= 0 ? snprintf(line + n, sizeof(line) - (size_t)n, "%d ", fd)
@@ -173,6 +189,8 @@ const char *tfd_next_text(char *buf, size_t n, int fd)
 	buf[0] = 0;
 	if (!tfd_trace_path)
 		return buf;
+	stamp = trace_now();
+	stamped = 1;
 	was = tfd_enter();
 	r = tfd_gettime(fd, &cur);
 	tfd_leave(was);

@@ -12,7 +12,7 @@
  * jump out of the system call such a wait blocks in, or a cancellation
  * end the thread there: the engine, told where it blocks
  * (tfd_engine_waits_block), then undoes the holds itself.  On virtual time
- * the wait moves time (vtime.c).
+ * the wait moves time (vtime.h).
  */
 #include "preload/preload.h"
 

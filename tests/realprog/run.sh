@@ -640,6 +640,19 @@ has "$t" "trace: timerfd_create" \
     "^${hdr}timerfd_create\(CLOCK_MONOTONIC, TFD_CLOEXEC\) = [0-9]+$"
 has "$t" "trace: timerfd_settime, and when it is next due" \
     "^${hdr}timerfd_settime\([0-9]+, 0, \{0\.020000000, 0\.020000000\}, NULL\) \[next 0\.0[12][0-9]{7}\] = 0$"
+# The line's time plus [next] is when the timer is due, never later (the
+# time is the moment the time left was asked, not when the line was
+# written): no later than the deadline the ticker itself found.
+awk -v d="$(sed -n 's/^deadline //p' "$out/ticker.out")" '
+    /timerfd_settime\(.*\[next / && !done {
+        n = $0; sub(/.*\[next /, "", n); sub(/\].*/, "", n)
+        split($1, a, "."); split(n, b, "."); split(d, c, ".")
+        s = a[1] + b[1] - c[1]; f = a[2] + b[2] - c[2]
+        print (s * 1e9 + f <= 0 ? "not later" : "later by " (s * 1e9 + f) " ns")
+        done = 1
+    }' "$t" >"$out/ticker.due"
+has "$out/ticker.due" "trace: the settime line's time plus [next] is not after the deadline" \
+    '^not later$'
 has "$t" "trace: read, with the count" \
     "^${hdr}read\([0-9]+, 8\) \[count [0-9]+\] = 8$" 3
 has "$t" "trace: timerfd_gettime" "^${hdr}timerfd_gettime\([0-9]+, \{"

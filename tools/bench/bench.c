@@ -71,7 +71,7 @@ static void run(int w, void (*fn)(int, long), long n)
 		}
 		fputc('.', stderr);
 	}
-	fprintf(stderr, " %.1f s\n", (double)(now_ns() - t0) / NS);
+	fprintf(stderr, " %.1f s\n", (double)(now_ns() - t0) / TFD_NSEC);
 }
 
 /* One clock reading's share of a timed interval, for per-call timing. */
@@ -308,6 +308,6 @@ static int tfd_cmd_bench(int argc, char **argv)
 	fflush(stdout);
 	if (!bench.json)
 		fprintf(stderr, "tfd bench: %.1f s\n",
-		        (double)(now_ns() - bench.started) / NS);
+		        (double)(now_ns() - bench.started) / TFD_NSEC);
 	return bench.failed;
 }

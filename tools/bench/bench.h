@@ -41,6 +41,7 @@
 #define TFD_BENCH_H
 
 #include "tfd.h"
+#include "core/time.h" /* TFD_NSEC */
 
 #include <errno.h>
 #include <limits.h>
@@ -53,15 +54,14 @@
  * left out instead of the link failing. */
 extern unsigned long tfd_engine_wakeups(void) __attribute__((weak));
 
-#define NS ((int64_t)1000000000)
 #define MS ((int64_t)1000000)
 #define US ((int64_t)1000)
 
 #define MAXR 64     /* rounds */
 #define MAXROWS 96
 #define TOP_N 16384 /* the largest N */
-#define FAR (100 * NS)   /* background deadlines: 100 s ... */
-#define SPREAD (900 * NS) /* ... to 1000 s ahead, random */
+#define FAR (100 * TFD_NSEC)   /* background deadlines: 100 s ... */
+#define SPREAD (900 * TFD_NSEC) /* ... to 1000 s ahead, random */
 #define FLAGS (TFD_NONBLOCK | TFD_CLOEXEC)
 
 enum { K, E }; /* the two sides: kernel, engine */
@@ -172,7 +172,7 @@ static inline int64_t now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
+	return (int64_t)ts.tv_sec * TFD_NSEC + ts.tv_nsec;
 }
 
 static inline int64_t cpu_ns(void)
@@ -180,23 +180,23 @@ static inline int64_t cpu_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
+	return (int64_t)ts.tv_sec * TFD_NSEC + ts.tv_nsec;
 }
 
 static inline struct itimerspec its(int64_t value, int64_t interval)
 {
 	struct itimerspec v;
 
-	v.it_value.tv_sec = (time_t)(value / NS);
-	v.it_value.tv_nsec = (long)(value % NS);
-	v.it_interval.tv_sec = (time_t)(interval / NS);
-	v.it_interval.tv_nsec = (long)(interval % NS);
+	v.it_value.tv_sec = (time_t)(value / TFD_NSEC);
+	v.it_value.tv_nsec = (long)(value % TFD_NSEC);
+	v.it_interval.tv_sec = (time_t)(interval / TFD_NSEC);
+	v.it_interval.tv_nsec = (long)(interval % TFD_NSEC);
 	return v;
 }
 
 static inline void sleep_ns(int64_t ns)
 {
-	struct timespec ts = { (time_t)(ns / NS), (long)(ns % NS) };
+	struct timespec ts = { (time_t)(ns / TFD_NSEC), (long)(ns % TFD_NSEC) };
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;

@@ -146,7 +146,7 @@ static void json_head(void)
 	       "\"kernel_max_n\": %ld},\n",
 	       bench.nofile, bench.emax, bench.kmax);
 	printf("  \"seconds\": %.1f,\n  \"results\": [",
-	       (double)(now_ns() - bench.started) / NS);
+	       (double)(now_ns() - bench.started) / TFD_NSEC);
 }
 
 static void json_side(const struct row *r, int side)

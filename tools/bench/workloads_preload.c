@@ -94,7 +94,7 @@ static double time_op(int op, int rd, int wr, long batches)
  * with a timer open (the preload's waits then look at their sets). */
 static int slice_9a(int pair[2][2], long batches, double *v)
 {
-	struct itimerspec far = its(100 * NS, 0);
+	struct itimerspec far = its(100 * TFD_NSEC, 0);
 	int k, op, t;
 
 	for (k = 0; k < 2; k++)

@@ -36,7 +36,7 @@ static int64_t machine_busy_ns(void)
 	if (n < 8)
 		return -1;
 	busy = (int64_t)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]);
-	return busy * NS / sysconf(_SC_CLK_TCK);
+	return busy * TFD_NSEC / sysconf(_SC_CLK_TCK);
 }
 
 /* ---- 5: latency ---- */
@@ -177,7 +177,7 @@ void workload_burst(int side, long n)
 	bench_add(bench_row("6a time until all read", n, "ms", G_NONE, 0),
 	          side, (double)(t - deadline) / MS);
 	bench_add(bench_row("6a throughput", n, "k/s", G_RATIO_GE, 0.8),
-	          side, (double)n / ((double)(t - deadline) / NS) / 1000);
+	          side, (double)n / ((double)(t - deadline) / TFD_NSEC) / 1000);
 	bench_add(bench_row("6a early reads", n, "count", G_ZERO, 0),
 	          side, (double)early);
 out:
@@ -194,7 +194,7 @@ void workload_periodic(int side, long n)
 {
 	const struct impl *im = &bench_impls[side];
 	const int64_t period = 100 * MS;
-	int64_t dur = bench.quick ? 250 * MS : 2 * NS;
+	int64_t dur = bench.quick ? 250 * MS : 2 * TFD_NSEC;
 	struct epoll_event evs[512];
 	int *fds = bench_open_set(side, n, 0);
 	int ep = fds ? bench_watch(side, fds, n) : -1;
@@ -249,7 +249,7 @@ void workload_periodic(int side, long n)
 	t = now_ns();
 	bench_add(bench_row("6b expirations delivered", n, "k/s", G_RATIO_GE,
 	                    0.8),
-	          side, (double)total / ((double)(t - start) / NS) / 1000);
+	          side, (double)total / ((double)(t - start) / TFD_NSEC) / 1000);
 	bench_add(bench_row("6b mean lateness", n, "us", G_NONE, 0),
 	          side, reads ? (double)late / (double)reads / US : 0);
 	bench_add(bench_row("6b early reads", n, "count", G_ZERO, 0),
@@ -271,7 +271,7 @@ out:
 static void cpu_while_asleep(int side, long n, const char *what,
                              const char *wake_what, double target)
 {
-	int64_t dur = bench.quick ? 100 * MS : 1 * NS, t0, c0, m0, m1;
+	int64_t dur = bench.quick ? 100 * MS : 1 * TFD_NSEC, t0, c0, m0, m1;
 	unsigned long w0;
 
 	sleep_ns(20 * MS); /* let the engine settle */
@@ -288,7 +288,7 @@ static void cpu_while_asleep(int side, long n, const char *what,
 	if (side == E && tfd_engine_wakeups)
 		bench_add(bench_row(wake_what, n, "/s", G_NONE, 0),
 		          side, (double)(bench_wakeups() - w0) /
-		                        ((double)t0 / NS));
+		                        ((double)t0 / TFD_NSEC));
 	if (n == 1 && m0 >= 0 && m1 >= 0)
 		bench_add(bench_row("7b machine-wide busy, all CPUs (+-1%)", n,
 		                    "%", G_NONE, 0),

@@ -8,7 +8,11 @@
  *   "armed"      a span from each arming to the next, a disarm or close
  *                (args: value, interval, absolute, expirations due);
  *   "due"        an instant at each deadline of the arming, the first
- *                MAXDUE of each (beyond, the span's "due" says how many);
+ *                MAXDUE of each, and the whole file at most DUEBUDGET:
+ *                when the armings' deadlines are more, each arming draws
+ *                its first CAP, the largest CAP that keeps within the
+ *                budget (the span's "due" says how many there were,
+ *                "due_drawn" how many are drawn);
  *   "read"       an instant per read with its count and lateness;
  *                "read: EAGAIN", "read failed", "created", "disarmed",
  *                "closed" likewise;
@@ -19,7 +23,9 @@
  * 0, "virtual clock".  Times are microseconds since the first line of the
  * trace, to the nanosecond ("ts": 1.234).  Events are written as they are
  * met, nothing is held: a trace of a million reads is a file of a few
- * hundred bytes per read.
+ * hundred bytes per read, and the deadlines add at most DUEBUDGET
+ * instants (stress-ng's timers, re-armed 100,000 times at intervals of
+ * nanoseconds, would otherwise make billions).
  */
 #include "trace.h"
 
@@ -28,11 +34,36 @@
 #include <string.h>
 
 #define MAXDUE 10000
+#define DUEBUDGET 200000
+
+/* How long the arming that event i of tm starts is in force: until the
+ * next arming, disarm or close, else end. */
+static int64_t arming_until(const struct timer *tm, size_t i, int64_t end)
+{
+	size_t j;
+
+	for (j = i + 1; j < tm->nev; j++)
+		if (tm->ev[j].kind == EV_ARM || tm->ev[j].kind == EV_DISARM ||
+		    tm->ev[j].kind == EV_CLOSE)
+			return tm->ev[j].t;
+	return end;
+}
+
+/* The deadlines of the arming e, in force until until. */
+static long due_total(const struct ev *e, int64_t until)
+{
+	int64_t iv = e->b > 0 ? e->b : 0;
+
+	if (e->c < 0 || e->c > until)
+		return 0;
+	return iv ? (long)((until - e->c) / iv) + 1 : 1;
+}
 
 struct out {
 	FILE *f;
 	const struct trace *tr;
-	long n; /* events written */
+	long n;   /* events written */
+	long cap; /* deadlines drawn of each arming, at most */
 };
 
 static void jstr(FILE *f, const char *s)
@@ -111,25 +142,18 @@ static void arming(struct out *o, const struct timer *tm, size_t i,
                    int64_t end)
 {
 	const struct ev *e = &tm->ev[i];
-	int64_t until = end, d = e->c, iv = e->b > 0 ? e->b : 0;
-	long total = 0, k;
-	size_t j;
+	int64_t until = arming_until(tm, i, end), d = e->c;
+	int64_t iv = e->b > 0 ? e->b : 0;
+	long total = due_total(e, until), k;
+	long drawn = total < o->cap ? total : o->cap;
 
-	for (j = i + 1; j < tm->nev; j++)
-		if (tm->ev[j].kind == EV_ARM || tm->ev[j].kind == EV_DISARM ||
-		    tm->ev[j].kind == EV_CLOSE) {
-			until = tm->ev[j].t;
-			break;
-		}
-	if (d >= 0 && d <= until)
-		total = iv ? (long)((until - d) / iv) + 1 : 1;
 	ev(o, "X", "armed", tm->pid, tm->id, e->t);
 	fprintf(o->f, ",\"dur\":");
 	us(o->f, until - e->t);
 	fprintf(o->f, ",\"args\":{\"value_ns\":%" PRId64 ",\"interval_ns\":%"
-	        PRId64 ",\"absolute\":%s,\"due\":%ld}}", e->a, e->b,
-	        e->flag == 1 ? "true" : "false", total);
-	for (k = 0; k < total && k < MAXDUE; k++) {
+	        PRId64 ",\"absolute\":%s,\"due\":%ld,\"due_drawn\":%ld}}",
+	        e->a, e->b, e->flag == 1 ? "true" : "false", total, drawn);
+	for (k = 0; k < drawn; k++) {
 		instant(o, "due", tm, d);
 		if (k + 1 < total) /* never past until: no overflow */
 			d += iv;
@@ -188,9 +212,48 @@ static void timer(struct out *o, const struct timer *tm)
 	}
 }
 
+/* The deadlines drawn of all armings if each draws at most cap. */
+static long dues_drawn(const struct trace *tr, long cap)
+{
+	const struct timer *tm;
+	long sum = 0, n;
+	size_t i;
+
+	for (tm = tr->first; tm; tm = tm->next)
+		for (i = 0; i < tm->nev; i++) {
+			if (tm->ev[i].kind != EV_ARM)
+				continue;
+			n = due_total(&tm->ev[i],
+			              arming_until(tm, i, tm->closed >= 0 ?
+			                           tm->closed : tr->t1));
+			sum += n < cap ? n : cap;
+			if (sum > DUEBUDGET)
+				return sum;
+		}
+	return sum;
+}
+
+/* The largest cap, up to MAXDUE, that keeps the deadlines drawn within
+ * DUEBUDGET (0 when the armings alone are more). */
+static long due_cap(const struct trace *tr)
+{
+	long lo = 0, hi = MAXDUE, mid;
+
+	if (dues_drawn(tr, MAXDUE) <= DUEBUDGET)
+		return MAXDUE;
+	while (lo < hi) { /* dues_drawn(lo) <= budget < dues_drawn(hi + 1) */
+		mid = (lo + hi + 1) / 2;
+		if (dues_drawn(tr, mid) <= DUEBUDGET)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 void trace_chrome(struct trace *tr, FILE *out)
 {
-	struct out o = { out, tr, 0 };
+	struct out o = { out, tr, 0, due_cap(tr) };
 	const struct timer *tm;
 	int *named = NULL;
 	size_t nnamed = 0, cap = 0, i;

@@ -43,8 +43,8 @@ static const char *secs(const char *p, int64_t *ns, int far)
 		s = s * 10 + (uint64_t)(*p - '0');
 	if (k == 0 || *p++ != '.' || !(q = num(p, &f)) || q - p != 9)
 		return NULL;
-	if (s <= (uint64_t)(INT64_MAX / NS - 1))
-		*ns = (int64_t)s * NS + f;
+	if (s <= (uint64_t)(INT64_MAX / TFD_NSEC - 1))
+		*ns = (int64_t)s * TFD_NSEC + f;
 	else if (far && s <= INT64_MAX)
 		*ns = INT64_MAX; /* "292 years or more" */
 	else

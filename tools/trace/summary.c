@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -48,8 +49,95 @@ void trace_sort_late(struct timer *tm)
 		qsort(tm->late, tm->nlate, sizeof(*tm->late), cmp_i64);
 }
 
+const char *trace_late_text(char *buf, size_t n, const int64_t *late,
+                            size_t nlate, long early)
+{
+	snprintf(buf, n, "p50 %.1f us  p90 %.1f us  p99 %.1f us  max %.1f us  "
+	         "early %ld  (of %zu reads)",
+	         (double)trace_pct(late, nlate, 50) / 1e3,
+	         (double)trace_pct(late, nlate, 90) / 1e3,
+	         (double)trace_pct(late, nlate, 99) / 1e3,
+	         (double)late[nlate - 1] / 1e3, early, nlate);
+	return buf;
+}
+
+size_t trace_procs(const struct trace *tr, int **pids)
+{
+	const struct timer *tm;
+	size_t n = 0, cap = 0, i;
+
+	*pids = NULL;
+	for (tm = tr->first; tm; tm = tm->next) {
+		for (i = 0; i < n && (*pids)[i] != tm->pid; i++)
+			;
+		if (i < n)
+			continue;
+		*pids = trace_grow(*pids, &cap, n, sizeof(**pids));
+		(*pids)[n++] = tm->pid;
+	}
+	return n;
+}
+
+void trace_totals(struct trace *tr, int pid, struct trace_totals *s)
+{
+	struct timer *tm;
+
+	memset(s, 0, sizeof(*s));
+	for (tm = tr->first; tm; tm = tm->next) {
+		if (pid >= 0 && tm->pid != pid)
+			continue;
+		s->timers++;
+		s->arms += tm->arms;
+		s->reads += tm->reads;
+		s->eagain += tm->eagain;
+		s->rfail += tm->rfail;
+		s->early += tm->early;
+		s->expirations += tm->expirations;
+		s->due += tm->due;
+		s->due_unknown |= tm->due_unknown;
+		if (!tm->nlate)
+			continue;
+		while (s->caplate < s->nlate + tm->nlate)
+			s->late = trace_grow(s->late, &s->caplate, s->caplate,
+			                     sizeof(*s->late));
+		memcpy(s->late + s->nlate, tm->late,
+		       tm->nlate * sizeof(*tm->late));
+		s->nlate += tm->nlate;
+	}
+	if (s->nlate)
+		qsort(s->late, s->nlate, sizeof(*s->late), cmp_i64);
+}
+
+/* The totals' lines: "WHO: N timers, ..." and their lateness. */
+static void totals_text(FILE *out, const char *who, struct trace_totals *s)
+{
+	char l[160];
+
+	fprintf(out, "%s: %ld timer%s, %ld arm%s, %ld read%s with a count "
+	        "(%ld EAGAIN, %ld failed), %" PRIu64 " expiration%s read, ",
+	        who, s->timers, s->timers == 1 ? "" : "s", s->arms,
+	        s->arms == 1 ? "" : "s", s->reads, s->reads == 1 ? "" : "s",
+	        s->eagain, s->rfail, s->expirations,
+	        s->expirations == 1 ? "" : "s");
+	if (s->due_unknown)
+		fprintf(out, "? due by the end\n");
+	else
+		fprintf(out, "%" PRIu64 " due by the end\n", s->due);
+	if (s->nlate)
+		fprintf(out, "  lateness      %s\n",
+		        trace_late_text(l, sizeof(l), s->late, s->nlate,
+		                        s->early));
+	else
+		fprintf(out, "  lateness      no read with a count of a known "
+		        "deadline\n");
+}
+
 void trace_summary(struct trace *tr, FILE *out)
 {
+	struct trace_totals s;
+	int *pids;
+	size_t np, j;
+	char who[160];
 	struct timer *tm;
 	char a[64], b[32];
 	int i;
@@ -58,11 +146,28 @@ void trace_summary(struct trace *tr, FILE *out)
 	        "%.6f s from the first line to the last\n",
 	        tr->file, tr->lines, tr->nprocs, tr->nprocs == 1 ? "" : "es",
 	        tr->ntimers, tr->ntimers == 1 ? "" : "s",
-	        (double)(tr->t1 - tr->t0) / NS);
+	        (double)(tr->t1 - tr->t0) / TFD_NSEC);
 	if (tr->nadv)
 		fprintf(out, "virtual time: %zu moves\n", tr->nadv);
 	if (!tr->ntimers)
 		fprintf(out, "no timer in the trace\n");
+	/* the whole first, then each process when there are several */
+	np = trace_procs(tr, &pids);
+	if (tr->ntimers) {
+		trace_totals(tr, -1, &s);
+		totals_text(out, "all", &s);
+		free(s.late);
+	}
+	for (j = 0; np > 1 && j < np; j++) {
+		const char *prog = trace_program_name(tr, pids[j]);
+
+		snprintf(who, sizeof(who), "process %d%s%s", pids[j],
+		         prog ? " " : "", prog ? prog : "");
+		trace_totals(tr, pids[j], &s);
+		totals_text(out, who, &s);
+		free(s.late);
+	}
+	free(pids);
 	for (tm = tr->first; tm; tm = tm->next) {
 		trace_sort_late(tm);
 		fprintf(out, "\ntimer %d  pid %d  fd %d  %s  %s%s\n", tm->id,
@@ -71,9 +176,9 @@ void trace_summary(struct trace *tr, FILE *out)
 		                        "inherited, or the trace began later)"
 		                      : "");
 		fprintf(out, "  life          %.6f s to %.6f s%s\n",
-		        (double)(tm->created - tr->t0) / NS,
+		        (double)(tm->created - tr->t0) / TFD_NSEC,
 		        (double)((tm->closed >= 0 ? tm->closed : tr->t1) - tr->t0) /
-		                NS,
+		                TFD_NSEC,
 		        tm->closed >= 0 ? " (closed)" : " (still open)");
 		fprintf(out, "  armed         %ld (relative %ld, absolute %ld), "
 		        "disarmed %ld, failed %ld",
@@ -84,9 +189,9 @@ void trace_summary(struct trace *tr, FILE *out)
 		else if (tm->absolute && tm->last_value == INT64_MAX)
 			snprintf(a, sizeof(a), "at 292 years or more (absolute)");
 		else if (tm->absolute)
-			snprintf(a, sizeof(a), "at %" PRId64 ".%09" PRId64
-			         " s (absolute)", tm->last_value / NS,
-			         tm->last_value % NS);
+			snprintf(a, sizeof(a), "at %lld.%09lld s (absolute)",
+			         tm->last_value / TFD_NSEC,
+			         tm->last_value % TFD_NSEC);
 		else
 			trace_dur(a, sizeof(a), tm->last_value, "us");
 		if (tm->arms)
@@ -113,17 +218,9 @@ void trace_summary(struct trace *tr, FILE *out)
 			fprintf(out, ", other x%ld", tm->hist_other);
 		fprintf(out, "\n");
 		if (tm->nlate)
-			fprintf(out, "  lateness      p50 %.1f us  p90 %.1f us  "
-			        "p99 %.1f us  max %.1f us  early %ld  "
-			        "(of %zu reads)\n",
-			        (double)trace_pct(tm->late, tm->nlate, 50) /
-			                1e3,
-			        (double)trace_pct(tm->late, tm->nlate, 90) /
-			                1e3,
-			        (double)trace_pct(tm->late, tm->nlate, 99) /
-			                1e3,
-			        (double)tm->late[tm->nlate - 1] / 1e3, tm->early,
-			        tm->nlate);
+			fprintf(out, "  lateness      %s\n",
+			        trace_late_text(who, sizeof(who), tm->late,
+			                        tm->nlate, tm->early));
 		else
 			fprintf(out, "  lateness      no read with a count of "
 			        "a known deadline\n");

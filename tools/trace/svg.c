@@ -1,11 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * svg.c - tfd trace's picture (trace.h): SVG, alone or in an HTML page
- * with the text under it.  A time axis; a lane per timer with its life,
- * arms (a bar while armed), deadlines, reads with their counts, disarms
- * and close; a lane for the moves of virtual time; the lateness of each
- * read as a line from its deadline.  Marks too close to draw apart are a
- * band that says how many.
+ * svg.c - tfd trace's picture (trace.h): blocks of lanes on one time
+ * axis, drawn alone (--svg) or each in the HTML page (page.c).  A block
+ * for the moves of virtual time; a block per process, its heading its
+ * program and pid; in it a lane per timer, named by the program, with
+ * its life, arms (a bar while armed), deadlines, reads with their counts,
+ * disarms and close, and the lateness of each read as a line from its
+ * deadline.  What would not stay small is folded:
+ *
+ *   - marks closer than a few pixels: a band that says how many (reads,
+ *     deadlines), or one mark for several (arms, bars while armed);
+ *   - a process's timers beyond MAXLANES: one lane that adds them up per
+ *     column of BIN px (reads, arms, early reads);
+ *   - processes beyond MAXPROCS: one block for all the others.
+ *
+ * So the picture of 1,024 timers is a few lanes per process, not 1,024:
+ * its size follows the width of the picture, not the trace.  Each SVG
+ * fits the window (width 100%, a viewBox).
  */
 #define _GNU_SOURCE
 #include "trace.h"
@@ -18,14 +29,22 @@
 #define W 1360.0   /* width */
 #define X0 330.0   /* the plot starts; labels to the left */
 #define X1 1330.0
-#define TOP 64.0   /* the first lane */
+#define HEAD 28.0  /* a block's heading, then its axis */
+#define TOP 60.0   /* the first lane of a block */
 #define LANE 76.0
+#define FOOT 40.0  /* the axis under the lanes */
 #define MAXMARKS 4000 /* per lane and kind; beyond, a band */
+#define MAXLANES TRACE_MAXLANES
+#define BIN 4.0       /* px: a column of the folded lane */
+#define NBIN ((int)((X1 - X0) / BIN) + 1)
 
 struct pic {
 	FILE *out;
+	const struct trace *tr;
 	int64_t t0, span;
 	double y0; /* the top of the lane drawn */
+	double arm_x, due_x; /* the last arm mark, the end of the deadlines
+	                        drawn in the lane */
 	/* per text row of the lane, the labels placed: [from, to) in x,
 	 * to skip one that would overlap (a row holds few: W / 20) */
 	double used[3][2 * 128];
@@ -64,7 +83,7 @@ static size_t read_span(const struct timer *tm, int64_t *r0, int64_t *r1)
 	return n;
 }
 
-static void esc(FILE *out, const char *s)
+void trace_esc(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '<')
@@ -101,7 +120,7 @@ static void label(struct pic *p, double x, int r, const char *cls,
 	p->nused[r]++;
 	fprintf(p->out, "<text x=\"%.1f\" y=\"%.1f\" class=\"%s\">", x,
 	        p->y0 + row_y[r], cls);
-	esc(p->out, text);
+	trace_esc(p->out, text);
 	fprintf(p->out, "</text>\n");
 }
 
@@ -123,7 +142,7 @@ static int64_t tick_step(int64_t span)
 
 static void tick_text(char *buf, size_t n, int64_t v, int64_t step)
 {
-	if (step >= NS)
+	if (step >= TFD_NSEC)
 		snprintf(buf, n, "%g s", (double)v / 1e9);
 	else if (step >= 1000000)
 		snprintf(buf, n, "%g ms", (double)v / 1e6);
@@ -163,7 +182,7 @@ static void mark_title(FILE *out, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	fputs("<title>", out);
-	esc(out, buf);
+	trace_esc(out, buf);
 	fputs("</title>", out);
 }
 
@@ -178,8 +197,14 @@ static void deadlines(struct pic *p, const struct timer *tm, const struct ev *e,
 	if (d < 0 || d > end)
 		return;
 	total = iv ? (long)((end - d) / iv) + 1 : 1;
+	if (X(p, end) < p->due_x + 1) /* drawn already: a band covers it */
+		return;
 	if (too_dense(p, d, d + (total - 1) * iv, (size_t)total)) {
 		double x = X(p, d), x2 = X(p, end);
+
+		if (x < p->due_x)
+			x = p->due_x;
+		p->due_x = x2 + 1;
 
 		fprintf(p->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 		        "height=\"12\" class=\"dueband\">", x, y - 20, x2 - x);
@@ -194,6 +219,12 @@ static void deadlines(struct pic *p, const struct timer *tm, const struct ev *e,
 	for (; d <= end && n < total; n++, d += iv) {
 		double x = X(p, d);
 
+		if (x < p->due_x) { /* one line a pixel */
+			if (!iv)
+				break;
+			continue;
+		}
+		p->due_x = x + 1;
 		fprintf(p->out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 		        "y2=\"%.1f\" class=\"due\">", x, y - 20, x, y + 8);
 		mark_title(p->out, "timer %d: expiration due at %.6f s", tm->id,
@@ -217,20 +248,23 @@ static void lane(struct pic *p, const struct timer *tm, int idx, int64_t t1)
 	size_t i, nreads = read_span(tm, &r0, &r1);
 	char buf[128], v[64], iv[32];
 	int dense = too_dense(p, r0, r1, nreads);
+	double armed_x = -1e9, eagain_x = -1e9, fail_x = -1e9;
 
 	memset(p->nused, 0, sizeof(p->nused));
 	p->y0 = y0;
+	p->arm_x = p->due_x = -1e9;
 	fprintf(p->out, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" "
 	        "class=\"%s\"/>\n", y0, W, LANE, idx % 2 ? "odd" : "even");
-	/* the lane's name, to the left */
-	fprintf(p->out, "<text x=\"10\" y=\"%.1f\" class=\"name\">timer %d "
-	        "\xc2\xb7 fd %d \xc2\xb7 pid %d</text>\n", y0 + 22, tm->id,
-	        tm->fd, tm->pid);
-	fprintf(p->out, "<text x=\"10\" y=\"%.1f\" class=\"what\">", y0 + 40);
+	/* the lane's name, to the left: the program, then the timer */
+	fprintf(p->out, "<text x=\"10\" y=\"%.1f\" class=\"name\">", y0 + 22);
+	trace_esc(p->out, trace_proc_name(p->tr, tm->pid, buf, sizeof(buf)));
+	fprintf(p->out, " \xc2\xb7 fd %d</text>\n", tm->fd);
+	fprintf(p->out, "<text x=\"10\" y=\"%.1f\" class=\"what\">timer %d, ",
+	        y0 + 40, tm->id);
 	if (tm->inherited)
 		fprintf(p->out, "created before the trace (inherited)");
 	else
-		esc(p->out, tm->clock);
+		trace_esc(p->out, tm->clock);
 	if (tm->arms)
 		fprintf(p->out, ", %s", tm->last_interval > 0 ? "periodic" :
 		        "one-shot");
@@ -270,9 +304,22 @@ static void lane(struct pic *p, const struct timer *tm, int idx, int64_t t1)
 			}
 		switch (e->kind) {
 		case EV_ARM:
-			fprintf(p->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			        "height=\"6\" class=\"armed\"/>\n", x, y - 3,
-			        X(p, until) - x > 1 ? X(p, until) - x : 1);
+			/* armed from here to until: the bar drawn already
+			 * (armed_x) reaches on; one mark in 3 px */
+			if (X(p, until) > armed_x + 1) {
+				double from = x > armed_x ? x : armed_x;
+
+				fprintf(p->out, "<rect x=\"%.1f\" y=\"%.1f\" "
+				        "width=\"%.1f\" height=\"6\" "
+				        "class=\"armed\"/>\n", from, y - 3,
+				        X(p, until) - from > 1 ?
+				        X(p, until) - from : 1);
+				armed_x = X(p, until);
+			}
+			deadlines(p, tm, e, until, y, &first_due);
+			if (x < p->arm_x + 3)
+				break;
+			p->arm_x = x;
 			fprintf(p->out, "<path d=\"M%.1f %.1f l5 -9 h-10 z\" "
 			        "class=\"arm\">", x, y - 4);
 			trace_dur(v, sizeof(v), e->a, "\xc2\xb5s");
@@ -299,7 +346,6 @@ static void lane(struct pic *p, const struct timer *tm, int idx, int64_t t1)
 				         first_arm ? "armed" : "re-armed", v);
 			label(p, x - 4, 0, "armlbl", buf);
 			first_arm = 0;
-			deadlines(p, tm, e, until, y, &first_due);
 			break;
 		case EV_DISARM:
 			fprintf(p->out, "<path d=\"M%.1f %.1f l8 8 m0 -8 l-8 8\" "
@@ -324,6 +370,9 @@ static void lane(struct pic *p, const struct timer *tm, int idx, int64_t t1)
 			first_read = 0;
 			break;
 		case EV_EAGAIN:
+			if (x < eagain_x + 3)
+				break;
+			eagain_x = x;
 			fprintf(p->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
 			        "class=\"eagain\">", x, y);
 			mark_title(p->out, "timer %d read at %.6f s: EAGAIN "
@@ -335,6 +384,9 @@ static void lane(struct pic *p, const struct timer *tm, int idx, int64_t t1)
 			first_eagain = 0;
 			break;
 		case EV_RFAIL:
+			if (x < fail_x + 3)
+				break;
+			fail_x = x;
 			fprintf(p->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
 			        "class=\"rfail\">", x, y);
 			mark_title(p->out, "timer %d read at %.6f s failed%s",
@@ -371,152 +423,200 @@ static void lane(struct pic *p, const struct timer *tm, int idx, int64_t t1)
 		label(p, X(p, tm->created) + 2, 2, "lifelbl", "created");
 }
 
-void trace_picture(struct trace *tr, FILE *out, int html)
+/* The moves of virtual time: a lane of their own. */
+static void vclock_lane(struct pic *p, double y0)
 {
-	struct pic p = { .out = out, .t0 = tr->t0, .span = tr->t1 - tr->t0 };
-	struct timer *tm;
-	double h, y;
+	const struct trace *tr = p->tr;
+	double y = y0 + MID;
 	size_t i;
-	int n = 0, k;
-	char buf[64];
+	int dense;
+
+	memset(p->nused, 0, sizeof(p->nused));
+	p->y0 = y0;
+	fprintf(p->out, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\""
+	        " class=\"odd\"/>\n", y0, W, LANE);
+	fprintf(p->out, "<text x=\"10\" y=\"%.1f\" class=\"name\">virtual "
+	        "clock</text>\n<text x=\"10\" y=\"%.1f\" class=\"what\">"
+	        "%zu moves to the next deadline</text>\n", y0 + 22, y0 + 40,
+	        tr->nadv);
+	dense = too_dense(p, tr->adv[0].t, tr->adv[tr->nadv - 1].t, tr->nadv);
+	if (dense) {
+		double x = X(p, tr->adv[0].t);
+		char l[64];
+
+		fprintf(p->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		        "height=\"8\" class=\"vband\">", x, y - 4,
+		        X(p, tr->adv[tr->nadv - 1].t) - x + 1);
+		mark_title(p->out, "%zu moves of virtual time", tr->nadv);
+		fprintf(p->out, "</rect>\n");
+		snprintf(l, sizeof(l), "%zu moves, too close to draw apart",
+		         tr->nadv);
+		label(p, x, 2, "vlbl", l);
+	}
+	for (i = 0; i < tr->nadv && !dense; i++) {
+		char d[32], l[48];
+		double x = X(p, tr->adv[i].t);
+
+		fprintf(p->out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		        "y2=\"%.1f\" class=\"vadv\">", x, y - 12, x, y + 12);
+		mark_title(p->out, "virtual time moved by %s to %.6f s",
+		           trace_dur(d, sizeof(d), tr->adv[i].d, "\xc2\xb5s"),
+		           (double)(tr->adv[i].t - p->t0) / 1e9);
+		fprintf(p->out, "</line>\n");
+		snprintf(l, sizeof(l), "%s+%s", i ? "" : "moved ", d);
+		label(p, x - 10, 2, "vlbl", l);
+	}
+}
+
+/* Lateness: from the deadline of what each read counted to the read, in
+ * the lane at y (not when the reads are a band). */
+static void late_lines(struct pic *p, const struct timer *tm, double y)
+{
+	int64_t r0 = 0, r1 = 0;
+	size_t nr = read_span(tm, &r0, &r1), j;
+	double last = -1e9;
+
+	if (too_dense(p, r0, r1, nr))
+		return;
+	for (j = 0; j < tm->nev; j++) {
+		const struct ev *e = &tm->ev[j];
+		char l[32];
+		double xd, xr;
+
+		if (e->kind != EV_READ || e->c == NO_DEADLINE)
+			continue;
+		xd = X(p, e->c);
+		xr = X(p, e->t);
+		if ((xr - xd < 1.5 && xd - xr < 1.5) || xr < last + 1)
+			continue;
+		last = xr;
+		fprintf(p->out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		        "y2=\"%.1f\" class=\"late\">", xd, y, xr, y);
+		mark_title(p->out, "read %s %s its deadline",
+		           trace_dur(l, sizeof(l), e->t - e->c, "\xc2\xb5s"),
+		           e->t >= e->c ? "after" : "BEFORE");
+		fprintf(p->out, "</line>\n");
+	}
+}
+
+/* The bits of n > 0: a logarithm for the heights of bars. */
+static int bits(long n)
+{
+	int b = 0;
+
+	for (; n; n >>= 1)
+		b++;
+	return b;
+}
+
+/* The timers tm[n] that have no lane of their own, in one: per column of
+ * BIN px, how many reads (a bar, its height the log of the count), arms
+ * (above) and early reads (red, below). */
+static void folded_lane(struct pic *p, struct timer *const *tm, size_t n,
+                        int idx)
+{
+	double y0 = TOP + LANE * idx, y = y0 + MID, h;
+	long reads = 0, arms = 0, early = 0, most = 1;
+	long (*bin)[3] = calloc(NBIN, sizeof(*bin));
+	size_t i, j;
+	int b, k;
+
+	if (!bin) {
+		fprintf(stderr, "tfd: trace: out of memory\n");
+		exit(1);
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < tm[i]->nev; j++) {
+			const struct ev *e = &tm[i]->ev[j];
+
+			if (e->kind != EV_READ && e->kind != EV_ARM)
+				continue;
+			b = (int)((X(p, e->t) - X0) / BIN);
+			b = b < 0 ? 0 : b >= NBIN ? NBIN - 1 : b;
+			k = e->kind == EV_ARM ? 1 : 0;
+			bin[b][k]++;
+			*(k ? &arms : &reads) += 1;
+			if (!k && e->c != NO_DEADLINE && e->t < e->c) {
+				bin[b][2]++;
+				early++;
+			}
+		}
+	for (b = 0; b < NBIN; b++)
+		for (k = 0; k < 2; k++)
+			most = bin[b][k] > most ? bin[b][k] : most;
+	fprintf(p->out, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" "
+	        "class=\"%s\"/>\n", y0, W, LANE, idx % 2 ? "odd" : "even");
+	fprintf(p->out, "<text x=\"10\" y=\"%.1f\" class=\"name\">%zu more "
+	        "timers, folded</text>\n<text x=\"10\" y=\"%.1f\" class=\"what\">"
+	        "per %.0f px: arms above, reads below, early red"
+	        "</text>\n<text x=\"10\" y=\"%.1f\" class=\"what\">%ld arms, "
+	        "%ld reads, %ld early</text>\n", y0 + 22, n, y0 + 40, BIN,
+	        y0 + 56, arms, reads, early);
+	for (b = 0; b < NBIN; b++) {
+		double x = X0 + BIN * b;
+
+		for (k = 0; k < 3; k++) {
+			static const char *const cls[3] = { "read", "arm",
+			                                    "rfail" };
+			static const char *const what[3] = { "reads", "arms",
+			                                     "early reads" };
+
+			if (!bin[b][k])
+				continue;
+			h = 3 + 15.0 * bits(bin[b][k]) / bits(most);
+			if (k == 2)
+				h = 6;
+			fprintf(p->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			        "height=\"%.1f\" class=\"%s\"><title>%ld %s"
+			        "</title></rect>\n", x, k == 1 ? y - 2 - h :
+			        k == 2 ? y + 20 : y, BIN - 0.5, h, cls[k],
+			        bin[b][k], what[k]);
+		}
+	}
+	free(bin);
+}
+
+/* Lanes: one per timer up to MAXLANES, the rest folded into one. */
+static int lanes(const struct block *b)
+{
+	if (b->vclock)
+		return 1;
+	return b->n <= MAXLANES ? (int)b->n : MAXLANES + 1;
+}
+
+double trace_block_height(const struct block *b)
+{
+	return TOP + LANE * lanes(b) + FOOT;
+}
+
+void trace_block_draw(struct trace *tr, FILE *out, const struct block *b)
+{
+	struct pic p = { .out = out, .tr = tr, .t0 = tr->t0,
+	                 .span = tr->t1 - tr->t0 };
+	double h = trace_block_height(b);
+	int n = lanes(b), i;
 
 	if (p.span <= 0)
 		p.span = 1000000; /* 1 ms, for a trace of one instant */
-	for (tm = tr->first; tm; tm = tm->next)
-		n++;
-	k = tr->nadv ? 1 : 0;
-	h = TOP + LANE * (n + k) + 56;
-	if (html) {
-		fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
-		        "<meta charset=\"utf-8\"><title>tfd trace: ");
-		esc(out, tr->file);
-		fprintf(out, "</title>\n<style>body{font-family:sans-serif;"
-		        "margin:16px;color:#222}h1{font-size:18px;margin:0 0 4px}"
-		        "p{margin:2px 0 10px;font-size:13px;color:#555}"
-		        "pre{font-size:12px;background:#f6f6f6;padding:8px}"
-		        "</style></head><body>\n<h1>tfd trace: ");
-		esc(out, tr->file);
-		fprintf(out, "</h1>\n<p>One lane per timer. \xe2\x96\xbc arm "
-		        "(blue bar: armed), | due: an expiration's deadline, "
-		        "\xe2\x97\x8f read with its count, \xe2\x97\x8b read that "
-		        "found nothing, red line: lateness of a read, \xc3\x97 "
-		        "disarm. Hover a mark for its exact values.</p>\n");
-	}
-	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-	        "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-	        "font-family=\"sans-serif\">\n", W, h, W, h);
-	fprintf(out, "<style>.even{fill:#fafafa}.odd{fill:#f0f2f5}"
-	        ".name{font-size:13px;font-weight:bold}.what{font-size:11px;"
-	        "fill:#555}.tick{font-size:11px;fill:#444}.axis{stroke:#444}"
-	        ".grid{stroke:#ddd}.life{stroke:#999;stroke-width:1}"
-	        ".lifelbl{font-size:11px;fill:#777}.armed{fill:#bcd3f2}.arm{fill:#2b6cb0}"
-	        ".armlbl{font-size:11px;fill:#2b6cb0}.due{stroke:#dd8a00;"
-	        "stroke-width:1.5}.duelbl{font-size:11px;fill:#b36b00}"
-	        ".dueband{fill:#f6d7a7}.read{fill:#1a365d}.readlbl{font-size:11px;"
-	        "fill:#1a365d}.eagain{fill:#fff;stroke:#1a365d}"
-	        ".eagainlbl{font-size:11px;fill:#555}.rfail{fill:#c53030}"
-	        ".rfaillbl{font-size:11px;fill:#c53030}.late{stroke:#c53030;"
-	        "stroke-width:2}.disarm{stroke:#c05621;stroke-width:2;fill:none}"
-	        ".disarmlbl{font-size:11px;fill:#c05621}.close{stroke:#222;"
-	        "stroke-width:2}.vadv{stroke:#6b46c1}.vband{fill:#b7a4e6}.vlbl{font-size:11px;"
-	        "fill:#6b46c1}.title{font-size:12px;fill:#444}</style>\n");
-	snprintf(buf, sizeof(buf), "%s", tr->nadv ? "virtual " : "");
-	fprintf(out, "<text x=\"10\" y=\"20\" class=\"title\">time since the "
-	        "first line of the trace (the program's %sCLOCK_MONOTONIC)"
-	        "</text>\n", buf);
-	axis(&p, TOP - 20, h - 40, 0);
-	if (tr->nadv) {
-		y = TOP + MID;
-		memset(p.nused, 0, sizeof(p.nused));
-		p.y0 = TOP;
-		fprintf(out, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\""
-		        " class=\"odd\"/>\n", TOP, W, LANE);
-		fprintf(out, "<text x=\"10\" y=\"%.1f\" class=\"name\">virtual "
-		        "clock</text>\n<text x=\"10\" y=\"%.1f\" class=\"what\">"
-		        "%zu moves to the next deadline</text>\n", TOP + 22,
-		        TOP + 40, tr->nadv);
-		int dense = too_dense(&p, tr->adv[0].t,
-		                      tr->adv[tr->nadv - 1].t, tr->nadv);
-
-		if (dense) {
-			double x = X(&p, tr->adv[0].t);
-			char l[64];
-
-			fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			        "height=\"8\" class=\"vband\">", x, y - 4,
-			        X(&p, tr->adv[tr->nadv - 1].t) - x + 1);
-			mark_title(out, "%zu moves of virtual time", tr->nadv);
-			fprintf(out, "</rect>\n");
-			snprintf(l, sizeof(l), "%zu moves, too close to draw apart",
-			         tr->nadv);
-			label(&p, x, 2, "vlbl", l);
+	fprintf(out, "<text x=\"10\" y=\"18\" class=\"block\">");
+	trace_esc(out, b->name);
+	if (!b->vclock)
+		fprintf(out, "</text>\n<text x=\"%.0f\" y=\"18\" class=\"title\">"
+		        "%zu timer%s%s", X0, b->n, b->n == 1 ? "" : "s",
+		        b->n > MAXLANES ? ", the first with a lane each" : "");
+	fprintf(out, "</text>\n");
+	axis(&p, TOP - 4, h - FOOT, 0);
+	if (b->vclock)
+		vclock_lane(&p, TOP);
+	for (i = 0; !b->vclock && i < n; i++) {
+		if (i == MAXLANES) {
+			folded_lane(&p, b->tm + i, b->n - (size_t)i, i);
+			break;
 		}
-		for (i = 0; i < tr->nadv && !dense; i++) {
-			char d[32], l[48];
-			double x = X(&p, tr->adv[i].t);
-
-			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			        "y2=\"%.1f\" class=\"vadv\">", x, y - 12, x, y + 12);
-			mark_title(out, "virtual time moved by %s to %.6f s",
-			           trace_dur(d, sizeof(d), tr->adv[i].d,
-			                     "\xc2\xb5s"),
-			           (double)(tr->adv[i].t - p.t0) / 1e9);
-			fprintf(out, "</line>\n");
-			snprintf(l, sizeof(l), "%s+%s", i ? "" : "moved ", d);
-			label(&p, x - 10, 2, "vlbl", l);
-		}
+		trace_sort_late(b->tm[i]);
+		lane(&p, b->tm[i], i, tr->t1);
 	}
-	for (tm = tr->first, i = 0; tm; tm = tm->next, i++) {
-		trace_sort_late(tm);
-		lane(&p, tm, (int)i + k, tr->t1);
-	}
-	/* lateness: from the deadline of what each read counted to the read,
-	 * over the lanes */
-	for (tm = tr->first, i = 0; tm; tm = tm->next, i++) {
-		double yl = TOP + LANE * ((double)i + k) + MID;
-		size_t j;
-
-		int64_t r0 = 0, r1 = 0;
-		size_t nr = read_span(tm, &r0, &r1);
-
-		if (too_dense(&p, r0, r1, nr)) /* a band: no read drawn apart */
-			continue;
-		for (j = 0; j < tm->nev; j++) {
-			const struct ev *e = &tm->ev[j];
-			char l[32];
-			double xd, xr;
-
-			if (e->kind != EV_READ || e->c == NO_DEADLINE)
-				continue;
-			xd = X(&p, e->c);
-			xr = X(&p, e->t);
-			if (xr - xd < 1.5 && xd - xr < 1.5)
-				continue;
-			fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			        "y2=\"%.1f\" class=\"late\">", xd, yl, xr, yl);
-			mark_title(out, "read %s %s its deadline",
-			           trace_dur(l, sizeof(l), e->t - e->c,
-			                     "\xc2\xb5s"),
-			           e->t >= e->c ? "after" : "BEFORE");
-			fprintf(out, "</line>\n");
-		}
-	}
-	axis(&p, h - 40, h - 40, 1);
-	fprintf(out, "</svg>\n");
-	if (html) {
-		fprintf(out, "<pre>");
-		{
-			char *text = NULL;
-			size_t len = 0;
-			FILE *m = open_memstream(&text, &len);
-
-			if (m) {
-				trace_summary(tr, m);
-				fclose(m);
-				esc(out, text);
-				free(text);
-			}
-		}
-		fprintf(out, "</pre>\n</body></html>\n");
-	}
+	for (i = 0; !b->vclock && i < n && i < MAXLANES; i++)
+		late_lines(&p, b->tm[i], TOP + LANE * i + MID);
+	axis(&p, h - FOOT, h - FOOT, 1);
 }

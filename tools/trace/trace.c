@@ -28,13 +28,15 @@ const struct tfd_cmd tfd_trace_cmd = {
 	.operands = "FILE",
 	.summary = "summarize and draw the trace of tfd exec --trace",
 	.text = "Reads FILE, the lines of tfd exec --trace FILE (- reads\n"
-	        "standard input), and prints per timer: its clock and flags,\n"
-	        "how often it was armed and disarmed, its expirations (read, and\n"
-	        "due by the model), its reads and the counts they returned, and\n"
-	        "the lateness of each read against the deadline armed (p50, p90,\n"
-	        "p99, max; early: before the deadline, a bug).  --html and --svg\n"
-	        "draw a timeline: one lane per timer with its arms, deadlines,\n"
-	        "reads and lateness, on a time axis; --chrome-json writes the\n"
+	        "standard input), and prints what all the timers add up to, then\n"
+	        "per timer: its clock and flags, how often it was armed and\n"
+	        "disarmed, its expirations (read, and due by the model), its\n"
+	        "reads and the counts they returned, and the lateness of each\n"
+	        "read against the deadline armed (p50, p90, p99, max; early:\n"
+	        "before the deadline, a bug).  --html and --svg draw a timeline\n"
+	        "that fits the window: a block per process, a lane per timer\n"
+	        "with its arms, deadlines, reads and lateness (a process's timers\n"
+	        "beyond 16 folded into one lane); --chrome-json writes the\n"
 	        "same for a trace viewer.  Exit status 1 when FILE cannot be\n"
 	        "read or holds a line that is not a trace line (the message\n"
 	        "gives its number), or OUT cannot be written.",
@@ -57,8 +59,10 @@ static int write_out(struct trace *tr, const char *file, int o)
 	}
 	if (o == O_CHROME)
 		trace_chrome(tr, f);
+	else if (o == O_HTML)
+		trace_page(tr, f);
 	else
-		trace_picture(tr, f, o == O_HTML);
+		trace_svg(tr, f);
 	bad = ferror(f);
 	if (fclose(f) != 0 || bad) {
 		fprintf(stderr, "tfd: trace: %s: %s\n",

@@ -22,7 +22,9 @@
  *              makes due; the lateness of each read
  *   summary.c  the text: per timer, its life, arms, expirations, reads,
  *              lateness
- *   svg.c      the picture: SVG, alone or in an HTML page with the text
+ *   blocks.c   what the picture draws together: a block per process
+ *   svg.c      the picture: a block's lanes on the time axis, SVG
+ *   page.c     the HTML page: the totals first, the blocks, the timers
  *   chrome.c   the events for a trace viewer: Chrome's trace-event JSON
  */
 #ifndef TFD_TRACE_H
@@ -31,7 +33,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define NS ((int64_t)1000000000)
+#include "core/time.h" /* TFD_NSEC */
+
 
 /* ---- what the trace holds (model.c) ---- */
 
@@ -173,11 +176,59 @@ const char *trace_dur(char *buf, size_t n, int64_t ns, const char *us);
 /* tm->late in order (the percentiles need it). */
 void trace_sort_late(struct timer *tm);
 void trace_summary(struct trace *tr, FILE *out);
+/* "p50 X us  p90 X us  p99 X us  max X us  early N  (of N reads)" of the
+ * sorted late[nlate] (nlate > 0); buf. */
+const char *trace_late_text(char *buf, size_t n, const int64_t *late,
+                            size_t nlate, long early);
+/* The processes that have timers, in the order of their first: *pids
+ * (free it), how many. */
+size_t trace_procs(const struct trace *tr, int **pids);
+/* What pid's timers add up to (pid -1: all the trace's); late sorted
+ * (free it). */
+struct trace_totals {
+	long timers, arms, reads, eagain, rfail, early;
+	uint64_t expirations, due;
+	int due_unknown;
+	int64_t *late;
+	size_t nlate, caplate;
+};
+void trace_totals(struct trace *tr, int pid, struct trace_totals *s);
 
 /* ---- the picture (svg.c) ---- */
 
-/* The timeline as SVG; html: in a page, with the text under it. */
-void trace_picture(struct trace *tr, FILE *out, int html);
+/* What the picture draws together on the time axis: the moves of virtual
+ * time, or a process's timers (pid), or the timers of the processes
+ * beyond the first few (pid -1). */
+struct block {
+	char name[128]; /* its heading: "stress-ng 9441", "pid 9441" */
+	int pid, vclock;
+	struct timer **tm;
+	size_t n;
+};
+#define TRACE_MAXLANES 16 /* a lane each; beyond, one lane folds the rest */
+/* "stress-ng 9441" or "pid 9441": pid named by its program; buf. */
+const char *trace_proc_name(const struct trace *tr, int pid, char *buf,
+                            size_t n);
+/* The trace's blocks into *b (trace_blocks_free), how many (blocks.c). */
+size_t trace_blocks(struct trace *tr, struct block **b);
+void trace_blocks_free(struct block *b, size_t n);
+double trace_block_height(const struct block *b);
+/* A block's drawing, y from 0 to its height, in an <svg> of width
+ * trace_svg_width whose style is trace_svg_css. */
+void trace_block_draw(struct trace *tr, FILE *out, const struct block *b);
+#define trace_svg_width 1360
+extern const char trace_svg_css[];
+/* s with & < > " as entities. */
+void trace_esc(FILE *out, const char *s);
+/* The blocks as one SVG (blocks.c). */
+void trace_svg(struct trace *tr, FILE *out);
+
+/* ---- the page (page.c) ---- */
+
+/* The HTML page: what the trace adds up to, then each block in an SVG
+ * that fits the window, folded (<details>) beyond the first few; a table
+ * of the timers. */
+void trace_page(struct trace *tr, FILE *out);
 
 /* ---- the events for a trace viewer (chrome.c) ---- */
 

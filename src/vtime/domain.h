@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * domain.h - virtual time as a domain: the memory that every process of a
- * `tfd exec --backend virtual` tree maps, and what the processes and the
- * mover do with it.  Shared by the preload (domain.c, the waits) and the
- * mover (mover.c: `tfd exec` itself, or a thread of the preload when a
- * program runs on virtual time without `tfd exec`).
+ * domain.h - internal to src/vtime/ (its interface is vtime.h): the
+ * memory that every process of a `tfd exec --backend virtual` tree maps,
+ * and what the files of this folder share of it.
  *
  * One clock.  The three virtual clocks are written by the mover alone,
  * under a sequence count; every process reads them from here.
@@ -32,16 +30,16 @@
 #ifndef TFD_DOMAIN_H
 #define TFD_DOMAIN_H
 
+#include "futex.h"
+#include "vtime/vtime.h"
+
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #define DOM_MAGIC 0x74666431u /* "tfd1" */
 #define DOM_SLOTS 2048
 #define DOM_PROCS 512
-#define DOM_NEVER INT64_MAX /* no deadline */
-/* The signal that tells a thread in a wait of the kernel's (ppoll,
- * epoll_pwait, pselect, sigtimedwait) to look again. */
-#define DOM_POKE_SIG (__SIGRTMAX - 1)
 
 enum dom_state { DS_FREE, DS_RUN, DS_WAIT };
 
@@ -119,7 +117,6 @@ struct tfd_dom {
 	struct dom_proc proc[DOM_PROCS];
 };
 
-enum { DC_MONO, DC_REAL, DC_BOOT };
 #define DOM_LEAVING 0x80000000u /* inlib: the process is exiting */
 #define DOM_ALONE 0x40000000u   /* inlib: its first thread ends alone */
 #define DOM_UNNAMED (-2)        /* pid of a slot its child claims */
@@ -127,22 +124,25 @@ enum { DC_MONO, DC_REAL, DC_BOOT };
 #define ACT_ONE ((uint64_t)1 << ACT_SHIFT)
 #define NRUN(ar) ((uint32_t)((ar) & (ACT_ONE - 1)))
 
-/* The mapping, set up: NULL if none (the backend is not virtual). */
-extern struct tfd_dom *tfd_dom;
+/* ---- what the files of this folder share ---- */
 
-/* Shared by the preload and the mover. */
-struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli);
-int64_t tfd_dom_now(const struct tfd_dom *d, int clock);
-void tfd_dom_changed(struct tfd_dom *d);
-long tfd_dom_futex_wait(uint32_t *w, uint32_t val, int64_t ns);
-void tfd_dom_futex_wake(uint32_t *w);
+/* shm.c */
+struct tfd_dom *tfd_dom_map(const char *name); /* TFD_DOMAIN=<pid>:<fd> */
 int64_t tfd_dom_real_mono(void);
+/* Real ns until deadline in busy mode (time flows), -1 in pure mode. */
+int64_t tfd_dom_real_left(const struct tfd_dom *d, int64_t deadline);
 
-/* mover.c: moves time for the tree until stop() says to stop (called
- * whenever the mover wakes); moved() (if not NULL) is told of each move,
- * from and to on the virtual CLOCK_MONOTONIC.  Returns what stop()
- * returned. */
-int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
-                 void (*moved)(void *, int64_t, int64_t), void *ctx);
+/* slots.c */
+extern struct dom_proc *tfd_dom_me; /* this process's record, or NULL */
+struct dom_slot *tfd_dom_self_slot(void);
+struct dom_proc *tfd_dom_proc_take(int32_t pid);
+void tfd_dom_procs_forget(int32_t pid);
+int tfd_dom_slots_adopt(int32_t pid, int32_t tid);
+void tfd_dom_slots_for_others(int32_t pid, int32_t self);
+
+/* step.c */
+void tfd_dom_engine_start(void);
+void tfd_dom_sync(void);
+void tfd_dom_publish(void);
 
 #endif

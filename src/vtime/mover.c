@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mover.c - the one mover of a virtual-time domain (domain.h), and the
- * operations on the shared memory that the mover and the processes share.
- * It runs in `tfd exec`, which stays as the tree's parent, or in a thread
- * of the preload's when a program runs on virtual time without `tfd exec`.
+ * mover.c - the one mover of a virtual-time domain (domain.h).  It runs
+ * in `tfd exec`, which stays as the tree's parent, or in a thread of the
+ * preload's when a program runs on virtual time without `tfd exec`.
  *
  * The mover sleeps on the domain's futex word while anything runs.  When
  * every thread of the tree is in a wait of ours (or blocked outside them,
@@ -14,12 +13,11 @@
  */
 #define _GNU_SOURCE
 #include "core/time.h"
-#include "preload/domain.h"
+#include "vtime/domain.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,128 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
-/* ---- shared by the mover and the processes ---- */
-
-int64_t tfd_dom_real_mono(void)
-{
-	struct timespec ts;
-
-	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * TFD_NSEC + ts.tv_nsec;
-}
-
-static int64_t real_clock(clockid_t c)
-{
-	struct timespec ts;
-
-	syscall(SYS_clock_gettime, c, &ts);
-	return (int64_t)ts.tv_sec * TFD_NSEC + ts.tv_nsec;
-}
-
-long tfd_dom_futex_wait(uint32_t *w, uint32_t val, int64_t ns)
-{
-	struct timespec ts, *t = NULL;
-
-	if (ns >= 0) {
-		ts.tv_sec = (time_t)(ns / TFD_NSEC);
-		ts.tv_nsec = (long)(ns % TFD_NSEC);
-		t = &ts;
-	}
-	return syscall(SYS_futex, w, FUTEX_WAIT, val, t, NULL, 0);
-}
-
-void tfd_dom_futex_wake(uint32_t *w)
-{
-	syscall(SYS_futex, w, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
-}
-
-void tfd_dom_changed(struct tfd_dom *d)
-{
-	__atomic_add_fetch(&d->gen, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&d->sleeping, __ATOMIC_SEQ_CST))
-		tfd_dom_futex_wake(&d->gen);
-}
-
-/* A file of no name to share the domain through, opened by the programs
- * as /proc/<pid>/fd/<fd>: a memfd, or where memfd_create(2) is refused
- * (a sandbox's filter, whatever it answers) an unnamed file in /dev/shm
- * or /tmp (O_TMPFILE), which opens the same way. */
-static int shared_file(void)
-{
-	static const char *const dirs[] = { "/dev/shm", "/tmp" };
-	int fd = (int)syscall(SYS_memfd_create, "tfd-domain", MFD_CLOEXEC);
-	unsigned i;
-
-	for (i = 0; fd < 0 && i < sizeof(dirs) / sizeof(*dirs); i++)
-		fd = open(dirs[i], O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	return fd;
-}
-
-struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli)
-{
-	size_t len = sizeof(struct tfd_dom);
-	struct tfd_dom *d;
-	int fd = -1;
-
-	if (memfd) {
-		fd = shared_file();
-		if (fd < 0 || ftruncate(fd, (off_t)len) < 0) {
-			if (fd >= 0)
-				close(fd);
-			return NULL;
-		}
-		d = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	} else {
-		d = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		         MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	}
-	if (d == MAP_FAILED) {
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	memset(d, 0, len);
-	d->size = (uint32_t)len;
-	d->mover = getpid();
-	d->rate_milli = rate_milli;
-	d->vbase[DC_MONO] = real_clock(CLOCK_MONOTONIC);
-	d->vbase[DC_REAL] = real_clock(CLOCK_REALTIME);
-	d->vbase[DC_BOOT] = real_clock(CLOCK_BOOTTIME);
-	d->rbase = d->vbase[DC_MONO];
-	d->actrun = ACT_ONE;
-	__atomic_store_n(&d->magic, DOM_MAGIC, __ATOMIC_RELEASE);
-	if (memfd)
-		*memfd = fd;
-	return d;
-}
-
-/* The clock now: its value at the last jump, plus, in busy mode (or once
- * the mover is gone), the real time since at the rate. */
-int64_t tfd_dom_now(const struct tfd_dom *d, int clock)
-{
-	uint32_t s, rate;
-	int64_t v, r;
-
-	for (;;) {
-		s = __atomic_load_n(&d->seq, __ATOMIC_ACQUIRE);
-		if (s & 1)
-			continue;
-		/* Acquire loads: the second look at seq stays after them. */
-		v = __atomic_load_n(&d->vbase[clock], __ATOMIC_ACQUIRE);
-		r = __atomic_load_n(&d->rbase, __ATOMIC_ACQUIRE);
-		rate = __atomic_load_n(&d->rate_milli, __ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&d->seq, __ATOMIC_RELAXED) == s)
-			break;
-	}
-	if (__atomic_load_n(&d->ended, __ATOMIC_RELAXED))
-		rate = rate ? rate : 1000;
-	if (rate)
-		v += (tfd_dom_real_mono() - r) * (int64_t)rate / 1000;
-	return v;
-}
-
-/* ---- the mover ---- */
 
 /* Set the clocks to mono (forward only), the others by as much. */
 static void set_clocks(struct tfd_dom *d, int64_t mono)
@@ -220,11 +96,9 @@ static struct seen look_thread(int pid, int tid)
 /* 1 if the process is gone, or a zombie its parent may reap: its first
  * thread a zombie and no other left.  A first thread that has ended
  * shows Z while the others are still on their way out (exit_group), and
- * until the last is gone its parent's waitpid finds nothing: taken for
- * dead then, its slots were freed, the parent's look found no child, and
- * the mover moved on (vtree: the client's end seen at the server's next
- * tick, 8.050 s, not 7.700 s, about 1 run in 500; the leader read S with
- * 3 threads, then Z from /proc/PID/stat). */
+ * until the last is gone its parent's waitpid finds nothing: the process
+ * is not dead yet, its slots hold time, so that the parent's look for it
+ * comes after its end and time does not move past it. */
 static int proc_dead(int pid)
 {
 	struct seen t;
@@ -455,13 +329,12 @@ enum sweep { SW_SETTLED, SW_CHANGED, SW_HOLD };
  * way out (a thread of it called exit() or _exit(), or a fatal signal
  * came: its threads in our waits are being killed, and its parent's wait
  * for it ends only when the last is gone), and one that has ended has its
- * slots freed.  A process killed, or ended from a thread other than its
- * first, shows its first thread with SIGKILL pending, then running out,
- * then a zombie until the last thread is gone: before, time moved on
- * while it died (to the deadline of a sleep of its own), and the slots of
- * its threads that were in our waits, never freed, held time for good
- * once their deadline came.  SW_HOLD: look again in a moment;
- * SW_CHANGED: a process ended or was continued. */
+ * slots freed, those of its threads in our waits too (nothing else frees
+ * them).  A process killed, or ended from a thread other than its first,
+ * shows its first thread with SIGKILL pending, then running out, then a
+ * zombie until the last thread is gone: all of that is "on its way
+ * out".  SW_HOLD: look again in a moment; SW_CHANGED: a process ended or
+ * was continued. */
 static enum sweep procs_sweep(struct tfd_dom *d)
 {
 	uint32_t i, hi = __atomic_load_n(&d->phiwater, __ATOMIC_ACQUIRE);
@@ -721,7 +594,7 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 		}
 		if (!found && __atomic_load_n(&p->agent, __ATOMIC_RELAXED)) {
 			__atomic_add_fetch(&p->wake, 1, __ATOMIC_SEQ_CST);
-			tfd_dom_futex_wake(&p->wake);
+			tfd_futex_wake(&p->wake, INT_MAX);
 			found = 1;
 		}
 		if (found && v == V_MOVE)
@@ -824,7 +697,7 @@ static int deadline_alive(struct tfd_dom *d, int64_t to)
 
 /* A process whose last look passed over a readable timer that may be
  * read where it does not see it (a program it started, a child outside
- * its family: domain.c) looks again, through its agent, before time moves
+ * its family: step.c) looks again, through its agent, before time moves
  * or the mover sits idle: that reader may have emptied the file and wait
  * for the next expiry, which is then a deadline.  Asked once for each
  * act (after anything ran).  1 while one has not answered. */
@@ -845,7 +718,7 @@ static int relooks_pending(struct tfd_dom *d)
 			p->relook_act = act;
 			__atomic_add_fetch(&p->relook, 1, __ATOMIC_SEQ_CST);
 			__atomic_add_fetch(&p->wake, 1, __ATOMIC_SEQ_CST);
-			tfd_dom_futex_wake(&p->wake);
+			tfd_futex_wake(&p->wake, INT_MAX);
 		}
 		if (__atomic_load_n(&p->relooked, __ATOMIC_SEQ_CST) ==
 		    __atomic_load_n(&p->relook, __ATOMIC_SEQ_CST))
@@ -867,7 +740,7 @@ static int relooks_pending(struct tfd_dom *d)
 static void sleep_on(struct tfd_dom *d, uint32_t gen, int64_t ns)
 {
 	__atomic_store_n(&d->sleeping, 1, __ATOMIC_SEQ_CST);
-	tfd_dom_futex_wait(&d->gen, gen, ns);
+	tfd_futex_nap(&d->gen, gen, ns);
 	__atomic_store_n(&d->sleeping, 0, __ATOMIC_SEQ_CST);
 }
 
@@ -1002,4 +875,13 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 	}
 	free(e);
 	return r;
+}
+
+/* The mover is gone: programs the tree left behind go on with time
+ * flowing for real from where it is. */
+void tfd_dom_end(struct tfd_dom *d)
+{
+	__atomic_store_n(&d->rbase, tfd_dom_real_mono(), __ATOMIC_RELAXED);
+	__atomic_store_n(&d->ended, 1, __ATOMIC_RELEASE);
+	tfd_dom_changed(d);
 }

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * clock.c - the virtual clocks as the program reads them: the domain's
+ * (shm.c), or without one the engine's; and a wait's deadline on them.
+ * The idea of Go's synctest and tokio's time::pause, for a whole process
+ * tree: see tfd-preload(7), VIRTUAL TIME.
+ */
+#include "preload/preload.h"
+#include "vtime/domain.h"
+
+/* CLOCK_TAI - CLOCK_REALTIME on this system, in whole seconds (0 where
+ * the kernel was never told the offset). */
+static int64_t tai_offset(void)
+{
+	static int64_t off = -1;
+	struct timespec tai, real;
+
+	if (off < 0) {
+		R(clock_gettime)(CLOCK_TAI, &tai);
+		R(clock_gettime)(CLOCK_REALTIME, &real);
+		off = (tfd_ts_to_ns(&tai) - tfd_ts_to_ns(&real) + TFD_NSEC / 2) /
+		      TFD_NSEC * TFD_NSEC;
+	}
+	return off;
+}
+
+int64_t tfd_vnow(clockid_t c)
+{
+	struct timespec ts = { 0, 0 };
+	int was;
+
+	if (tfd_dom) {
+		clockid_t b = tfd_virtual_base(c);
+
+		return tfd_dom_now(tfd_dom, b == CLOCK_REALTIME   ? DC_REAL
+		                            : b == CLOCK_BOOTTIME ? DC_BOOT
+		                                                  : DC_MONO) +
+		       (c == CLOCK_TAI ? tai_offset() : 0);
+	}
+	was = tfd_enter();
+	tfd_virtual_now(c, &ts);
+	tfd_leave(was);
+	return tfd_ts_to_ns(&ts);
+}
+
+/* The base of a clock the virtual backend keeps, or -1. */
+clockid_t tfd_virtual_base(clockid_t c)
+{
+	switch (c) {
+	case CLOCK_REALTIME:
+	case CLOCK_REALTIME_COARSE:
+	case CLOCK_TAI:
+		return CLOCK_REALTIME;
+	case CLOCK_MONOTONIC:
+	case CLOCK_MONOTONIC_RAW:
+	case CLOCK_MONOTONIC_COARSE:
+		return CLOCK_MONOTONIC;
+	case CLOCK_BOOTTIME:
+		return CLOCK_BOOTTIME;
+	default:
+		return -1;
+	}
+}
+
+/* The deadline on the virtual CLOCK_MONOTONIC of a wait of ns (-1: none);
+ * beyond the horizon, none: no end of time. */
+int64_t tfd_vdeadline(int64_t ns)
+{
+	if (ns < 0 || ns > TFD_HORIZON)
+		return DOM_NEVER;
+	return tfd_vnow(CLOCK_MONOTONIC) + ns;
+}
+

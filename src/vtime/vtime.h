@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vtime.h - virtual time: the only interface of src/vtime/.
+ *
+ * Virtual time is a domain: every process of a `tfd exec --backend
+ * virtual` tree maps one shared memory, with one set of clocks and a slot
+ * for each of its threads, and one mover moves the clocks to the earliest
+ * deadline of the tree when every thread of it waits (tfd-preload(7),
+ * VIRTUAL TIME).  The drop-in (src/preload/) intercepts the program's
+ * calls and asks this part; `tfd exec` (tools/cmd_exec.c) makes a domain
+ * and runs its mover.  Neither includes another header of this folder.
+ *
+ * What goes here: when time moves and what holds it (the mover), what a
+ * thread's slot says and when it says it, how a wait of the domain blocks
+ * and ends, how a process's timers are kept in step with the domain's
+ * clock.  What does not: which libc call is a wait or a clock read, and
+ * what it returns (the preload's wrappers, waits and timers); the timers
+ * themselves (the engine, reached through the backend's operations).
+ *
+ *   shm.c    the shared memory (domain.h's layout): made, mapped, the
+ *            clocks read, a change told; also in `tfd exec`
+ *   slots.c  a slot per thread and a record per process: taken, named,
+ *            claimed, freed; also in `tfd exec` (its child's slot)
+ *   mover.c  the mover: when every thread waits, time moves; also in
+ *            `tfd exec`, or a thread of the preload's
+ *   join.c   a process's life in the domain: joining it at load (its own
+ *            mover when there is no `tfd exec`), fork, exit
+ *   step.c   the process's timers kept in step with the domain's clock,
+ *            its next deadline told to the mover, its agent thread
+ *   waits.c  the three ways a wait blocks (a sleep, a wait in the kernel,
+ *            a wait in slices), and the program's sleeps and reads
+ *   clock.c  the clocks as the program reads them
+ *
+ * The files that run in the preload (join, step, waits, clock) use its
+ * table of next definitions and its inside flag (preload/preload.h); shm,
+ * slots and mover use nothing but the shared memory, and `tfd exec` builds
+ * them in from the same sources (Makefile: VTIME_TOOL_SRC).
+ *
+ * Locks, in the one order of src/lockorder.h (checked in the sanitizer
+ * builds): agent_lock (LK_AGENT, step.c: starting the agent), then
+ * publish_lock (LK_PUBLISH, step.c: one publisher at a time), then
+ * sync_lock (LK_SYNC, step.c: the engine moved to the domain's clock),
+ * then the engine's.  Nothing else here takes a lock: the shared memory
+ * is read and written with atomics, and the mover sleeps on a futex word.
+ *
+ * Returns: 0 or a positive errno where a function says "errno", -1 with
+ * errno where it says so (the waits, as the calls they serve), and
+ * VWAIT_BLOCK for "not a wait of virtual time: wait for real".
+ */
+#ifndef TFD_VTIME_H
+#define TFD_VTIME_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct tfd_dom; /* the shared memory (domain.h, internal) */
+
+/* This process's domain: NULL until it joins one (not on virtual time). */
+extern struct tfd_dom *tfd_dom;
+
+#define DOM_NEVER INT64_MAX /* no deadline */
+/* The signal that tells a thread in a wait of the kernel's (ppoll,
+ * epoll_pwait, pselect, sigtimedwait) to look again: never the
+ * program's. */
+#define DOM_POKE_SIG (__SIGRTMAX - 1)
+/* Deadlines further than this (100 years) are no deadline: a wait that
+ * has only such deadlines waits for real, time does not jump to the end
+ * of time. */
+#define TFD_HORIZON ((int64_t)100 * 36525 * 864 * 1000000000)
+/* A wait that virtual time does not serve: the caller waits for real. */
+#define VWAIT_BLOCK INT32_MIN
+
+/* ---- for `tfd exec`: a domain and its mover ---- */
+
+enum { DC_MONO, DC_REAL, DC_BOOT }; /* the domain's clocks */
+
+/* A domain: in a file of no name (*memfd, which the programs open as
+ * /proc/<pid>/fd/<memfd>: TFD_DOMAIN=<pid>:<memfd>), or anonymous
+ * (memfd NULL: this process and its forked children).  rate_milli: 0
+ * pure virtual time, else time also flows at rate/1000 between jumps.
+ * NULL with errno. */
+struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli);
+/* A clock of the domain now (DC_*), in ns. */
+int64_t tfd_dom_now(const struct tfd_dom *d, int clock);
+/* Something changed that the mover may wait for (a child's end...). */
+void tfd_dom_changed(struct tfd_dom *d);
+/* A slot for a child the caller is about to start: time holds until the
+ * child's library names it (it finds the slot by its pid), or the caller
+ * does with tfd_dom_reserved().  The slot's index, -1 if full. */
+int tfd_dom_reserve(struct tfd_dom *d);
+void tfd_dom_reserved(struct tfd_dom *d, int slot, pid_t pid);
+/* Moves time for the tree until stop() says to stop (called whenever the
+ * mover wakes); moved() (if not NULL) is told of each move, from and to
+ * on the virtual CLOCK_MONOTONIC.  Returns what stop() returned, -1 if
+ * out of memory. */
+int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
+                 void (*moved)(void *, int64_t, int64_t), void *ctx);
+/* The mover is gone: programs left behind go on with time flowing for
+ * real from where it is. */
+void tfd_dom_end(struct tfd_dom *d);
+
+/* ---- for the preload: joining, and a process's life ---- */
+
+/* At load, on the virtual backend: join the domain named (TFD_DOMAIN), or
+ * make one of this process's own with a mover thread.  0, or -1: none. */
+int tfd_dom_join(const char *name);
+/* A thread of this process enters (+1) or leaves (-1) the library's code:
+ * it counts as running meanwhile (preload.h: tfd_enter). */
+void tfd_dom_inlib(int d);
+/* pthread_exit() in the first thread: the process goes on. */
+void tfd_dom_first_ends(void);
+/* In a child of fork(), with the slot its parent took (tfd_dom_slot_take
+ * (-1)), before the program runs on. */
+void tfd_dom_forked(int slot);
+/* In a child of fork(): this part's locks anew. */
+void tfd_dom_locks_forked(void);
+
+/* ---- slots: a thread's from before it starts to its end ---- */
+
+/* A slot for a thread of pid that is on its way (-1: a child not forked
+ * yet): time holds until it is named.  Its index, -1 if full (the thread
+ * runs unseen: tfd-preload(7)). */
+int tfd_dom_slot_take(int32_t pid);
+void tfd_dom_slot_name(int i, int32_t pid, int32_t tid);
+void tfd_dom_slot_free(int i);
+/* The calling thread's slot (-1: none), and set (a new thread's). */
+int tfd_dom_self(void);
+void tfd_dom_set_self(int i);
+/* system() and popen(): a slot for a child the C library starts, which
+ * the child claims when its program loads the library, or its starter
+ * names (popen, once it knows the pid), or frees when done. */
+int tfd_dom_child_slot(void);
+void tfd_dom_child_name(int i, int32_t pid);
+void tfd_dom_child_done(int i);
+
+/* ---- the process's timers, in step ---- */
+
+/* Before a timer operation: the engine's clocks moved to the domain's
+ * (what expired delivered).  After one: the mover told of this process's
+ * next deadline.  Nothing without a domain. */
+void tfd_vsync(void);
+void tfd_vpublish(void);
+
+/* ---- clocks ---- */
+
+/* A clock now: the domain's, or without one the engine's virtual clock. */
+int64_t tfd_vnow(clockid_t c);
+/* The base of a clock virtual time keeps (CLOCK_REALTIME, _MONOTONIC or
+ * _BOOTTIME), or -1 (a clock of the system's: CPU time...). */
+clockid_t tfd_virtual_base(clockid_t c);
+/* The deadline on the virtual CLOCK_MONOTONIC of a wait of ns (-1: none;
+ * beyond the horizon: DOM_NEVER). */
+int64_t tfd_vdeadline(int64_t ns);
+
+/* ---- waits ----
+ *
+ * look(ctx) tries without blocking: > 0 ready, < 0 failed (errno), 0
+ * nothing.  block(ctx, mask, real_ns) blocks in the kernel with that
+ * signal mask for at most real_ns (-1: no limit): > 0 ready, else -1 with
+ * errno (EINTR: poked, or a signal).  try(ctx, slice) waits at most slice
+ * real ns (0: only tries, -1: no limit) and returns 0 (done), ETIMEDOUT
+ * (the slice ran out) or another errno value.
+ */
+
+/* A wait of at most timeout_ns (-1: no limit) on the virtual clock: look
+ * registered, then blocked in the kernel, poked when something may have
+ * changed or time reached the deadline.  look()'s result, block()'s (> 0,
+ * or -1 with errno), 0 when the time is up; VWAIT_BLOCK without a
+ * domain. */
+int tfd_vwait(int64_t timeout_ns, const sigset_t *mask, int (*look)(void *),
+              int (*block)(void *, const sigset_t *, int64_t), void *ctx);
+/* The same until an absolute deadline (DOM_NEVER: none); needs a
+ * domain. */
+int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
+                  int (*look)(void *),
+                  int (*block)(void *, const sigset_t *, int64_t),
+                  void *ctx);
+/* A wait that can only block in real time, in slices (a condition, a
+ * lock, a join), until deadline: 0, try()'s error, or ETIMEDOUT at the
+ * deadline.  Needs a domain. */
+int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
+                       void *ctx);
+/* A handler of the program's begins (1) or returns (0) on this thread:
+ * a wait it interrupts counts as running meanwhile (waits.c). */
+struct tfd_dom_paused {
+	int kind;
+	int64_t deadline;
+};
+void tfd_dom_handler(int begin, struct tfd_dom_paused *p);
+/* A blocking read of timer fd with nothing to read waits until it has
+ * something: 0, or -1 with errno (EINTR). */
+int tfd_virtual_read_wait(int fd);
+/* A sleep of ns, or until deadline on the virtual CLOCK_MONOTONIC: 0,
+ * EINTR (a handler ran; *left, if not NULL, is the time not slept), or
+ * VWAIT_BLOCK (beyond the horizon, or no domain: sleep for real). */
+int tfd_virtual_sleep(int64_t ns, int64_t *left);
+int tfd_virtual_sleep_until(int64_t deadline, int64_t *left);
+
+#endif

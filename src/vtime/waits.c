@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * waits.c - the waits of a virtual-time domain, in three ways of blocking:
+ * a sleep (only time ends it), a wait in the kernel on something else as
+ * well (descriptors, signals: poked to look again), a wait in slices (a
+ * condition, a lock: it looks again at each slice's end); and on them the
+ * program's sleeps and blocking reads of a timer.
+ *
+ * A wait registers its thread (WAIT, with its deadline and kind) before
+ * it looks at what it waits for, and blocks only if the look found
+ * nothing.  Whatever the mover sees, then, is true of the thread: WAIT
+ * and looked means "nothing it waits for was ready at a moment the mover
+ * can place".  The thread is RUN again as soon as it leaves the wait.
+ */
+#include "preload/preload.h"
+#include "vtime/domain.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static void begin_look(struct dom_slot *s)
+{
+	uint64_t round = __atomic_load_n(&tfd_dom->round, __ATOMIC_SEQ_CST);
+	uint64_t ar = __atomic_load_n(&tfd_dom->actrun, __ATOMIC_SEQ_CST);
+
+	__atomic_store_n(&s->looked, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->look_round, round, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->look, ar >> ACT_SHIFT, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->quiet, NRUN(ar) == 0, __ATOMIC_RELEASE);
+}
+
+static void end_look(struct dom_slot *s)
+{
+	__atomic_store_n(&s->looked, 1, __ATOMIC_RELEASE);
+	tfd_dom_changed(tfd_dom);
+}
+
+/* A look found nothing: 1 if the deadline has come (the wait ends), else
+ * the mover is told, with this process's next deadline. */
+static int looked_nothing(struct dom_slot *s, int64_t deadline)
+{
+	if (tfd_dom_now(tfd_dom, DC_MONO) >= deadline)
+		return 1;
+	if (s) {
+		tfd_dom_publish();
+		end_look(s);
+	}
+	return 0;
+}
+
+/* RUN -> WAIT: the thread leaves the count of running ones. */
+static void to_wait(struct dom_slot *s, int kind, int64_t deadline)
+{
+	s->kind = (uint32_t)kind;
+	__atomic_store_n(&s->deadline, deadline, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->looked, kind == DK_SLEEP, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->state, DS_WAIT, __ATOMIC_RELEASE);
+	__atomic_sub_fetch(&tfd_dom->actrun, 1, __ATOMIC_SEQ_CST);
+}
+
+/* WAIT -> RUN: it runs, which may end others' waits. */
+static void to_run(struct dom_slot *s)
+{
+	__atomic_store_n(&s->state, DS_RUN, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&tfd_dom->actrun, ACT_ONE + 1, __ATOMIC_SEQ_CST);
+	tfd_dom_changed(tfd_dom);
+}
+
+/*
+ * A wait ends without coming back through its own code when a handler of
+ * the program's jumps out of it (siglongjmp: the timeout idiom) or the
+ * thread is cancelled in it.  The slot must not stay WAIT then: the mover
+ * would take a thread that runs (or a dead one) for one that waits.  A
+ * handler runs through ours (signals.c), which counts the thread as
+ * running for as long as the handler runs, and puts the wait back only
+ * when the handler returns to it; a thread that ends in a wait (a
+ * cancellation) is put back to running by a key's destructor (no cleanup
+ * handler: a jump would leave glibc pointing at it).
+ */
+void tfd_dom_handler(int begin, struct tfd_dom_paused *p)
+{
+	struct dom_slot *s = tfd_dom ? tfd_dom_self_slot() : NULL;
+	struct dom_proc *me = tfd_dom_me;
+
+	if (begin) {
+		p->kind = 0;
+		if (!s || __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != DS_WAIT)
+			return;
+		p->kind = (int)s->kind;
+		p->deadline = __atomic_load_n(&s->deadline, __ATOMIC_RELAXED);
+		if (p->kind == DK_KERNEL && me)
+			__atomic_sub_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
+		to_run(s);
+	} else if (s && p->kind) {
+		to_wait(s, p->kind, p->deadline);
+		if (p->kind == DK_KERNEL && me)
+			__atomic_add_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
+		tfd_dom_changed(tfd_dom);
+	}
+}
+
+static pthread_key_t wait_key;
+static pthread_once_t wait_key_once = PTHREAD_ONCE_INIT;
+static int have_wait_key;
+static __thread int wait_keyed;
+
+static void ends_in_wait(void *arg)
+{
+	struct tfd_dom_paused p;
+
+	(void)arg;
+	wait_keyed = 0;
+	tfd_dom_handler(1, &p); /* running, until /proc shows it gone */
+}
+
+static void make_wait_key(void)
+{
+	have_wait_key = pthread_key_create(&wait_key, ends_in_wait) == 0;
+}
+
+/* Before this thread's first wait: its end undoes a wait it ends in. */
+static void wait_key_set(void)
+{
+	if (wait_keyed)
+		return;
+	pthread_once(&wait_key_once, make_wait_key);
+	if (have_wait_key && pthread_setspecific(wait_key, &wait_key) == 0)
+		wait_keyed = 1;
+}
+
+/* Every signal is held from the moment a wait registers until the kernel
+ * blocks, which lets them through atomically (ppoll's mask): a signal
+ * that comes meanwhile interrupts the wait, as it would have on Linux
+ * where the wait began before time could move.  Faults stay deliverable. */
+static void hold_signals(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGTRAP);
+	sigdelset(&all, SIGSYS);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+/* A poke that came after the last look is dropped; the mask restored. */
+static void release_signals(const sigset_t *old)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t poke;
+
+	sigemptyset(&poke);
+	sigaddset(&poke, DOM_POKE_SIG);
+	while (syscall(SYS_rt_sigtimedwait, &poke, NULL, &zero, _NSIG / 8) ==
+	       DOM_POKE_SIG)
+		;
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+static int block_sleep(void *ctx, const sigset_t *mask, int64_t ns)
+{
+	struct timespec ts = tfd_ns_to_ts(ns);
+
+	(void)ctx;
+	return R(ppoll)(NULL, 0, ns < 0 ? NULL : &ts, mask);
+}
+
+/* A sleep until deadline (virtual CLOCK_MONOTONIC): 0 when it comes,
+ * EINTR if a signal handler ran first.  The mover pokes it when time
+ * gets there. */
+static int dom_sleep(int64_t deadline)
+{
+	struct dom_slot *s = tfd_dom_self_slot();
+	sigset_t old, during;
+	int e = 0;
+
+	if (!s) { /* no slot (the domain is full): a deadline of nobody's */
+		while (tfd_dom_now(tfd_dom, DC_MONO) < deadline) {
+			struct timespec ms = { 0, 1000000 };
+
+			R(nanosleep)(&ms, NULL);
+		}
+		return 0;
+	}
+	wait_key_set();
+	hold_signals(&old);
+	during = old;
+	sigdelset(&during, DOM_POKE_SIG);
+	to_wait(s, DK_SLEEP, deadline);
+	tfd_dom_publish();
+	tfd_dom_changed(tfd_dom);
+	while (tfd_dom_now(tfd_dom, DC_MONO) < deadline) {
+		unsigned h0 = tfd_sig_handled;
+		int64_t left = tfd_dom_real_left(tfd_dom, deadline);
+
+		if (block_sleep(NULL, &during, left) < 0 &&
+		    errno == EINTR && tfd_sig_handled != h0) {
+			e = EINTR; /* a signal of the program's */
+			break;
+		}
+		tfd_dom_publish(); /* poked: this process's timers may be due */
+	}
+	to_run(s);
+	release_signals(&old);
+	return e;
+}
+
+/* A wait on something the kernel tells (descriptors, signals): look
+ * registered, then block in the kernel with DOM_POKE_SIG let through,
+ * which the mover sends to ask for another look (something may have
+ * changed) or when time reaches the deadline.  Returns look()'s result
+ * (> 0, or < 0 with errno), 0 at the deadline, or -1 with errno from
+ * block() (EINTR: a signal of the program's). */
+int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
+                  int (*look)(void *), int (*block)(void *, const sigset_t *,
+                                                    int64_t),
+                  void *ctx)
+{
+	struct dom_slot *s = tfd_dom_self_slot();
+	struct dom_proc *me = tfd_dom_me;
+	sigset_t old, during;
+	int r = 0, e = 0;
+
+	if (s)
+		wait_key_set();
+	hold_signals(&old);
+	during = mask ? *mask : old;
+	sigdelset(&during, DOM_POKE_SIG);
+	if (s) {
+		to_wait(s, DK_KERNEL, deadline);
+		if (me)
+			__atomic_add_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
+	}
+	for (;;) {
+		unsigned h0 = tfd_sig_handled;
+
+		if (s)
+			begin_look(s);
+		tfd_dom_sync();
+		r = look(ctx);
+		if (r != 0) {
+			e = errno;
+			break;
+		}
+		if (looked_nothing(s, deadline))
+			break;
+		r = block(ctx, &during, tfd_dom_real_left(tfd_dom, deadline));
+		e = errno;
+		if (r > 0 || (r < 0 && !(e == EINTR && tfd_sig_handled == h0)))
+			break; /* ready, failed, or the program's signal */
+		/* poked, or the real time of busy mode ran out: look again */
+	}
+	if (s) {
+		if (me)
+			__atomic_sub_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
+		to_run(s);
+	}
+	release_signals(&old);
+	errno = e;
+	return r;
+}
+
+/* A wait that can only block in real time, in slices (a condition
+ * variable, a lock, a join): try(ctx, slice) waits at most slice real
+ * nanoseconds (-1: no limit) and returns 0 (done), ETIMEDOUT (the slice
+ * ran out) or another error.  Registered as looking again at each
+ * slice's end.  Returns 0, the error, or ETIMEDOUT at the virtual
+ * deadline.  With no deadline (beyond the horizon), one wait without a
+ * limit, the thread running for us (blocked outside our waits, which
+ * /proc tells): slices would wake it every millisecond for ever. */
+#define SLICE_NS 1000000 /* 1 ms */
+int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
+                       void *ctx)
+{
+	struct dom_slot *s = tfd_dom_self_slot();
+	int r;
+
+	if (deadline == DOM_NEVER)
+		return try(ctx, -1);
+
+	if (s) {
+		wait_key_set();
+		to_wait(s, DK_SLICE, deadline);
+	}
+	for (;;) {
+		int64_t left = tfd_dom_real_left(tfd_dom, deadline);
+		int64_t slice = SLICE_NS;
+
+		if (s)
+			begin_look(s);
+		r = try(ctx, 0);
+		if (r != ETIMEDOUT || looked_nothing(s, deadline))
+			break;
+		if (left >= 0 && left < slice)
+			slice = left;
+		r = try(ctx, slice);
+		if (r != ETIMEDOUT)
+			break;
+	}
+	if (s)
+		to_run(s);
+	return r;
+}
+
+/*
+ * A wait of at most timeout_ns (-1: no limit) on the virtual clock.
+ * look() tries without blocking: > 0 ready, < 0 failed, 0 nothing;
+ * block(ctx, mask, real_ns) blocks in the kernel with that signal mask,
+ * for real_ns (-1: no limit).  Returns look()'s or block()'s result, or 0
+ * when the time is up.  Without a domain, VWAIT_BLOCK: the caller waits
+ * for real.
+ */
+int tfd_vwait(int64_t timeout_ns, const sigset_t *mask, int (*look)(void *),
+              int (*block)(void *, const sigset_t *, int64_t), void *ctx)
+{
+	if (!tfd_dom)
+		return VWAIT_BLOCK;
+	return tfd_dom_kwait(tfd_vdeadline(timeout_ns), mask, look, block, ctx);
+}
+
+struct one_fd {
+	int fd;
+};
+
+static int look_readable(void *ctx)
+{
+	struct pollfd p = { ((struct one_fd *)ctx)->fd, POLLIN, 0 };
+
+	return R(poll)(&p, 1, 0);
+}
+
+static int block_readable(void *ctx, const sigset_t *mask, int64_t ns)
+{
+	struct pollfd p = { ((struct one_fd *)ctx)->fd, POLLIN, 0 };
+	struct timespec ts = tfd_ns_to_ts(ns);
+	uintptr_t b = tfd_engine_waits_block(); /* see waits.c */
+	int r = R(ppoll)(&p, 1, ns < 0 ? NULL : &ts, mask), e = errno;
+
+	tfd_engine_waits_unblock(b);
+	errno = e;
+	return r;
+}
+
+/* A blocking read of a timer with nothing to read waits on virtual time
+ * until it has something: 0, or -1 with errno (EINTR: a signal). */
+int tfd_virtual_read_wait(int fd)
+{
+	int fl = R(fcntl)(fd, F_GETFL);
+	struct one_fd ctx = { fd };
+	void *held = NULL;
+	int was, r;
+
+	if (fl < 0 || (fl & O_NONBLOCK) || !tfd_dom)
+		return 0;
+	was = tfd_enter();
+	if (tfd_be->hold)
+		held = tfd_be->hold(fd);
+	tfd_leave(was);
+	/* A handler installed with SA_RESTART lets the read go on, as
+	 * Linux restarts read(2) after it. */
+	for (;;) {
+		unsigned u = tfd_sig_unrestarted;
+
+		r = tfd_dom_kwait(DOM_NEVER, NULL, look_readable,
+		                  block_readable, &ctx);
+		if (!(r < 0 && errno == EINTR && tfd_sig_unrestarted == u))
+			break;
+	}
+	was = tfd_enter();
+	if (held)
+		tfd_be->unhold(held);
+	tfd_leave(was);
+	return r < 0 ? -1 : 0;
+}
+
+/* A sleep until the virtual CLOCK_MONOTONIC reaches deadline: 0, EINTR
+ * (a signal handler ran; *left is the time not slept), or VWAIT_BLOCK for
+ * a sleep beyond the horizon (the caller sleeps for real, which is
+ * forever for a program). */
+int tfd_virtual_sleep_until(int64_t deadline, int64_t *left)
+{
+	int64_t now = tfd_vnow(CLOCK_MONOTONIC);
+	int e;
+
+	if (deadline <= now)
+		return 0;
+	if (deadline - now > TFD_HORIZON || !tfd_dom)
+		return VWAIT_BLOCK;
+	e = dom_sleep(deadline);
+	if (e && left) {
+		*left = deadline - tfd_vnow(CLOCK_MONOTONIC);
+		if (*left < 0)
+			*left = 0;
+	}
+	return e;
+}
+
+int tfd_virtual_sleep(int64_t ns, int64_t *left)
+{
+	if (ns <= 0)
+		return 0;
+	if (ns > TFD_HORIZON)
+		return VWAIT_BLOCK;
+	return tfd_virtual_sleep_until(tfd_vnow(CLOCK_MONOTONIC) + ns, left);
+}
