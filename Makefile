@@ -271,7 +271,7 @@ check-header: | $(B)/tests
 FALLBACK_TESTS ?= never_early periodic readiness rearm blocked_reader \
     closefrom dup2 as_many_timers no_wakeup_lost cancelling cancelled \
     fork exec idle no_descriptor duplicated one_nanosecond past_absolute \
-    many_fast opcheck_random_sequences_on_the_system
+    many_fast opcheck_random_sequences_on_the_system jump
 #
 # make check runs its stages one after the other, each to its end even
 # when one fails (tests/check.sh), and ends with one line that sums them:

@@ -257,6 +257,10 @@ ssize_t tfd_read(int fd, void *buf, size_t count)
 	uint64_t n;
 	int saved = errno, e;
 
+	/* A cancellation point, as read(2) is: at entry, and while it
+	 * blocks (the backend's). */
+	tfd_may_not_return();
+	pthread_testcancel();
 	if (count < sizeof(n) || !buf) {
 		/* The descriptor is judged first, as read(2) does. */
 		e = be->check(fd);
@@ -276,6 +280,10 @@ int tfd_close(int fd)
 {
 	int saved = errno;
 
+	/* A cancellation point, as glibc's close(2) is: before anything is
+	 * closed. */
+	tfd_may_not_return();
+	pthread_testcancel();
 	return result(be->close(fd), 0, saved);
 }
 

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 struct tfd_backend {
@@ -47,7 +48,10 @@ struct tfd_backend {
 	/* Optional.  A wait on fd outside the library (poll(2) by the preload
 	 * library) begins: until the matching unhold, closing fd's last
 	 * descriptor keeps the timer running, as Linux keeps the file of a
-	 * descriptor being waited on.  NULL if fd is not a timer. */
+	 * descriptor being waited on.  NULL if fd is not a timer.  The
+	 * calling thread's own, and undone if it abandons the wait (a
+	 * handler jumps out of it, it is cancelled: see
+	 * tfd_engine_waits_block below). */
 	void *(*hold)(int fd);
 	void (*unhold)(void *held);
 	/* Timers created and not yet closed (selection needs none). */
@@ -123,6 +127,22 @@ void tfd_own_ended(void);
 void tfd_own_pin(void);
 int tfd_own_inside(int on);
 
+/* A wait of the preload library's that holds timers (hold, above) blocks
+ * now in a system call: called just before it, and the result passed to
+ * tfd_engine_waits_unblock just after.  In between, a signal handler of
+ * the program may jump out of the wait, or a cancellation end the
+ * thread: the engine then undoes the holds itself (src/engine/waits.c). */
+uintptr_t tfd_engine_waits_block(void);
+void tfd_engine_waits_unblock(uintptr_t mark);
+/* The wait ends: every timer the thread held since it began goes (hold,
+ * above, without keeping what it returned). */
+void tfd_engine_waits_end(void);
+
+/* The read(2) a blocking tfd_read waits in, unlocked: libc's, and the
+ * preload library's own (src/preload/next.c: the thread waits there
+ * outside the library, where the program's handlers run). */
+ssize_t tfd_engine_sys_read(int fd, void *buf, size_t n);
+
 /* Test hooks of the engine (tests/, fuzz/).  What the engine does when the
  * kernel says CLOCK_REALTIME was set, to exercise TFD_TIMER_CANCEL_ON_SET
  * without setting the clock; and how many times the service thread has
@@ -132,8 +152,30 @@ unsigned long tfd_engine_wakeups(void);
 /* How many fresh eventfds the engine keeps ready for tfd_create (0: none,
  * so that each create makes its own, where fault injection reaches). */
 void tfd_engine_pool_size(unsigned n);
+/* Timers this process holds: open, or closed and kept running for a
+ * thread still waiting on them (tests of abandoned waits). */
+size_t tfd_engine_holds(void);
 /* 1 if the engine holds its files in a table of its own, 0 on the
  * fallback (tfd(7)): tests of what only the first keeps skip on it. */
 int tfd_engine_private_files(void);
+
+/* A cancellation point follows, where the thread may end without
+ * returning through its frames (a cancellation unwinds them, a jump
+ * leaves them): AddressSanitizer is told, as before a longjmp, or it
+ * finds the poison of their locals still there when the thread's last
+ * functions run (a report at its end). */
+#if defined(__SANITIZE_ADDRESS__)
+#define TFD_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TFD_ASAN 1
+#endif
+#endif
+#ifdef TFD_ASAN
+#include <sanitizer/asan_interface.h>
+#define tfd_may_not_return() __asan_handle_no_return()
+#else
+#define tfd_may_not_return() ((void)0)
+#endif
 
 #endif

@@ -20,6 +20,9 @@
  *              that CLOCK_REALTIME was set
  *   virtual.c  the virtual clocks and their delivery
  *   fork.c     what a child inherits: the same timers
+ *   waits.c    what a thread leaves registered while it blocks on timers
+ *              (a blocked tfd_read, the holds of a wait of the preload's),
+ *              undone also when a signal handler jumps out of the wait
  *   notify.c   the eventfd a timer signals through
  *   lifetime.c the threads of ours: counted; the object that holds our code
  *              kept loaded; a process left with only ours ended as the C
@@ -47,8 +50,12 @@
  * Nothing is called with the lock held that takes another lock of ours,
  * and no cancellation point is reached with it held (tfd_engine_lock()
  * disables cancellation; tfd_read re-enables it only while it blocks,
- * unlocked).  Builds with TFD_DEBUG_LOCKS (the sanitizer builds) check
- * the order and assert ownership (TFD_ASSERT_LOCKED).
+ * unlocked).  The program's signals are not blocked (family.c): no
+ * handler may call us or jump out while its thread holds the lock (the
+ * library's rule, tfd(7); the preload defers its handlers), and a
+ * blocked tfd_read keeps nothing on its stack (waits.c).  Builds with
+ * TFD_DEBUG_LOCKS (the sanitizer builds) check the order and assert
+ * ownership (TFD_ASSERT_LOCKED).
  */
 #ifndef TFD_ENGINE_H
 #define TFD_ENGINE_H
@@ -176,7 +183,8 @@ struct tfd_hold {
 /* A tfd_read() blocked in read(2) on number fd, in this process.  Another
  * thread may close fd and make a new timer there before that read(2)
  * starts: the read then waits on the new timer's file, which must keep
- * running for it as the first does (ops.c; on the reader's stack). */
+ * running for it as the first does (ops.c).  In the reading thread's own
+ * memory, never on its stack (waits.c). */
 struct tfd_transit {
 	struct tfd_transit *next;    /* [L] */
 	struct tfd_hold *also[4];    /* [L] timers named fd since; each
@@ -184,6 +192,8 @@ struct tfd_transit {
 	unsigned nalso;              /* [L] */
 	int fd;                      /* [L] */
 	int closed;                  /* [L] fd was let go of since */
+	int busy;                    /* [L] the read is under way */
+	uintptr_t sp;                /* [L] where it blocks (waits.c) */
 };
 
 enum state { STOPPED, STARTING, RUNNING, STOPPING };
@@ -259,6 +269,9 @@ void tfd_engine_assert_locked(void);
 /* family.c */
 int tfd_family_open(void);          /* 0, or ENOMEM */
 void tfd_engine_lock(int *cancel_state);
+void tfd_engine_relock(int *cancel_state); /* without tfd_waits_check:
+                                     * a blocked read's, after read(2);
+                                     * the family open already */
 void tfd_engine_unlock(int cancel_state);
 void tfd_family_lock(void);         /* the lock, recovering a dead owner's */
 void tfd_family_unlock(void);
@@ -360,6 +373,20 @@ int tfd_engine_virtual_use(int on);
 int tfd_engine_virtual_move(int64_t d_mono, int64_t d_boot, int64_t d_real,
                      const int64_t *real_to, int was_set);
 int tfd_engine_virtual_now(int clockid, int64_t *ns);
+
+/* waits.c */
+struct tfd_transit *tfd_waits_read_begin(int fd, struct tfd_hold *h,
+                                         uintptr_t sp); /* NULL: none
+                                     * left (h counted all the same) */
+void tfd_waits_read_end(struct tfd_transit *r);
+void tfd_waits_transit_end(struct tfd_transit *r);
+int tfd_waits_hold(struct tfd_hold *h);   /* 0, or ENOMEM */
+int tfd_waits_unhold(struct tfd_hold *h); /* 1 if it was held */
+void tfd_waits_check(void);  /* lock held: undo what was abandoned,
+                              * if tfd_waits_blocked */
+extern __thread unsigned tfd_waits_blocked
+	__attribute__((tls_model("initial-exec")));
+void tfd_waits_forget(void); /* in a forked child */
 
 /* fork.c */
 void tfd_engine_fork_init(void);

@@ -226,15 +226,29 @@ int tfd_family_start_anew(void)
 	return 0;
 }
 
-/* The lock, with cancellation off while it is held: a pthread_cancel()
- * can never leave it owned by a dead thread. */
-void tfd_engine_lock(int *cancel_state)
+/*
+ * The lock, taken by a thread of the program, with cancellation off: a
+ * pthread_cancel() never leaves it owned by a dead thread.  The program's
+ * signals are not blocked (two system calls a call, as much again as the
+ * call itself: tfd(7), Signals): a handler that runs while its thread is
+ * inside a call of ours (other than a blocked tfd_read) must neither call
+ * the library nor jump out of the call, the rule malloc() has; under the
+ * preload library none runs there (its handlers are deferred, signals.c).
+ */
+void tfd_engine_relock(int *cancel_state)
 {
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
-	tfd_family_open();
 	tfd_family_lock();
 	if (tfd_eng.start_pending)
 		tfd_engine_start_pending(); /* in a forked child */
+}
+
+void tfd_engine_lock(int *cancel_state)
+{
+	tfd_family_open();
+	tfd_engine_relock(cancel_state);
+	if (tfd_waits_blocked)
+		tfd_waits_check(); /* what a jump out of a wait left */
 }
 
 void tfd_engine_unlock(int cancel_state)

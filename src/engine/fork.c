@@ -306,7 +306,8 @@ static void child(void)
 	tfd_engine_queues_forget();
 	for (h = tfd_eng.freed; h; h = h->u.next)
 		h->file = -1; /* numbers of the parent's thread's table */
-	tfd_eng.transit = NULL; /* the parent's readers, on their stacks */
+	tfd_eng.transit = NULL; /* the parent's readers */
+	tfd_waits_forget();
 	tfd_eng.self = -1;
 	tfd_eng.in_fork = 1;
 	tfd_family_lock(); /* once the parent's handler let go of it */

@@ -194,41 +194,23 @@ void tfd_engine_number_named(int fd, struct tfd_hold *h)
 	}
 }
 
-/* The read(2) of r returned (or its thread was cancelled): it waits on
- * none of its timers any more. */
-static void transit_end(struct tfd_transit *r)
-{
-	struct tfd_transit **link = &tfd_eng.transit;
-	unsigned i;
-
-	while (*link != r)
-		link = &(*link)->next;
-	*link = r->next;
-	for (i = 0; i < r->nalso; i++) {
-		struct tfd_hold *h = r->also[i];
-
-		if (--h->waiters == 0 && h->closed)
-			tfd_engine_let_hold_go(h);
-	}
-	tfd_engine_stop_if_idle();
-}
-
-static void unwait(void *arg)
-{
-	tfd_family_lock();
-	transit_end(arg);
-	tfd_family_unlock();
-}
-
-/* read(2) on fd with its own O_NONBLOCK: 0 or errno.  A cancellation
- * point, as read(2) is: called unlocked, with cancellation enabled. */
+/* read(2) on fd: 0 or errno.  A cancellation point, as read(2) is:
+ * called unlocked, with cancellation enabled. */
 static int read_fd(int fd, uint64_t *n)
 {
-	ssize_t r = read(fd, n, sizeof(*n));
+	ssize_t r = tfd_engine_sys_read(fd, n, sizeof(*n));
 
 	if (r == (ssize_t)sizeof(*n))
 		return 0;
 	return r < 0 ? errno : EIO;
+}
+
+/* The read(2) of a blocking tfd_read: libc's own (the preload library has
+ * its own definition, src/preload/next.c, which goes to libc's past its
+ * read(2)). */
+__attribute__((weak)) ssize_t tfd_engine_sys_read(int fd, void *buf, size_t n)
+{
+	return read(fd, buf, n);
 }
 
 /* The number to drain h's file through: fd while it names h, else another
@@ -258,7 +240,7 @@ void tfd_engine_read_nowait(int on)
 
 int tfd_engine_read(int fd, uint64_t *count)
 {
-	struct tfd_transit r;
+	struct tfd_transit *r;
 	struct tfd_hold *h;
 	uint64_t n = 0, d = 0;
 	int e, rd, cs;
@@ -269,26 +251,32 @@ int tfd_engine_read(int fd, uint64_t *count)
 		e = take(h, fd, 0, 0, &n);
 	if (e == EAGAIN && !nowait) {
 		/* Nothing counted: wait in read(2) (or EAGAIN) as the
-		 * descriptor says, a cancellation point as read(2) is.  If
-		 * another thread closes the timer meanwhile, it keeps running
-		 * for this wait, as Linux keeps the file; so does a timer
-		 * made at fd before the read(2) starts. */
-		r.fd = fd;
-		r.closed = 0;
-		r.also[0] = h;
-		r.nalso = 1;
-		r.next = tfd_eng.transit;
-		tfd_eng.transit = &r;
-		h->waiters++;
-		tfd_family_unlock();
-		pthread_setcancelstate(cs, NULL);
-		pthread_cleanup_push(unwait, &r);
+		 * descriptor says, a cancellation point as read(2) is, where
+		 * the program's handlers run.  If another thread closes the
+		 * timer meanwhile, it keeps running for this wait, as Linux
+		 * keeps the file; so does a timer made at fd before the
+		 * read(2) starts.  A handler may jump out
+		 * of the wait, and a cancellation end it: nothing of it is
+		 * on this stack, and what it registered is undone then too
+		 * (waits.c). */
+		r = tfd_waits_read_begin(fd, h,
+		                         (uintptr_t)__builtin_frame_address(0));
+		tfd_engine_unlock(cs);
+		tfd_may_not_return();
 		rd = read_fd(fd, &d);
-		pthread_cleanup_pop(0);
-		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
-		tfd_family_lock();
-		e = rd ? rd : take(h, number_of(h, fd), d, 1, &n);
-		transit_end(&r);
+		tfd_engine_relock(&cs);
+		if (r && !r->busy) {
+			/* Undone meanwhile (this thread forked in a handler):
+			 * h is not ours to look at any more. */
+			n = d;
+			e = rd ? rd : d ? 0 : EAGAIN;
+		} else {
+			e = rd ? rd : take(h, number_of(h, fd), d, 1, &n);
+			if (r)
+				tfd_waits_read_end(r);
+			else if (--h->waiters == 0 && h->closed)
+				tfd_engine_let_hold_go(h);
+		}
 	}
 	tfd_engine_unlock(cs);
 	*count = n;

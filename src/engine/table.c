@@ -560,10 +560,8 @@ static void *e_hold(int fd)
 	int cs;
 
 	tfd_engine_lock(&cs);
-	if (tfd_engine_find(fd, &h) == 0)
-		h->waiters++;
-	else
-		h = NULL;
+	if (tfd_engine_find(fd, &h) != 0 || tfd_waits_hold(h) != 0)
+		h = NULL; /* not a timer, or no room: not held */
 	tfd_engine_unlock(cs);
 	return h;
 }
@@ -576,8 +574,7 @@ static void e_unhold(void *held)
 	if (!h)
 		return;
 	tfd_engine_lock(&cs);
-	if (--h->waiters == 0 && h->closed)
-		tfd_engine_let_hold_go(h);
+	tfd_waits_unhold(h);
 	tfd_engine_stop_if_idle();
 	tfd_engine_unlock(cs);
 }
@@ -589,6 +586,17 @@ static size_t e_count(void)
 
 	tfd_engine_lock(&cs);
 	n = tfd_eng.ntimers;
+	tfd_engine_unlock(cs);
+	return n;
+}
+
+size_t tfd_engine_holds(void)
+{
+	size_t n;
+	int cs;
+
+	tfd_engine_lock(&cs);
+	n = tfd_eng.nholds;
 	tfd_engine_unlock(cs);
 	return n;
 }

@@ -31,6 +31,28 @@ struct edge {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 TFD_LOCK_RANK(lock, LK_EPOLL);
+
+/* The lock is held inside (preload.h, tfd_enter): no handler of the
+ * program's runs on a thread that holds it (none calls us and waits for
+ * it, none jumps out and leaves it held).  Not recursive, so the state
+ * to give back is the thread's alone. */
+static __thread int lock_was __attribute__((tls_model("initial-exec")));
+
+static void lock_in(void)
+{
+	int was = tfd_enter();
+
+	pthread_mutex_lock(&lock);
+	lock_was = was;
+}
+
+static void lock_out(void)
+{
+	int was = lock_was;
+
+	pthread_mutex_unlock(&lock);
+	tfd_leave(was);
+}
 static struct edge *edges;
 static size_t nedges, cap;
 int tfd_nedge;
@@ -56,7 +78,7 @@ static void remember(int ep, int fd, const struct epoll_event *ev)
 {
 	struct edge *e;
 
-	pthread_mutex_lock(&lock);
+	lock_in();
 	e = find(ep, fd);
 	if (!ev) {
 		if (e)
@@ -82,7 +104,7 @@ static void remember(int ep, int fd, const struct epoll_event *ev)
 			                 __ATOMIC_RELAXED);
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	lock_out();
 }
 
 int tfd_timer_epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
@@ -119,7 +141,7 @@ void tfd_epoll_consumed(int fd)
 
 	if (!__atomic_load_n(&tfd_nedge, __ATOMIC_RELAXED))
 		return;
-	pthread_mutex_lock(&lock);
+	lock_in();
 	for (i = 0; i < nedges;) {
 		struct epoll_event ev = edges[i].ev;
 
@@ -133,7 +155,7 @@ void tfd_epoll_consumed(int fd)
 		else
 			i++;
 	}
-	pthread_mutex_unlock(&lock);
+	lock_out();
 	errno = saved;
 }
 
@@ -143,14 +165,14 @@ void tfd_epoll_closed(int fd)
 
 	if (!__atomic_load_n(&tfd_nedge, __ATOMIC_RELAXED))
 		return;
-	pthread_mutex_lock(&lock);
+	lock_in();
 	for (i = 0; i < nedges;) {
 		if (edges[i].fd == fd || edges[i].ep == fd)
 			drop(i);
 		else
 			i++;
 	}
-	pthread_mutex_unlock(&lock);
+	lock_out();
 }
 
 /* In a child of fork(): the lock, which another thread of the parent may

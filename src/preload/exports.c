@@ -411,6 +411,7 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
                           void *(*fn)(void *), void *arg)
 {
 	struct start *s;
+	sigset_t all, old;
 	int e;
 
 	if (!tfd_inside)
@@ -421,7 +422,13 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		return EAGAIN;
 	s->fn = fn;
 	s->arg = arg;
+	/* Born with every signal blocked: the program's are for its own
+	 * threads (one it blocked everywhere was delivered to a new thread
+	 * of ours before that thread could block it, and killed it). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	e = R(pthread_create)(th, attr, start_inside, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e)
 		free(s);
 	return e;
@@ -443,6 +450,9 @@ static int host_enter(void)
 static void host_leave(int was)
 {
 	tfd_inside = was;
+	if (!was && unlikely(tfd_ndeferred))
+		tfd_undefer(); /* what came meanwhile (in a child: none is
+		                * pending, and the mask is given back) */
 }
 
 /* ---- timers that signal (virtual time only) ---- */

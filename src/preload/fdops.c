@@ -124,6 +124,11 @@ ssize_t tfd_timer_read(int fd, void *buf, size_t n)
 			memcpy(&count, buf, sizeof(count));
 		goto out;
 	}
+	/* A cancellation point, as read(2) is: at entry, and where it
+	 * blocks (the engine's read(2), or a wait on virtual time), both
+	 * outside the library (tfd_engine_sys_read). */
+	tfd_may_not_return();
+	pthread_testcancel();
 again:
 	if (tfd_virt && n >= sizeof(count) && /* else it fails at once */
 	    tfd_virtual_read_wait(fd) < 0) {
@@ -224,15 +229,20 @@ int tfd_timer_close(int fd)
 {
 	int was, r, e;
 
+	/* A cancellation point, as glibc's close(2) is: before anything is
+	 * done (a thread cancelled here leaves the timer open, as there).
+	 * Then inside: a handler that would jump out between the mark and
+	 * the close is deferred (signals.c). */
+	tfd_may_not_return();
+	pthread_testcancel();
+	was = tfd_enter();
 	tfd_clear_mark(fd);
 	tfd_epoll_closed(fd);
-	if (!tfd_emulated) {
+	if (!tfd_emulated)
 		r = R(close)(fd);
-	} else {
-		was = tfd_enter();
+	else
 		r = tfd_close(fd);
-		tfd_leave(was);
-	}
+	tfd_leave(was);
 	e = errno;
 	tfd_trace(fd, r, e, "close(%d)", fd);
 	errno = e;

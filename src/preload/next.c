@@ -6,6 +6,7 @@
 #include "preload/preload.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 
 struct tfd_next tfd_next;
 
@@ -100,4 +101,29 @@ void tfd_next_load(void)
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 	pthread_once(&once, load_all);
+}
+
+/* ---- the read(2) a blocking tfd_read() waits in ----
+ *
+ * The library's code, linked into this one, calls read(2) by its name,
+ * which is ours, and the thread is inside the library then (tfd_inside):
+ * the call goes straight to libc's.  The one read(2) that may block is
+ * made outside, as a system call of Linux's is made: the program's
+ * handlers run there (none is deferred, and those deferred until now are
+ * let through first), a handler may jump out of it (the engine undoes
+ * the wait's record: src/engine/waits.c), and a cancellation ends the
+ * thread there outside the library.  The thread is inside again after. */
+ssize_t tfd_engine_sys_read(int fd, void *buf, size_t n)
+{
+	int was = tfd_inside, e;
+	ssize_t r;
+
+	if (!was)
+		return R(read)(fd, buf, n);
+	tfd_leave(0);
+	r = R(read)(fd, buf, n);
+	e = errno;
+	(void)tfd_enter();
+	errno = e;
+	return r;
 }

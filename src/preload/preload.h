@@ -32,6 +32,13 @@
  * handlers, reads that do not block).  Its own calls land in these
  * wrappers too: a thread-local flag, set while a call of the library runs
  * and for good in the threads it starts, sends them straight through.
+ * No handler of the program's runs on a thread while the flag is set: one
+ * that comes then is deferred until the thread leaves (signals.c), so
+ * none sees the flag set or a lock of ours held, and none can jump out
+ * and leave them so.  Where a call of ours blocks (the read(2) a blocking
+ * read waits in, poll and the like, the domain's waits), the thread is
+ * outside, as in a system call of Linux's: a handler runs there and may
+ * jump out.
  *
  * Returns, one convention per layer:
  *   - an exported wrapper returns what the C library's call returns, as
@@ -205,12 +212,23 @@ void tfd_next_load(void);
 /* ---- the state every part reads ---- */
 
 /* Set while the library runs on this thread (and for good in its own
- * threads): its calls go straight through. */
+ * threads): its calls go straight through, and the program's handlers
+ * wait (signals.c). */
 extern __thread int tfd_inside __attribute__((tls_model("initial-exec")));
 
 /* On a virtual-time domain, this thread is counted as running while it
- * is inside the library (vtime.h: tfd_dom_inlib). */
+ * is inside the library (vtime.h: tfd_dom_inlib), and is not cancelled
+ * there (a cancellation point of libc's that the domain's code reaches,
+ * a poll(2) with timeout 0, would end it counted as running for good). */
 
+/* Signals that came while the thread was inside, to be let through as it
+ * leaves (signals.c): nonzero if any. */
+extern __thread int tfd_ndeferred __attribute__((tls_model("initial-exec")));
+void tfd_undefer(void);
+
+/* Inside and back: one thread-local store each way on the engine; the
+ * outermost leave lets deferred signals through, a system call made only
+ * when a signal came meanwhile. */
 static inline int tfd_enter(void)
 {
 	int was = tfd_inside;
@@ -226,6 +244,8 @@ static inline void tfd_leave(int was)
 	if (!was && unlikely(tfd_dom != NULL))
 		tfd_dom_inlib(-1);
 	tfd_inside = was;
+	if (!was && unlikely(tfd_ndeferred))
+		tfd_undefer();
 }
 
 /* What the backend chosen at load is, from its operations: */
@@ -311,6 +331,10 @@ int64_t tfd_tsp_ns(const struct timespec *ts);
  * virtual-time domain: tfd_counting_signals). */
 extern int tfd_counting_signals;
 extern __thread unsigned tfd_sig_handled
+	__attribute__((tls_model("initial-exec")));
+/* Of those, the handlers installed without SA_RESTART: a read(2) that
+ * such a handler interrupts fails EINTR, the others go on waiting. */
+extern __thread unsigned tfd_sig_unrestarted
 	__attribute__((tls_model("initial-exec")));
 int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
                    int (*next)(int, const struct sigaction *,

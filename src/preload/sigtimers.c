@@ -38,6 +38,28 @@ struct vtimer {
 static struct vtimer timers[NTIMERS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 TFD_LOCK_RANK(lock, LK_SIGTIMERS);
+
+/* The lock is held inside (preload.h, tfd_enter): no handler of the
+ * program's runs on a thread that holds it (none calls us and waits for
+ * it, none jumps out and leaves it held).  Not recursive, so the state
+ * to give back is the thread's alone. */
+static __thread int lock_was __attribute__((tls_model("initial-exec")));
+
+static void lock_in(void)
+{
+	int was = tfd_enter();
+
+	pthread_mutex_lock(&lock);
+	lock_was = was;
+}
+
+static void lock_out(void)
+{
+	int was = lock_was;
+
+	pthread_mutex_unlock(&lock);
+	tfd_leave(was);
+}
 int tfd_nsigtimers; /* armed ones: the fast path of firing */
 
 static timer_t id_of(int i)
@@ -90,11 +112,11 @@ int tfd_sigtimer_create(clockid_t c, struct sigevent *ev, timer_t *id)
 		errno = EINVAL;
 		return -1;
 	}
-	pthread_mutex_lock(&lock);
+	lock_in();
 	for (i = 1; i < NTIMERS && timers[i].used; i++)
 		;
 	if (i == NTIMERS) {
-		pthread_mutex_unlock(&lock);
+		lock_out();
 		errno = EAGAIN;
 		return -1;
 	}
@@ -113,7 +135,7 @@ int tfd_sigtimer_create(clockid_t c, struct sigevent *ev, timer_t *id)
 		timers[i].attr = *ev->sigev_notify_attributes;
 		timers[i].has_attr = 1;
 	}
-	pthread_mutex_unlock(&lock);
+	lock_out();
 	*id = id_of(i);
 	return 0;
 }
@@ -140,7 +162,7 @@ static int set(int i, int flags, const struct itimerspec *nv,
 		errno = nv ? EINVAL : EFAULT;
 		return -1;
 	}
-	pthread_mutex_lock(&lock);
+	lock_in();
 	if (old)
 		query(t, now, old);
 	v = tfd_ts_to_ns(&nv->it_value);
@@ -158,7 +180,7 @@ static int set(int i, int flags, const struct itimerspec *nv,
 			t->next = INT64_MAX; /* no end of time: never */
 	}
 	count_armed();
-	pthread_mutex_unlock(&lock);
+	lock_out();
 	tfd_vpublish(); /* fires it if due, tells the mover */
 	return 0;
 }
@@ -183,9 +205,9 @@ int tfd_sigtimer_gettime(timer_t id, struct itimerspec *cur)
 		errno = EINVAL;
 		return -1;
 	}
-	pthread_mutex_lock(&lock);
+	lock_in();
 	query(&timers[i], tfd_vnow(CLOCK_MONOTONIC), cur);
-	pthread_mutex_unlock(&lock);
+	lock_out();
 	return 0;
 }
 
@@ -197,9 +219,9 @@ int tfd_sigtimer_getoverrun(timer_t id)
 		errno = EINVAL;
 		return -1;
 	}
-	pthread_mutex_lock(&lock);
+	lock_in();
 	n = timers[i].overrun;
-	pthread_mutex_unlock(&lock);
+	lock_out();
 	return n;
 }
 
@@ -211,13 +233,13 @@ int tfd_sigtimer_delete(timer_t id)
 		errno = EINVAL;
 		return -1;
 	}
-	pthread_mutex_lock(&lock);
+	lock_in();
 	if (timers[i].has_attr)
 		timers[i].has_attr = 0;
 	timers[i].used = 0;
 	timers[i].next = 0;
 	count_armed();
-	pthread_mutex_unlock(&lock);
+	lock_out();
 	return 0;
 }
 
@@ -262,9 +284,9 @@ int tfd_sigtimer_setitimer(const struct itimerval *nv, struct itimerval *old)
 	n.it_value.tv_nsec = nv->it_value.tv_usec * 1000;
 	n.it_interval.tv_sec = nv->it_interval.tv_sec;
 	n.it_interval.tv_nsec = nv->it_interval.tv_usec * 1000;
-	pthread_mutex_lock(&lock);
+	lock_in();
 	alarm_slot();
-	pthread_mutex_unlock(&lock);
+	lock_out();
 	r = set(ALARM, 0, &n, &o);
 	if (r == 0 && old)
 		to_itimerval(&o, old);
@@ -275,10 +297,10 @@ int tfd_sigtimer_getitimer(struct itimerval *cur)
 {
 	struct itimerspec c;
 
-	pthread_mutex_lock(&lock);
+	lock_in();
 	alarm_slot();
 	query(&timers[ALARM], tfd_vnow(CLOCK_MONOTONIC), &c);
-	pthread_mutex_unlock(&lock);
+	lock_out();
 	to_itimerval(&c, cur);
 	return 0;
 }
@@ -398,7 +420,7 @@ int64_t tfd_sigtimers_fire(int64_t now)
 	do {
 		again = 0;
 		n = 0;
-		pthread_mutex_lock(&lock);
+		lock_in();
 		for (i = 0; i < NTIMERS; i++) {
 			struct vtimer *t = &timers[i];
 
@@ -426,7 +448,7 @@ int64_t tfd_sigtimers_fire(int64_t now)
 				next = t->next;
 		}
 		count_armed();
-		pthread_mutex_unlock(&lock);
+		lock_out();
 		for (i = 0; i < n; i++) /* unlocked: a handler may set one */
 			fire(idx[i], &due[i]);
 	} while (again);
@@ -441,12 +463,12 @@ int64_t tfd_sigtimers_next(void)
 
 	if (!__atomic_load_n(&tfd_nsigtimers, __ATOMIC_ACQUIRE))
 		return next;
-	pthread_mutex_lock(&lock);
+	lock_in();
 	for (i = 0; i < NTIMERS; i++)
 		if (timers[i].used && timers[i].next &&
 		    timers[i].next != INT64_MAX && timers[i].next < next)
 			next = timers[i].next;
-	pthread_mutex_unlock(&lock);
+	lock_out();
 	return next;
 }
 

@@ -8,7 +8,10 @@
  * out for the time of the wait and put back after.  A wait that may block
  * holds each timer it waits on (the backend's hold): closing the timer's
  * last descriptor in another thread meanwhile does not stop the timer, as
- * Linux keeps the file of a descriptor being waited on.  On virtual time
+ * Linux keeps the file of a descriptor being waited on.  A handler may
+ * jump out of the system call such a wait blocks in, or a cancellation
+ * end the thread there: the engine, told where it blocks
+ * (tfd_engine_waits_block), then undoes the holds itself.  On virtual time
  * the wait moves time (vtime.h).
  */
 #include "preload/preload.h"
@@ -32,11 +35,12 @@ int64_t tfd_tsp_ns(const struct timespec *ts)
 
 /* ---- holding the timers of a wait ---- */
 
+/* The engine keeps the holds, in the thread's own memory, and lets them
+ * all go at the end (nothing of them is on this stack, nor allocated
+ * here: a handler that jumps out of the wait leaves nothing to free). */
 struct holds {
-	void **h;
-	size_t n, cap;
+	size_t n;
 	int on; /* the wait may block */
-	void *small[8];
 };
 
 /* ns: the wait's timeout, -1 for none.  A wait that cannot block (a
@@ -45,44 +49,31 @@ struct holds {
  * backend's lock, twice per timer on every call. */
 static void holds_init(struct holds *s, int64_t ns)
 {
-	s->h = s->small;
 	s->n = 0;
-	s->cap = sizeof(s->small) / sizeof(*s->small);
 	s->on = ns != 0;
 }
 
 static void hold_one(struct holds *s, int fd)
 {
-	void *h;
+	int was;
 
 	if (!s->on || !tfd_be->hold || !tfd_emulated)
 		return;
-	if (s->n == s->cap) {
-		void **p = malloc(2 * s->cap * sizeof(*p));
-
-		if (!p)
-			return; /* out of memory: not held */
-		memcpy(p, s->h, s->n * sizeof(*p));
-		if (s->h != s->small)
-			free(s->h);
-		s->h = p;
-		s->cap *= 2;
-	}
-	h = tfd_be->hold(fd);
-	if (h)
-		s->h[s->n++] = h;
+	was = tfd_enter();
+	if (tfd_be->hold(fd))
+		s->n++;
+	tfd_leave(was);
 }
 
 static void holds_end(struct holds *s)
 {
-	size_t i;
-	int was = tfd_enter();
+	int was;
 
-	for (i = 0; i < s->n; i++)
-		tfd_be->unhold(s->h[i]);
+	if (!s->n)
+		return;
+	was = tfd_enter();
+	tfd_engine_waits_end();
 	tfd_leave(was);
-	if (s->h != s->small)
-		free(s->h);
 }
 
 /* ---- poll, ppoll ---- */
@@ -100,7 +91,6 @@ static void unwrite_take(struct unwrite *u, struct holds *s,
                          struct pollfd *fds, nfds_t n)
 {
 	nfds_t i;
-	int was = tfd_enter();
 
 	u->fds = fds;
 	u->n = n;
@@ -120,7 +110,6 @@ static void unwrite_take(struct unwrite *u, struct holds *s,
 		u->saved[i] = fds[i].events & POLL_WRITE;
 		fds[i].events &= (short)~POLL_WRITE;
 	}
-	tfd_leave(was);
 }
 
 static void unwrite_give(struct unwrite *u)
@@ -156,8 +145,12 @@ static int pwait_block(void *ctx, const sigset_t *mask, int64_t ns)
 {
 	struct pwait *w = ctx;
 	struct timespec ts = tfd_ns_to_ts(ns);
+	uintptr_t b = tfd_engine_waits_block();
+	int r = R(ppoll)(w->fds, w->n, ns < 0 ? NULL : &ts, mask), e = errno;
 
-	return R(ppoll)(w->fds, w->n, ns < 0 ? NULL : &ts, mask);
+	tfd_engine_waits_unblock(b);
+	errno = e;
+	return r;
 }
 
 /* ns: the wait's limit on the caller's clock; poll_ms: poll's own. */
@@ -172,9 +165,15 @@ static int pwait_run(struct pwait *w, int64_t ns, int poll_ms,
 	unwrite_take(&u, &s, w->fds, w->n);
 	r = tfd_virt ? tfd_vwait(ns, w->mask, pwait_look, pwait_block, w)
 	             : VWAIT_BLOCK;
-	if (r == VWAIT_BLOCK) /* not virtual, or no domain: real time */
+	if (r == VWAIT_BLOCK) { /* not virtual, or no domain: real time */
+		uintptr_t b = tfd_engine_waits_block();
+
 		r = w->ppoll ? R(ppoll)(w->fds, w->n, ts, w->mask)
 		             : R(poll)(w->fds, w->n, poll_ms);
+		e = errno;
+		tfd_engine_waits_unblock(b);
+		errno = e;
+	}
 	e = errno;
 	unwrite_give(&u);
 	holds_end(&s);
@@ -233,11 +232,10 @@ struct swait {
 /* Holds the timers of the sets; takes timers out of the write set. */
 static void sets_take(int nfds, fd_set **set, struct holds *s)
 {
-	int fd, h = __atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED), i, was;
+	int fd, h = __atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED), i;
 
 	if (!tfd_emulated)
 		return;
-	was = tfd_enter();
 	for (fd = 0; fd < nfds && fd < h; fd++) {
 		if (!tfd_marked(fd))
 			continue;
@@ -249,18 +247,39 @@ static void sets_take(int nfds, fd_set **set, struct holds *s)
 		if (set[1] && set_has(set[1], fd))
 			set_clear(set[1], fd);
 	}
-	tfd_leave(was);
 }
 
 static int swait_call(struct swait *w, const struct timespec *ts,
                       const sigset_t *mask)
 {
-	int i;
+	uintptr_t b = 0;
+	int i, r, e;
 
 	for (i = 0; i < 3; i++)
 		if (w->set[i])
 			memcpy(w->set[i], w->saved[i], set_bytes(w->nfds));
-	return R(pselect)(w->nfds, w->set[0], w->set[1], w->set[2], ts, mask);
+	if (!ts || ts->tv_sec || ts->tv_nsec)
+		b = tfd_engine_waits_block();
+	r = R(pselect)(w->nfds, w->set[0], w->set[1], w->set[2], ts, mask);
+	e = errno;
+	tfd_engine_waits_unblock(b);
+	errno = e;
+	return r;
+}
+
+/* select(2) or pselect(2) for real time, told to the engine (above). */
+static int select_real(int nfds, fd_set **set, const struct timespec *ts,
+                       const sigset_t *mask, struct timeval *tv)
+{
+	uintptr_t b = tfd_engine_waits_block();
+	int r, e;
+
+	r = tv ? R(select)(nfds, set[0], set[1], set[2], tv)
+	       : R(pselect)(nfds, set[0], set[1], set[2], ts, mask);
+	e = errno;
+	tfd_engine_waits_unblock(b);
+	errno = e;
+	return r;
 }
 
 static int swait_look(void *ctx)
@@ -279,11 +298,14 @@ static int swait_block(void *ctx, const sigset_t *mask, int64_t ns)
 }
 
 /* Virtual time: 0 or a result when time moved; VWAIT_BLOCK with the sets
- * as given when the caller must wait for real; -1 ENOMEM. */
+ * as given when the caller must wait for real; -1 ENOMEM.  Sets of up to
+ * FD_SETSIZE are kept on the stack (a handler may jump out of the wait). */
 static int swait_virtual(struct swait *w, int64_t ns)
 {
 	size_t len = set_bytes(w->nfds);
-	unsigned char *buf = malloc(3 * len + 1);
+	unsigned char small[3 * sizeof(fd_set)];
+	unsigned char *buf = 3 * len <= sizeof(small) ? small
+	                                              : malloc(3 * len + 1);
 	int i, r;
 
 	if (!buf) {
@@ -300,7 +322,8 @@ static int swait_virtual(struct swait *w, int64_t ns)
 		for (i = 0; i < 3; i++)
 			if (w->set[i])
 				memcpy(w->set[i], w->saved[i], len);
-	free(buf);
+	if (buf != small)
+		free(buf);
 	return r;
 }
 
@@ -315,15 +338,13 @@ static int select_run(int nfds, fd_set **set, const struct timespec *ts,
 	holds_init(&s, ns);
 	sets_take(nfds, set, &s);
 	if (!tfd_virt) {
-		r = tv ? R(select)(nfds, set[0], set[1], set[2], tv)
-		       : R(pselect)(nfds, set[0], set[1], set[2], ts, mask);
+		r = select_real(nfds, set, ts, mask, tv);
 		goto out;
 	}
 	start = tfd_vnow(CLOCK_MONOTONIC);
 	r = swait_virtual(&w, ns);
 	if (r == VWAIT_BLOCK) { /* no domain: real time */
-		r = tv ? R(select)(nfds, set[0], set[1], set[2], tv)
-		       : R(pselect)(nfds, set[0], set[1], set[2], ts, mask);
+		r = select_real(nfds, set, ts, mask, tv);
 	} else if (tv && r >= 0) { /* Linux leaves the time not slept */
 		int64_t left = ns - (tfd_vnow(CLOCK_MONOTONIC) - start);
 

@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -170,7 +171,17 @@ static __thread struct dom_slot *counted;
 
 void tfd_dom_inlib(int d)
 {
+	static __thread int cs, off;
 	struct dom_slot *s = d > 0 ? slot_of(tfd_dom, my) : counted;
+
+	/* Not cancelled while counted (preload.h). */
+	if (d > 0 && !off) {
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+		off = 1;
+	} else if (d < 0 && off) {
+		off = 0;
+		pthread_setcancelstate(cs, NULL);
+	}
 
 	if (d > 0)
 		counted = s;

@@ -205,11 +205,11 @@ static void agent_start(void)
 {
 	struct dom_proc *me = tfd_dom_me;
 	pthread_t th;
-	int was;
+	int was = tfd_enter(); /* a thread of the library's; the lock held
+	                        * inside (no handler runs, none jumps out) */
 
 	pthread_mutex_lock(&agent_lock);
 	if (!__atomic_load_n(&me->agent, __ATOMIC_ACQUIRE)) {
-		was = tfd_enter(); /* a thread of the library's */
 		__atomic_store_n(&agent_running, 0, __ATOMIC_RELAXED);
 		if (tfd_own_thread(&th, 0, agent, me, 1) == 0) {
 			__atomic_store_n(&me->agent, 1, __ATOMIC_RELEASE);
@@ -219,9 +219,9 @@ static void agent_start(void)
 			while (!__atomic_load_n(&agent_running, __ATOMIC_ACQUIRE))
 				tfd_futex_wait(&agent_running, 0);
 		}
-		tfd_leave(was);
 	}
 	pthread_mutex_unlock(&agent_lock);
+	tfd_leave(was);
 }
 
 /* Tell the mover when this process's timers next need time to stop. */

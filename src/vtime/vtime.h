@@ -182,6 +182,13 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
  * deadline.  Needs a domain. */
 int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
                        void *ctx);
+/* A handler of the program's begins (1) or returns (0) on this thread:
+ * a wait it interrupts counts as running meanwhile (waits.c). */
+struct tfd_dom_paused {
+	int kind;
+	int64_t deadline;
+};
+void tfd_dom_handler(int begin, struct tfd_dom_paused *p);
 /* A blocking read of timer fd with nothing to read waits until it has
  * something: 0, or -1 with errno (EINTR). */
 int tfd_virtual_read_wait(int fd);

@@ -69,6 +69,68 @@ static void to_run(struct dom_slot *s)
 	tfd_dom_changed(tfd_dom);
 }
 
+/*
+ * A wait ends without coming back through its own code when a handler of
+ * the program's jumps out of it (siglongjmp: the timeout idiom) or the
+ * thread is cancelled in it.  The slot must not stay WAIT then: the mover
+ * would take a thread that runs (or a dead one) for one that waits.  A
+ * handler runs through ours (signals.c), which counts the thread as
+ * running for as long as the handler runs, and puts the wait back only
+ * when the handler returns to it; a thread that ends in a wait (a
+ * cancellation) is put back to running by a key's destructor (no cleanup
+ * handler: a jump would leave glibc pointing at it).
+ */
+void tfd_dom_handler(int begin, struct tfd_dom_paused *p)
+{
+	struct dom_slot *s = tfd_dom ? tfd_dom_self_slot() : NULL;
+	struct dom_proc *me = tfd_dom_me;
+
+	if (begin) {
+		p->kind = 0;
+		if (!s || __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != DS_WAIT)
+			return;
+		p->kind = (int)s->kind;
+		p->deadline = __atomic_load_n(&s->deadline, __ATOMIC_RELAXED);
+		if (p->kind == DK_KERNEL && me)
+			__atomic_sub_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
+		to_run(s);
+	} else if (s && p->kind) {
+		to_wait(s, p->kind, p->deadline);
+		if (p->kind == DK_KERNEL && me)
+			__atomic_add_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
+		tfd_dom_changed(tfd_dom);
+	}
+}
+
+static pthread_key_t wait_key;
+static pthread_once_t wait_key_once = PTHREAD_ONCE_INIT;
+static int have_wait_key;
+static __thread int wait_keyed;
+
+static void ends_in_wait(void *arg)
+{
+	struct tfd_dom_paused p;
+
+	(void)arg;
+	wait_keyed = 0;
+	tfd_dom_handler(1, &p); /* running, until /proc shows it gone */
+}
+
+static void make_wait_key(void)
+{
+	have_wait_key = pthread_key_create(&wait_key, ends_in_wait) == 0;
+}
+
+/* Before this thread's first wait: its end undoes a wait it ends in. */
+static void wait_key_set(void)
+{
+	if (wait_keyed)
+		return;
+	pthread_once(&wait_key_once, make_wait_key);
+	if (have_wait_key && pthread_setspecific(wait_key, &wait_key) == 0)
+		wait_keyed = 1;
+}
+
 /* Every signal is held from the moment a wait registers until the kernel
  * blocks, which lets them through atomically (ppoll's mask): a signal
  * that comes meanwhile interrupts the wait, as it would have on Linux
@@ -126,6 +188,7 @@ static int dom_sleep(int64_t deadline)
 		}
 		return 0;
 	}
+	wait_key_set();
 	hold_signals(&old);
 	during = old;
 	sigdelset(&during, DOM_POKE_SIG);
@@ -164,6 +227,8 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 	sigset_t old, during;
 	int r = 0, e = 0;
 
+	if (s)
+		wait_key_set();
 	hold_signals(&old);
 	during = mask ? *mask : old;
 	sigdelset(&during, DOM_POKE_SIG);
@@ -219,8 +284,10 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
 	if (deadline == DOM_NEVER)
 		return try(ctx, -1);
 
-	if (s)
+	if (s) {
+		wait_key_set();
 		to_wait(s, DK_SLICE, deadline);
+	}
 	for (;;) {
 		int64_t left = tfd_dom_real_left(tfd_dom, deadline);
 		int64_t slice = SLICE_NS;
@@ -272,8 +339,12 @@ static int block_readable(void *ctx, const sigset_t *mask, int64_t ns)
 {
 	struct pollfd p = { ((struct one_fd *)ctx)->fd, POLLIN, 0 };
 	struct timespec ts = tfd_ns_to_ts(ns);
+	uintptr_t b = tfd_engine_waits_block(); /* see waits.c */
+	int r = R(ppoll)(&p, 1, ns < 0 ? NULL : &ts, mask), e = errno;
 
-	return R(ppoll)(&p, 1, ns < 0 ? NULL : &ts, mask);
+	tfd_engine_waits_unblock(b);
+	errno = e;
+	return r;
 }
 
 /* A blocking read of a timer with nothing to read waits on virtual time
@@ -291,7 +362,16 @@ int tfd_virtual_read_wait(int fd)
 	if (tfd_be->hold)
 		held = tfd_be->hold(fd);
 	tfd_leave(was);
-	r = tfd_dom_kwait(DOM_NEVER, NULL, look_readable, block_readable, &ctx);
+	/* A handler installed with SA_RESTART lets the read go on, as
+	 * Linux restarts read(2) after it. */
+	for (;;) {
+		unsigned u = tfd_sig_unrestarted;
+
+		r = tfd_dom_kwait(DOM_NEVER, NULL, look_readable,
+		                  block_readable, &ctx);
+		if (!(r < 0 && errno == EINTR && tfd_sig_unrestarted == u))
+			break;
+	}
 	was = tfd_enter();
 	if (held)
 		tfd_be->unhold(held);

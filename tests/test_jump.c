@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Waits that do not come back through our code (issue 19): a signal
+ * handler that jumps out of a blocked read or of a wait of the preload's
+ * (siglongjmp: the timeout idiom), a thread cancelled in one.  What the
+ * wait registered is undone (the closed timer it kept running goes), and
+ * a handler that only interrupts a wait (and calls the library itself)
+ * leaves the wait as it was.  tests/host/signals.c has the programs.
+ */
+#include "t.h"
+
+#include "backend.h"
+#include "tfd.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static sigjmp_buf env;
+
+static void jump(int sig)
+{
+	(void)sig;
+	siglongjmp(env, 1);
+}
+
+static void on(int sig, void (*fn)(int), int flags)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sa.sa_flags = flags;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(sig, &sa, NULL) == 0);
+}
+
+/* The signal that jumps (not SIGALRM: the runner's time limit). */
+#define JUMP SIGUSR2
+
+/* JUMP in ms milliseconds, once. */
+static void alarm_ms(long ms)
+{
+	static timer_t t;
+	static int made;
+	struct sigevent ev;
+	struct itimerspec its = { { 0, 0 }, { ms / 1000, ms % 1000 * MS } };
+
+	if (!made) {
+		memset(&ev, 0, sizeof(ev));
+		ev.sigev_notify = SIGEV_SIGNAL;
+		ev.sigev_signo = JUMP;
+		CHECK(timer_create(CLOCK_MONOTONIC, &ev, &t) == 0);
+		made = 1;
+	}
+	CHECK(timer_settime(t, 0, &its, NULL) == 0);
+}
+
+static int far_timer(void)
+{
+	int fd = t_timer(CLOCK_MONOTONIC, 0);
+
+	t_arm(fd, 0, 3600 * SEC, 0);
+	return fd;
+}
+
+/* The timeout idiom, then a close: the timer goes with it. */
+TEST(jump_out_of_a_blocked_read_then_close_lets_the_timer_go)
+{
+	int fd = far_timer(), i;
+	uint64_t n;
+
+	on(JUMP, jump, 0);
+	for (i = 0; i < 3; i++) {
+		if (!sigsetjmp(env, 1)) {
+			alarm_ms(10);
+			tfd_read(fd, &n, sizeof(n));
+			CHECK(!"the read returned");
+		}
+		CHECK(tfd_engine_holds() == 1);
+	}
+	CHECK_OK(tfd_close(fd));
+	CHECK(tfd_engine_holds() == 0);
+	CHECK(tfd_engine_backend.count() == 0);
+}
+
+/* Another thread closes the timer that the jump left a wait on: it is
+ * kept until the thread that jumped calls the library again (tfd(7),
+ * BUGS), then it goes. */
+static void *close_it(void *arg)
+{
+	CHECK_OK(tfd_close(*(int *)arg));
+	return (void *)tfd_engine_holds();
+}
+
+TEST(jump_out_of_a_blocked_read_then_close_elsewhere)
+{
+	int fd = far_timer();
+	pthread_t th;
+	void *held;
+	uint64_t n;
+
+	on(JUMP, jump, 0);
+	if (!sigsetjmp(env, 1)) {
+		alarm_ms(10);
+		tfd_read(fd, &n, sizeof(n));
+		CHECK(!"the read returned");
+	}
+	CHECK(pthread_create(&th, NULL, close_it, &fd) == 0);
+	CHECK(pthread_join(th, &held) == 0);
+	CHECK(held == (void *)1);
+	CHECK(tfd_engine_holds() == 0);
+}
+
+/* A reader cancelled in its read: the timer closed meanwhile, kept for
+ * it, goes with the thread. */
+static void *reader(void *arg)
+{
+	uint64_t n;
+
+	tfd_read(*(int *)arg, &n, sizeof(n));
+	return NULL;
+}
+
+TEST(jump_cancelled_reader_lets_a_closed_timer_go)
+{
+	int fd = far_timer();
+	pthread_t th;
+	void *res;
+
+	CHECK(pthread_create(&th, NULL, reader, &fd) == 0);
+	t_sleep_ns(20 * MS);
+	CHECK_OK(tfd_close(fd));
+	CHECK(tfd_engine_holds() == 1); /* kept for the reader */
+	CHECK(pthread_cancel(th) == 0);
+	CHECK(pthread_join(th, &res) == 0 && res == PTHREAD_CANCELED);
+	CHECK(tfd_engine_holds() == 0);
+}
+
+/* A handler that only interrupts a read (SA_RESTART) and calls the
+ * library itself leaves the read's wait as it was: the timer, closed
+ * while the read goes on, keeps running for it, and the read counts it.
+ * On the thread's stack, and on an alternate signal stack that lies
+ * above the read's frames. */
+static int other = -1;
+static volatile sig_atomic_t handled;
+
+static void call_library(int sig)
+{
+	struct itimerspec cur;
+	int e = errno;
+
+	(void)sig;
+	if (tfd_gettime(other, &cur) == 0)
+		handled = 1;
+	errno = e;
+}
+
+struct interrupted {
+	int fd, alt;
+	uint64_t n;
+	ssize_t r;
+	pid_t tid;
+};
+
+static void *interrupted_reader(void *arg)
+{
+	struct interrupted *w = arg;
+	char above[64 * 1024]; /* on this thread's stack, above the read's
+	                        * frames: the alternate stack */
+	stack_t ss;
+
+	memset(above, 0, sizeof(above));
+	if (w->alt) {
+		ss.ss_sp = above;
+		ss.ss_size = sizeof(above);
+		ss.ss_flags = 0;
+		CHECK(sigaltstack(&ss, NULL) == 0);
+	}
+	__atomic_store_n(&w->tid, (pid_t)syscall(SYS_gettid),
+	                 __ATOMIC_RELEASE);
+	w->r = tfd_read(w->fd, &w->n, sizeof(w->n));
+	if (w->alt) {
+		ss.ss_flags = SS_DISABLE;
+		sigaltstack(&ss, NULL);
+	}
+	return NULL;
+}
+
+static void interrupt_then_close(int alt)
+{
+	struct interrupted w = { -1, alt, 0, 0, 0 };
+	pthread_t th;
+
+	if (!tfd_engine_private_files())
+		t_skip("the fallback cannot post to a closed timer (tfd(7))");
+	if (T_TSAN)
+		t_skip("ThreadSanitizer runs the handler after the read(2)");
+	other = t_timer(CLOCK_MONOTONIC, 0);
+	w.fd = t_timer(CLOCK_MONOTONIC, 0);
+	t_arm(w.fd, 0, 300 * MS, 0);
+	on(SIGUSR1, call_library, SA_RESTART | (alt ? SA_ONSTACK : 0));
+	handled = 0;
+	CHECK(pthread_create(&th, NULL, interrupted_reader, &w) == 0);
+	while (!__atomic_load_n(&w.tid, __ATOMIC_ACQUIRE))
+		t_sleep_ns(MS);
+	CHECK(t_wait_asleep(w.tid));
+	CHECK(pthread_kill(th, SIGUSR1) == 0);
+	while (!handled)
+		t_sleep_ns(MS);
+	CHECK(t_wait_asleep(w.tid));
+	CHECK_OK(tfd_close(w.fd));
+	CHECK(tfd_engine_holds() == 2); /* other, and the read's */
+	CHECK(pthread_join(th, NULL) == 0);
+	CHECK(w.r == (ssize_t)sizeof(w.n) && w.n == 1);
+	CHECK(tfd_engine_holds() == 1);
+	CHECK_OK(tfd_close(other));
+}
+
+TEST(jump_a_handler_that_calls_the_library_keeps_the_read_it_interrupts)
+{
+	interrupt_then_close(0);
+}
+
+TEST(jump_a_handler_on_an_alternate_stack_keeps_the_read_it_interrupts)
+{
+	interrupt_then_close(1);
+}
+
+/* The preload's waits hold the timers they wait on and say where they
+ * block (backend.h): a jump out of the poll(2) lets them go at the
+ * thread's next call, a cancelled poller's at its end, and a poll that
+ * returns gives them back as ever. */
+TEST(jump_out_of_a_holding_wait_lets_the_timer_go)
+{
+	int fd = far_timer();
+	struct pollfd p = { fd, POLLIN, 0 };
+	void *h;
+
+	on(JUMP, jump, 0);
+	if (!sigsetjmp(env, 1)) {
+		h = tfd_engine_backend.hold(fd);
+		CHECK(h != NULL);
+		tfd_engine_waits_block();
+		alarm_ms(10);
+		poll(&p, 1, -1);
+		CHECK(!"poll returned");
+	}
+	CHECK_OK(tfd_close(fd));
+	CHECK(tfd_engine_holds() == 0);
+
+	fd = t_timer(CLOCK_MONOTONIC, 0);
+	t_arm(fd, 0, 5 * MS, 0);
+	p.fd = fd;
+	h = tfd_engine_backend.hold(fd);
+	CHECK(h != NULL);
+	{
+		uintptr_t b = tfd_engine_waits_block();
+
+		CHECK(poll(&p, 1, 2000) == 1);
+		tfd_engine_waits_unblock(b);
+	}
+	CHECK_OK(tfd_close(fd));
+	CHECK(tfd_engine_holds() == 1); /* held still */
+	tfd_engine_backend.unhold(h);
+	CHECK(tfd_engine_holds() == 0);
+}
+
+/* It holds the timer, and blocks where a cancellation finds it: in a
+ * read of an empty pipe (a poll(2) cancelled midway leaves
+ * ThreadSanitizer ignoring the thread's locks from then on). */
+static int pipe_fds[2];
+
+static void *poller(void *arg)
+{
+	char c;
+
+	CHECK(tfd_engine_backend.hold(*(int *)arg) != NULL);
+	tfd_engine_waits_block();
+	if (read(pipe_fds[0], &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+TEST(jump_cancelled_holding_wait_lets_a_closed_timer_go)
+{
+	int fd = far_timer();
+	pthread_t th;
+	void *res;
+
+	CHECK(pipe(pipe_fds) == 0);
+	CHECK(pthread_create(&th, NULL, poller, &fd) == 0);
+	t_sleep_ns(20 * MS);
+	CHECK_OK(tfd_close(fd));
+	CHECK(tfd_engine_holds() == 1);
+	CHECK(pthread_cancel(th) == 0);
+	CHECK(pthread_join(th, &res) == 0 && res == PTHREAD_CANCELED);
+	CHECK(tfd_engine_holds() == 0);
+	close(pipe_fds[0]);
+	close(pipe_fds[1]);
+}
+
+/* A thread that jumped out of a read ends with pthread_exit(): nothing
+ * of the abandoned call is unwound (a cleanup handler left registered by
+ * it made this crash). */
+static void *jump_then_exit(void *arg)
+{
+	uint64_t n;
+	sigset_t s;
+
+	sigemptyset(&s);
+	sigaddset(&s, JUMP);
+	CHECK(pthread_sigmask(SIG_UNBLOCK, &s, NULL) == 0);
+	if (!sigsetjmp(env, 1)) {
+		alarm_ms(10);
+		tfd_read(*(int *)arg, &n, sizeof(n));
+	}
+	pthread_exit((void *)2);
+}
+
+TEST(jump_out_of_a_read_then_pthread_exit)
+{
+	int fd = far_timer();
+	sigset_t s;
+	pthread_t th;
+	void *res;
+
+	on(JUMP, jump, 0);
+	sigemptyset(&s);
+	sigaddset(&s, JUMP);
+	CHECK(pthread_sigmask(SIG_BLOCK, &s, NULL) == 0); /* the thread's
+	                                                   * alone */
+	CHECK(pthread_create(&th, NULL, jump_then_exit, &fd) == 0);
+	CHECK(pthread_join(th, &res) == 0 && res == (void *)2);
+	CHECK_OK(tfd_close(fd));
+	CHECK(tfd_engine_holds() == 0);
+}
