@@ -147,6 +147,10 @@ void tfd_vpublish(void);
 
 /* A clock now: the domain's, or without one the engine's virtual clock. */
 int64_t tfd_vnow(clockid_t c);
+/* A clock now, read by the program (clock_gettime(), gettimeofday(),
+ * time()...): tfd_vnow(), but a thread that spins reading it at the
+ * instant its last wait timed out waits for time to pass it (waits.c). */
+int64_t tfd_vread(clockid_t c);
 /* The base of a clock virtual time keeps (CLOCK_REALTIME, _MONOTONIC or
  * _BOOTTIME), or -1 (a clock of the system's: CPU time...). */
 clockid_t tfd_virtual_base(clockid_t c);

@@ -51,6 +51,45 @@ static int looked_nothing(struct dom_slot *s, int64_t deadline)
 	return 0;
 }
 
+/*
+ * A wait whose deadline has been reached lets time pass it.  Time stands
+ * still while a thread runs, so a loop "left = end - now; if (now > end)
+ * give up; wait(left)" (Python's subprocess, concurrent.futures) finds
+ * now == end after its wait timed out, waits 0, and would spin at that
+ * instant for ever.  The rule: a timed wait that ends at its deadline
+ * with nothing found notes the instant; a later timed wait of the same
+ * thread whose deadline is reached while the clock still reads that
+ * instant waits for the smallest step past it, 1 ns, which time makes
+ * when every thread waits, as for any deadline.  The first wait of zero
+ * at an instant returns at once, as on Linux; only a thread that already
+ * timed out there waits (an event loop polling with a zero timeout pays
+ * a move of the mover's for each such poll).  Exact and repeatable: the
+ * loop gives up 1 ns past its end, every run.
+ */
+static __thread int64_t timed_out_at = -1;
+/* The program's reads of the clock since, at that instant. */
+static __thread uint32_t spin_reads;
+
+static int64_t past_reached(int64_t deadline)
+{
+	int64_t now;
+
+	if (deadline == DOM_NEVER || timed_out_at < 0)
+		return deadline;
+	now = tfd_dom_now(tfd_dom, DC_MONO);
+	return deadline <= now && now == timed_out_at ? now + 1 : deadline;
+}
+
+/* A wait ended: at its deadline with nothing (timed_out), or not. */
+static void wait_ended(int timed_out)
+{
+	int64_t was = timed_out_at;
+
+	timed_out_at = timed_out ? tfd_dom_now(tfd_dom, DC_MONO) : -1;
+	if (timed_out_at != was)
+		spin_reads = 0;
+}
+
 /* RUN -> WAIT: the thread leaves the count of running ones. */
 static void to_wait(struct dom_slot *s, int kind, int64_t deadline)
 {
@@ -164,6 +203,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 	sigset_t old, during;
 	int r = 0, e = 0;
 
+	deadline = past_reached(deadline);
 	hold_signals(&old);
 	during = mask ? *mask : old;
 	sigdelset(&during, DOM_POKE_SIG);
@@ -197,6 +237,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 		to_run(s);
 	}
 	release_signals(&old);
+	wait_ended(r == 0);
 	errno = e;
 	return r;
 }
@@ -219,6 +260,7 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
 	if (deadline == DOM_NEVER)
 		return try(ctx, -1);
 
+	deadline = past_reached(deadline);
 	if (s)
 		to_wait(s, DK_SLICE, deadline);
 	for (;;) {
@@ -238,6 +280,7 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
 	}
 	if (s)
 		to_run(s);
+	wait_ended(r == ETIMEDOUT);
 	return r;
 }
 
@@ -308,11 +351,17 @@ int tfd_virtual_sleep_until(int64_t deadline, int64_t *left)
 	int64_t now = tfd_vnow(CLOCK_MONOTONIC);
 	int e;
 
-	if (deadline <= now)
+	if (tfd_dom)
+		deadline = past_reached(deadline);
+	if (deadline <= now) {
+		if (tfd_dom)
+			wait_ended(1);
 		return 0;
+	}
 	if (deadline - now > TFD_HORIZON || !tfd_dom)
 		return VWAIT_BLOCK;
 	e = dom_sleep(deadline);
+	wait_ended(!e);
 	if (e && left) {
 		*left = deadline - tfd_vnow(CLOCK_MONOTONIC);
 		if (*left < 0)
@@ -323,9 +372,34 @@ int tfd_virtual_sleep_until(int64_t deadline, int64_t *left)
 
 int tfd_virtual_sleep(int64_t ns, int64_t *left)
 {
-	if (ns <= 0)
+	if (ns <= 0 && !tfd_dom)
 		return 0;
 	if (ns > TFD_HORIZON)
 		return VWAIT_BLOCK;
 	return tfd_virtual_sleep_until(tfd_vnow(CLOCK_MONOTONIC) + ns, left);
+}
+
+/*
+ * A clock read by the program.  The loop above may not wait at all when
+ * its time left is zero (Python's Event.wait(0) only tries the lock:
+ * concurrent.futures.as_completed): after a wait of the thread's timed
+ * out, SPIN_READS reads of the clock at that same instant with no other
+ * wait between are a spin, and the last of them waits for the smallest
+ * step past the instant, as a wait of zero there does.  Counted, not
+ * timed: the same on every run.
+ */
+#define SPIN_READS 1000
+int64_t tfd_vread(clockid_t c)
+{
+	if (tfd_dom && timed_out_at >= 0) {
+		int64_t now = tfd_dom_now(tfd_dom, DC_MONO);
+
+		if (now != timed_out_at) {
+			timed_out_at = -1;
+			spin_reads = 0;
+		} else if (++spin_reads >= SPIN_READS) {
+			wait_ended(!dom_sleep(now + 1));
+		}
+	}
+	return tfd_vnow(c);
 }
