@@ -311,7 +311,9 @@ static int run_in_domain(char **argv, uint32_t rate)
 		return FAILED;
 	}
 	snprintf(name, sizeof(name), "%d:%d", (int)getpid(), fd);
-	if (setenv("TFD_DOMAIN", name, 1) < 0 || handlers() < 0) {
+	/* The domain ends even if we are killed (tfd-preload(7)). */
+	if (setenv("TFD_DOMAIN", name, 1) < 0 || handlers() < 0 ||
+	    tfd_dom_watch(d) < 0) {
 		fprintf(stderr, "tfd: exec: %s\n", strerror(errno));
 		return FAILED;
 	}

@@ -881,10 +881,74 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 }
 
 /* The mover is gone: programs the tree left behind go on with time
- * flowing for real from where it is. */
+ * flowing for real from where it is.  Their waits blocked without a
+ * limit (pure virtual time: only the mover ended them) are poked, and
+ * the agents woken, to wait again for real.  Once: a second call (the
+ * watch below, after `tfd exec` ended it) only pokes. */
 void tfd_dom_end(struct tfd_dom *d)
 {
-	__atomic_store_n(&d->rbase, tfd_dom_real_mono(), __ATOMIC_RELAXED);
-	__atomic_store_n(&d->ended, 1, __ATOMIC_RELEASE);
+	uint32_t i, hi;
+
+	if (!__atomic_load_n(&d->ended, __ATOMIC_SEQ_CST)) {
+		set_clocks(d, tfd_dom_now(d, DC_MONO)); /* busy mode's flow */
+		__atomic_store_n(&d->ended, 1, __ATOMIC_SEQ_CST);
+	}
 	tfd_dom_changed(d);
+	hi = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
+	for (i = 0; i < hi; i++) {
+		struct dom_slot *s = &d->slot[i];
+
+		if (s->tid > 0 &&
+		    __atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == DS_WAIT &&
+		    s->kind != DK_SLICE)
+			syscall(SYS_tgkill, s->pid, s->tid, DOM_POKE_SIG);
+	}
+	hi = __atomic_load_n(&d->phiwater, __ATOMIC_ACQUIRE);
+	for (i = 0; i < hi; i++) {
+		struct dom_proc *p = &d->proc[i];
+
+		if (__atomic_load_n(&p->pid, __ATOMIC_ACQUIRE) > 0 &&
+		    __atomic_load_n(&p->agent, __ATOMIC_ACQUIRE)) {
+			__atomic_add_fetch(&p->wake, 1, __ATOMIC_SEQ_CST);
+			tfd_dom_futex_wake(&p->wake);
+		}
+	}
+}
+
+/* A process of its own (a fork of the mover's, outside the tree, with
+ * no descriptor but a pipe's read end) that ends the domain when the
+ * mover is gone, however it went: a mover killed (SIGKILL, by timeout(1)
+ * or a test harness) left the tree's waits blocked for ever.  It ignores
+ * the signals a terminal or timeout(1) sends to the group: it ends with
+ * the mover, at the pipe's end.  0, or -1 with errno. */
+int tfd_dom_watch(struct tfd_dom *d)
+{
+	static const int ign[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
+		                   SIGUSR2, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU };
+	int p[2];
+	pid_t w;
+	char c;
+	size_t i;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	w = fork();
+	if (w < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (w > 0) {
+		close(p[0]);
+		return 0; /* p[1]: the mover's until it is gone */
+	}
+	for (i = 0; i < sizeof(ign) / sizeof(*ign); i++)
+		signal(ign[i], SIG_IGN);
+	if (dup2(p[0], 0) < 0)
+		_exit(1);
+	syscall(SYS_close_range, 1, ~0u, 0); /* a failure leaves them open */
+	while (read(0, &c, 1) < 0 && errno == EINTR)
+		;
+	tfd_dom_end(d);
+	_exit(0);
 }

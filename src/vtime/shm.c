@@ -170,7 +170,9 @@ int64_t tfd_dom_real_left(const struct tfd_dom *d, int64_t deadline)
 	uint32_t rate = __atomic_load_n(&d->rate_milli, __ATOMIC_RELAXED);
 	int64_t left;
 
-	if (__atomic_load_n(&d->ended, __ATOMIC_RELAXED))
+	/* After the wait's state (seq_cst): the mover's end sees the wait
+	 * and pokes it, or the wait sees the end. */
+	if (__atomic_load_n(&d->ended, __ATOMIC_SEQ_CST))
 		rate = rate ? rate : 1000;
 	if (!rate || deadline == DOM_NEVER)
 		return -1;

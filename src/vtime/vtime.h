@@ -98,8 +98,11 @@ void tfd_dom_reserved(struct tfd_dom *d, int slot, pid_t pid);
 int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
                  void (*moved)(void *, int64_t, int64_t), void *ctx);
 /* The mover is gone: programs left behind go on with time flowing for
- * real from where it is. */
+ * real from where it is (their waits poked to wait for real). */
 void tfd_dom_end(struct tfd_dom *d);
+/* A process that calls tfd_dom_end() once the caller is gone, even
+ * killed.  0, or -1 with errno. */
+int tfd_dom_watch(struct tfd_dom *d);
 
 /* ---- for the preload: joining, and a process's life ---- */
 
