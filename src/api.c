@@ -180,7 +180,7 @@ const char *tfd_backend_name(void)
 	return backend()->name;
 }
 
-/* The backend in use: for the preload library (preload.c), which calls its
+/* The backend in use: for the preload library (src/preload/), which calls its
  * dup and check operations. */
 const struct tfd_backend *tfd_current_backend(void)
 {

@@ -66,6 +66,13 @@ struct tfd_backend {
 	/* Time from now to the earliest deadline of any timer, 0 if one is
 	 * due; ENOENT when no timer is armed.  Optional. */
 	int (*next_due)(int64_t *in_ns);
+	/* Optional, with virtual_move: what virtual time (src/vtime) asks
+	 * of the timers, as tfd_engine_virtual_start(),
+	 * tfd_engine_virtual_move_to() and tfd_engine_read_elsewhere()
+	 * below say. */
+	int (*virtual_start)(int64_t mono, int64_t real, int64_t boot);
+	int (*virtual_move_to)(int64_t mono);
+	int (*read_elsewhere)(int fd);
 };
 
 extern const struct tfd_backend tfd_engine_backend;

@@ -20,9 +20,9 @@
 
 static const char *const names[] = {
 	[LK_SELECT] = "select_lock (api.c)",
-	[LK_AGENT] = "agent_lock (vtime/domain.c)",
-	[LK_PUBLISH] = "publish_lock (vtime/domain.c)",
-	[LK_SYNC] = "sync_lock (vtime/domain.c)",
+	[LK_AGENT] = "agent_lock (vtime/step.c)",
+	[LK_PUBLISH] = "publish_lock (vtime/step.c)",
+	[LK_SYNC] = "sync_lock (vtime/step.c)",
 	[LK_SIGTIMERS] = "lock (preload/sigtimers.c)",
 	[LK_EPOLL] = "lock (preload/epoll.c)",
 	[LK_SIGNALS] = "lock (preload/signals.c)",

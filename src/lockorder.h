@@ -5,9 +5,9 @@
  * locks below it in this list (outermost first).
  *
  *   LK_SELECT     api.c's select_lock (the backend in use; rwlock)
- *   LK_AGENT      vtime/domain.c: starting the process's agent thread
- *   LK_PUBLISH    vtime/domain.c: publishing the next deadline
- *   LK_SYNC       vtime/domain.c: moving the engine's clocks in step
+ *   LK_AGENT      vtime/step.c: starting the process's agent thread
+ *   LK_PUBLISH    vtime/step.c: publishing the next deadline
+ *   LK_SYNC       vtime/step.c: moving the engine's clocks in step
  *   LK_SIGTIMERS  preload/sigtimers.c: alarm() and timer_create() timers
  *   LK_EPOLL      preload/epoll.c: the edge-triggered registrations
  *   LK_SIGNALS    preload/signals.c: the program's signal handlers

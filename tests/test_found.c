@@ -25,7 +25,7 @@ static const struct itimerspec zero;
  * the count, so a non-blocking read fails with ECANCELED; tfd_read(3) says
  * ECANCELED whenever the cancellation is still pending, and tfd(7) NOTES 1
  * that after a plain read() it "stays pending for tfd_read(3)".
- * The fix (src/engine.c, e_read): do not block or fail with EAGAIN when
+ * The fix (src/engine/ops.c, tfd_engine_read): do not block or fail with EAGAIN when
  * T_CANCELLED is set and the descriptor is non-blocking, e.g.
  *     if (!e && n == 0 && !((t->flags & T_CANCELLED) &&
  *                           (fcntl(t->priv, F_GETFL) & O_NONBLOCK)))
@@ -56,10 +56,10 @@ TEST(found_nonblocking_read_reports_a_pending_cancellation)
 /*
  * 2. The virtual clock saturates at TFD_NS_MAX, where saturated deadlines
  * lie: a periodic timer whose next expiry saturates is requeued at
- * TFD_NS_MAX <= now, and virtual_deliver() loops forever with g.lock held
- * (every later call of the library hangs).  A saturated one-shot would
+ * TFD_NS_MAX <= now, and virtual_deliver() loops forever with the
+ * engine's lock held (every later call of the library hangs).  A saturated one-shot would
  * also fire, where SPEC 1 says such a timer never fires.
- * The fix (src/engine.c, clamp_add and tfd_engine_virtual_move): let the
+ * The fix (src/engine/virtual.c, clamp_add and move): let the
  * virtual clocks stop 1 ns short of the end of time, e.g.
  *     return a > TFD_NS_MAX - 1 - d ? TFD_NS_MAX - 1 : a + d;
  * and clamp real_to the same way.
@@ -100,7 +100,7 @@ TEST_LIMIT(found_virtual_clock_at_the_end_of_time_does_not_hang, 10)
  * max(next, hold) = next.  A plain read() of a 60 ms timer whose first
  * post was read late then misses the second expiration for ~60 ms (and
  * one of a timer with a period of years blocks for years).
- * The fix (src/engine.c, expire): hold back only timers faster than HOLD_MAX,
+ * The fix (src/engine/service.c, expire): hold back only timers faster than HOLD_MAX,
  *     if (t->m.interval && t->m.interval < HOLD_MAX && unread(t))
  * (for those, hold >= next, so the key is the hold; a slower timer costs a
  * wake-up per period anyway).

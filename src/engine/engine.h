@@ -57,6 +57,7 @@
 #include "lockorder.h"
 #include "core/model.h"
 #include "core/queue.h"
+#include "futex.h"
 
 #include <pthread.h>
 #include <stddef.h>
@@ -278,9 +279,6 @@ void tfd_family_orphan(struct tfd_timer *t); /* no deliverer: adopt it */
 void tfd_family_poke(int i);        /* wake record i's service thread */
 void tfd_family_repair(void);
 uint64_t tfd_proc_bit(int i);
-void tfd_futex_wait(unsigned *word, unsigned val); /* while *word == val */
-void tfd_futex_nap(unsigned *word, unsigned val, long ns);
-void tfd_futex_wake(unsigned *word, int n);
 
 /* table.c */
 int tfd_engine_find(int fd, struct tfd_hold **h);

@@ -50,24 +50,6 @@ void tfd_engine_assert_locked(void)
 #endif
 #define HELD(v) ((v) ? tfd_lock_taken(LK_FAMILY) : tfd_lock_released(LK_FAMILY))
 
-void tfd_futex_wait(unsigned *word, unsigned val)
-{
-	syscall(SYS_futex, word, FUTEX_WAIT, val, NULL, NULL, 0);
-}
-
-/* As tfd_futex_wait, for ns nanoseconds at most. */
-void tfd_futex_nap(unsigned *word, unsigned val, long ns)
-{
-	struct timespec ts = { ns / TFD_NSEC, ns % TFD_NSEC };
-
-	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
-}
-
-void tfd_futex_wake(unsigned *word, int n)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE, n, NULL, NULL, 0);
-}
-
 static void robust_init(pthread_mutex_t *m)
 {
 	pthread_mutexattr_t a;
@@ -138,7 +120,7 @@ int tfd_family_open(void)
  * sleeper, and a sleeper woken and killed before it takes the lock takes
  * that wake-up with it: the kernel passes it on only if the lock is still
  * free when the sleeper dies, so the others could sleep for ever beside a
- * free lock (a parent whose children are killed in their calls hung so).
+ * free lock (a parent whose children are killed in their calls).
  * A thread that cannot have the lock sets `sleepers` and sleeps on that
  * word; the unlock that finds it set clears it and wakes all of them (a
  * dead one cannot swallow that), and each tries again.  A sleep lasts

@@ -624,4 +624,7 @@ const struct tfd_backend tfd_virtual_backend = {
 	.activate = v_activate,
 	.virtual_move = tfd_engine_virtual_move,
 	.virtual_now = tfd_engine_virtual_now,
+	.virtual_start = tfd_engine_virtual_start,
+	.virtual_move_to = tfd_engine_virtual_move_to,
+	.read_elsewhere = tfd_engine_read_elsewhere,
 };

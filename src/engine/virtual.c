@@ -212,7 +212,7 @@ int tfd_engine_virtual_now(int clockid, int64_t *ns)
 }
 
 /*
- * The hook of a virtual-time domain (the preload's src/vtime/domain.c):
+ * The hook of a virtual-time domain (virtual time's src/vtime/step.c):
  * the virtual clocks start at the domain's values instead of the system's,
  * so that every process of a tree starts on one clock; the preload then
  * keeps them in step with virtual_move.  Only while no timer is open (at

@@ -3,8 +3,8 @@
  * exports.c - libtfd-preload.so's exported functions: glibc's names, with
  * glibc's prototypes.  Each decides, with one look at the table of
  * numbers, whether the call concerns a timer of ours (or virtual time),
- * and hands it on: to fdops.c, waits.c, vtime.c, or straight to the next
- * definition.  See tfd-preload(7).
+ * and hands it on: to fdops.c, waits.c, virtual time (vtime.h), or
+ * straight to the next definition.  See tfd-preload(7).
  */
 #include "preload/preload.h"
 
@@ -452,7 +452,7 @@ EXPORT int timer_create(clockid_t c, struct sigevent *ev, timer_t *id)
 	int r;
 
 	if (!tfd_dom || tfd_inside ||
-	    (r = tfd_sigtimer_create(c, ev, id)) == -2)
+	    (r = tfd_sigtimer_create(c, ev, id)) == TFD_PASS)
 		return R(timer_create)(c, ev, id);
 	return r;
 }

@@ -280,7 +280,7 @@ EXPORT ssize_t mq_timedreceive(mqd_t q, char *buf, size_t n, unsigned *prio,
 
 	LAUNDER(abs);
 	if (OFF || !abs ||
-	    (r = tfd_mq_timed(q, 0, abs, try_receive, &m)) == -2)
+	    (r = tfd_mq_timed(q, 0, abs, try_receive, &m)) == TFD_PASS)
 		return R(mq_timedreceive)(q, buf, n, prio, abs);
 	return r;
 }
@@ -292,7 +292,8 @@ EXPORT int mq_timedsend(mqd_t q, const char *buf, size_t n, unsigned prio,
 	ssize_t r;
 
 	LAUNDER(abs);
-	if (OFF || !abs || (r = tfd_mq_timed(q, 1, abs, try_send, &m)) == -2)
+	if (OFF || !abs ||
+	    (r = tfd_mq_timed(q, 1, abs, try_send, &m)) == TFD_PASS)
 		return R(mq_timedsend)(q, buf, n, prio, abs);
 	return (int)r;
 }

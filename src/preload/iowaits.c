@@ -6,8 +6,8 @@
  * counted on the virtual clock; POSIX message queues with a timeout
  * (mq_timedreceive, mq_timedsend); signal waits (sigtimedwait,
  * sigwaitinfo, sigwait, sigsuspend, pause).  Each tries without
- * blocking, then waits as a wait of the domain (domain.c's kwait: ppoll
- * on the descriptor, the signal let through), and tries again.
+ * blocking, then waits as a wait of the domain (vtime.h: tfd_dom_kwait,
+ * ppoll on the descriptor, the signal let through), and tries again.
  */
 #include "preload/preload.h"
 #include "vtime/vtime.h"
@@ -157,9 +157,9 @@ ssize_t tfd_mq_timed(mqd_t q, int out, const struct timespec *abs,
 	int w;
 
 	if (!tfd_dom || mq_getattr(q, &a) < 0 || (a.mq_flags & O_NONBLOCK))
-		return -2;
+		return TFD_PASS;
 	if (abs->tv_nsec < 0 || abs->tv_nsec >= TFD_NSEC)
-		return -2; /* EINVAL, from libc */
+		return TFD_PASS; /* EINVAL, from libc */
 	deadline = tfd_ts_to_ns(abs) - tfd_vnow(CLOCK_REALTIME);
 	deadline = deadline > TFD_HORIZON ? DOM_NEVER
 	                                  : tfd_vnow(CLOCK_MONOTONIC) + deadline;
@@ -184,8 +184,8 @@ ssize_t tfd_mq_timed(mqd_t q, int out, const struct timespec *abs,
  * when the mover pokes (a process of the tree ended, stopped or went on:
  * the mover found it so) and by itself, 1 ms after it began or was poked,
  * then twice as long each time up to 64 ms (a child outside the tree, a
- * child's stop when time has nowhere to move): a child that never ends
- * cost a wake-up of the waiter and of the mover every millisecond. */
+ * child's stop when time has nowhere to move), so that a child that
+ * never ends costs little. */
 #define CHILD_NAP_MAX 64000000 /* ns */
 static __thread long child_nap;
 

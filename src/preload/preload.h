@@ -1,40 +1,57 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * preload.h - the parts of libtfd-preload.so and what they share.
+ * preload.h - the parts of libtfd-preload.so (the drop-in) and what they
+ * share.  The drop-in intercepts the C library's calls, decides whether a
+ * call is ours (a timer's number, a wait on one, a clock or a wait on
+ * virtual time) and hands it on: to the library, or to virtual time
+ * (src/vtime/vtime.h, its only interface), or to the next definition.
  *
  *   exports.c  the exported wrappers: a few lines each, deciding whether a
  *              call concerns a timer and handing it on
+ *   exports_waits.c  the exported wrappers of the waits on virtual time
+ *   clocks.c   timespec_get(), which glibc answers without clock_gettime
  *   next.c     the table of next definitions (dlsym RTLD_NEXT)
  *   numbers.c  the table of numbers that name our timers; which process
  *              owns it (a vfork child does not)
  *   fdops.c    read, write, close, dup, fcntl, ioctl on a timer
  *   epoll.c    epoll registrations of timers (writability, EPOLLET)
  *   waits.c    poll, select, epoll waits on timers
- *   ../vtime/  virtual time (vtime.c: clocks, sleeps, the waits' entry
- *              to the domain; domain.c: joining it, a slot per thread,
- *              the three ways a wait blocks, the engine kept in step;
- *              mover.c: the mover and the shared memory, also in
- *              `tfd exec`; domain.h)
  *   signals.c  the program's signal handlers, counted (virtual time)
  *   sigtimers.c  timer_create & co, alarm, setitimer on virtual time
- *   timedwaits.c  timed waits on conditions, semaphores, locks, joins
+ *   timedwaits.c  timed waits on conditions, semaphores, locks, joins,
+ *              as waits of virtual time in slices
  *   iowaits.c  sockets, message queues, signal waits on virtual time
- *   exports_waits.c  the exported wrappers of those waits
- *   tree.c     threads and processes joining the domain from birth
+ *   tree.c     threads and processes created on virtual time: their
+ *              slots taken before they start (vtime.h)
  *   trace.c    TFD_TRACE
  *   rawsys.c   raw timerfd system calls (TFD_RAW_SYSCALLS): a seccomp
  *              filter, a SIGSYS handler, the program's SIGSYS handler
  *
- * The library is reached only through the public API and the operations
- * of the backend in use (backend.h).  Its own calls land in these wrappers
- * too: a thread-local flag, set while a call of the library runs and for
- * good in the threads it starts, sends them straight through.
+ * The library is reached through the public API, the operations of the
+ * backend in use (backend.h) and the hooks backend.h gives a host (fork's
+ * handlers, reads that do not block).  Its own calls land in these
+ * wrappers too: a thread-local flag, set while a call of the library runs
+ * and for good in the threads it starts, sends them straight through.
  *
- * Locks: seven of the preload's own (domain.c's agent_lock, publish_lock
- * and sync_lock, sigtimers.c's, epoll.c's, signals.c's, rawsys.c's
- * prog_lock), each taken in the one order of src/lockorder.h, where the
- * library's are too; each is declared beside its definition with
- * TFD_LOCK_RANK, and the sanitizer builds check the order.
+ * Returns, one convention per layer:
+ *   - an exported wrapper returns what the C library's call returns, as
+ *     it does: -1 with errno for most, an errno value for pthread_*() and
+ *     posix_spawn*(), with errno untouched then;
+ *   - a function here that carries out a call (fdops.c's tfd_timer_*,
+ *     waits.c, sigtimers.c, timedwaits.c, iowaits.c, tree.c) returns in
+ *     that call's convention, so that its wrapper hands the result on
+ *     unchanged, or TFD_PASS: not ours after all, the wrapper calls the
+ *     next definition;
+ *   - rawsys.c answers a trapped system call as the kernel does: the
+ *     result, or -errno in the return register;
+ *   - virtual time says what it returns in vtime.h (VWAIT_BLOCK: wait
+ *     for real).
+ *
+ * Locks: four of the drop-in's own (sigtimers.c's, epoll.c's,
+ * signals.c's, rawsys.c's prog_lock) and virtual time's three (vtime.h),
+ * each taken in the one order of src/lockorder.h, where the library's are
+ * too; each is declared beside its definition with TFD_LOCK_RANK, and the
+ * sanitizer builds check the order.
  */
 #ifndef TFD_PRELOAD_H
 #define TFD_PRELOAD_H
@@ -66,6 +83,8 @@
 #include <time.h>
 
 #define EXPORT __attribute__((visibility("default")))
+/* Not ours after all: the wrapper calls the next definition. */
+#define TFD_PASS (-2)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 /* ---- next.c ---- */
@@ -301,7 +320,7 @@ void tfd_signals_forked(void); /* in a child of fork(): the lock anew */
 /* ---- sigtimers.c ---- */
 
 int tfd_sigtimer_ours(timer_t id);
-/* -2: not a clock of virtual time (the caller passes it to libc). */
+/* TFD_PASS: not a clock of virtual time (the caller passes it on). */
 int tfd_sigtimer_create(clockid_t c, struct sigevent *ev, timer_t *id);
 int tfd_sigtimer_settime(timer_t id, int flags, const struct itimerspec *nv,
                          struct itimerspec *old);
@@ -332,7 +351,7 @@ ssize_t tfd_sock_call(int fd, int flags, int out,
                       ssize_t (*call)(void *, int), void *ctx);
 int tfd_sock_accept(int fd, int (*call)(void *), void *ctx);
 void tfd_sock_stamps(struct msghdr *msg);
-/* -2: not ours to wait on (libc's call is made). */
+/* TFD_PASS: not ours to wait on (the caller passes it on). */
 ssize_t tfd_mq_timed(mqd_t q, int out, const struct timespec *abs,
                      ssize_t (*try)(void *), void *ctx);
 int tfd_sig_wait(const sigset_t *set, siginfo_t *info,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * signals.c - on virtual time, the program's signal handlers are called
- * through ours, which counts them: a wait of the domain (domain.c) is
+ * through ours, which counts them: a wait of the domain (vtime.h) is
  * ended both by the mover's DOM_POKE_SIG and by the program's signals,
  * often at one moment (a thread woken by time sends a signal to another
  * that the mover pokes), and only the count tells whether the program's

@@ -5,7 +5,7 @@
  * SIGEV_THREAD_ID, SIGEV_NONE), alarm(2), setitimer(2) and getitimer(2)
  * with ITIMER_REAL.  Each process keeps its own (they are not inherited
  * by fork, as on Linux); their deadlines are part of what the process
- * tells the mover (domain.c), and they fire, when time reaches them, in
+ * tells the mover (vtime.h), and they fire, when time reaches them, in
  * the thread of the process that delivers its timers.
  */
 #include "preload/preload.h"
@@ -45,19 +45,22 @@ static timer_t id_of(int i)
 	return (timer_t)(ID_BASE + (uintptr_t)i);
 }
 
-/* The index of one of our ids, or -1 (a timer of libc's). */
+#define ID_LIBC (-1)    /* not one of our ids: a timer of libc's */
+#define ID_DELETED (-2) /* one of ours, deleted (EINVAL) */
+
+/* The index of one of our ids, or ID_LIBC, or ID_DELETED. */
 static int index_of(timer_t id)
 {
 	uintptr_t u = (uintptr_t)id;
 
 	if (u < ID_BASE + 1 || u >= ID_BASE + NTIMERS)
-		return -1;
-	return timers[u - ID_BASE].used ? (int)(u - ID_BASE) : -2;
+		return ID_LIBC;
+	return timers[u - ID_BASE].used ? (int)(u - ID_BASE) : ID_DELETED;
 }
 
 int tfd_sigtimer_ours(timer_t id)
 {
-	return tfd_dom && index_of(id) != -1;
+	return tfd_dom && index_of(id) != ID_LIBC;
 }
 
 static void count_armed(void)
@@ -74,7 +77,7 @@ int tfd_sigtimer_create(clockid_t c, struct sigevent *ev, timer_t *id)
 	int i;
 
 	if (tfd_virtual_base(c) < 0) /* CPU-time clocks: the system's */
-		return -2;
+		return TFD_PASS;
 	if (ev && ev->sigev_notify != SIGEV_NONE &&
 	    ev->sigev_notify != SIGEV_SIGNAL && ev->sigev_notify != SIGEV_THREAD &&
 	    ev->sigev_notify != SIGEV_THREAD_ID) {

@@ -3,7 +3,7 @@
  * timedwaits.c - waits with a timeout on a condition, a semaphore, a lock
  * or a thread's end, on virtual time.  Only another thread ends them
  * early, through memory the kernel does not tell us about: they wait for
- * real in slices of a millisecond (domain.c's DK_SLICE), looking again
+ * real in slices of a millisecond (vtime.h: tfd_dom_slice_wait), looking again
  * at each slice's end, and end with ETIMEDOUT when the virtual clock
  * reaches their deadline.  A deadline is counted on the clock the call
  * names, as an absolute time.  One beyond the horizon is none: the wait

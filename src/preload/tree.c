@@ -87,7 +87,8 @@ pid_t tfd_tree_fork(void)
 		tfd_dom_slot_name(slot, pid, pid);
 		/* A child that shares none of our timers (the family's
 		 * records all taken) reads their files where we do not see
-		 * it: a readable one is not skipped any more (domain.c). */
+		 * it: published again, a readable one is one that may be
+		 * read elsewhere (vtime's step.c). */
 		tfd_vpublish();
 	} else {
 		tfd_dom_slot_free(slot);
@@ -118,10 +119,9 @@ int tfd_tree_spawn(int path, pid_t *pid, const char *file,
 
 /* system(): the C library starts the shell with a posix_spawn of its own,
  * which we do not see, and waits for it: a slot taken before is the
- * shell's to claim when it loads the library, and time holds until then
- * (else it moved while the child was on its way, with every other
- * thread waiting).  A shell that did not load the library held time
- * until it ended. */
+ * shell's to claim when it loads the library, and time holds until then,
+ * so that it does not move while the child is on its way.  A shell that
+ * does not load the library holds time until it ends. */
 int tfd_tree_system(const char *cmd)
 {
 	int slot = tfd_dom_child_slot(), r, e;
@@ -201,8 +201,8 @@ static pid_t new_child(const char *before, const char *after)
  * learns its pid from the kernel's list of its children: the slot is
  * named after it, as a spawn's is, so that a child that does not load
  * the library is looked at in /proc, not waited for.  Where the kernel
- * keeps no such list, the slot is freed at once (time may move while the
- * child is on its way, as it did). */
+ * keeps no such list, the slot is freed at once (time may then move
+ * while the child is on its way). */
 FILE *tfd_tree_popen(const char *cmd, const char *mode)
 {
 	int slot = tfd_dom_child_slot(), e;

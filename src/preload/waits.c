@@ -9,7 +9,7 @@
  * holds each timer it waits on (the backend's hold): closing the timer's
  * last descriptor in another thread meanwhile does not stop the timer, as
  * Linux keeps the file of a descriptor being waited on.  On virtual time
- * the wait moves time (vtime.c).
+ * the wait moves time (vtime.h).
  */
 #include "preload/preload.h"
 

@@ -30,8 +30,10 @@
 #ifndef TFD_DOMAIN_H
 #define TFD_DOMAIN_H
 
+#include "futex.h"
 #include "vtime/vtime.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -127,8 +129,6 @@ struct tfd_dom {
 /* shm.c */
 struct tfd_dom *tfd_dom_map(const char *name); /* TFD_DOMAIN=<pid>:<fd> */
 int64_t tfd_dom_real_mono(void);
-long tfd_dom_futex_wait(uint32_t *w, uint32_t val, int64_t ns);
-void tfd_dom_futex_wake(uint32_t *w);
 /* Real ns until deadline in busy mode (time flows), -1 in pure mode. */
 int64_t tfd_dom_real_left(const struct tfd_dom *d, int64_t deadline);
 

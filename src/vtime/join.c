@@ -56,6 +56,10 @@ int tfd_dom_join(const char *name)
 	pthread_t th;
 	int my;
 
+	if (!tfd_be->virtual_now || !tfd_be->virtual_start ||
+	    !tfd_be->virtual_move_to || !tfd_be->read_elsewhere ||
+	    !tfd_be->next_due)
+		return -1; /* not a backend of virtual clocks */
 	tfd_dom = name && *name ? tfd_dom_map(name) : NULL;
 	if (!tfd_dom) {
 		tfd_dom = own = tfd_dom_create(NULL, 0);

@@ -96,11 +96,9 @@ static struct seen look_thread(int pid, int tid)
 /* 1 if the process is gone, or a zombie its parent may reap: its first
  * thread a zombie and no other left.  A first thread that has ended
  * shows Z while the others are still on their way out (exit_group), and
- * until the last is gone its parent's waitpid finds nothing: taken for
- * dead then, its slots were freed, the parent's look found no child, and
- * the mover moved on (vtree: the client's end seen at the server's next
- * tick, 8.050 s, not 7.700 s, about 1 run in 500; the leader read S with
- * 3 threads, then Z from /proc/PID/stat). */
+ * until the last is gone its parent's waitpid finds nothing: the process
+ * is not dead yet, its slots hold time, so that the parent's look for it
+ * comes after its end and time does not move past it. */
 static int proc_dead(int pid)
 {
 	struct seen t;
@@ -331,13 +329,12 @@ enum sweep { SW_SETTLED, SW_CHANGED, SW_HOLD };
  * way out (a thread of it called exit() or _exit(), or a fatal signal
  * came: its threads in our waits are being killed, and its parent's wait
  * for it ends only when the last is gone), and one that has ended has its
- * slots freed.  A process killed, or ended from a thread other than its
- * first, shows its first thread with SIGKILL pending, then running out,
- * then a zombie until the last thread is gone: before, time moved on
- * while it died (to the deadline of a sleep of its own), and the slots of
- * its threads that were in our waits, never freed, held time for good
- * once their deadline came.  SW_HOLD: look again in a moment;
- * SW_CHANGED: a process ended or was continued. */
+ * slots freed, those of its threads in our waits too (nothing else frees
+ * them).  A process killed, or ended from a thread other than its first,
+ * shows its first thread with SIGKILL pending, then running out, then a
+ * zombie until the last thread is gone: all of that is "on its way
+ * out".  SW_HOLD: look again in a moment; SW_CHANGED: a process ended or
+ * was continued. */
 static enum sweep procs_sweep(struct tfd_dom *d)
 {
 	uint32_t i, hi = __atomic_load_n(&d->phiwater, __ATOMIC_ACQUIRE);
@@ -597,7 +594,7 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 		}
 		if (!found && __atomic_load_n(&p->agent, __ATOMIC_RELAXED)) {
 			__atomic_add_fetch(&p->wake, 1, __ATOMIC_SEQ_CST);
-			tfd_dom_futex_wake(&p->wake);
+			tfd_futex_wake(&p->wake, INT_MAX);
 			found = 1;
 		}
 		if (found && v == V_MOVE)
@@ -700,7 +697,7 @@ static int deadline_alive(struct tfd_dom *d, int64_t to)
 
 /* A process whose last look passed over a readable timer that may be
  * read where it does not see it (a program it started, a child outside
- * its family: domain.c) looks again, through its agent, before time moves
+ * its family: step.c) looks again, through its agent, before time moves
  * or the mover sits idle: that reader may have emptied the file and wait
  * for the next expiry, which is then a deadline.  Asked once for each
  * act (after anything ran).  1 while one has not answered. */
@@ -721,7 +718,7 @@ static int relooks_pending(struct tfd_dom *d)
 			p->relook_act = act;
 			__atomic_add_fetch(&p->relook, 1, __ATOMIC_SEQ_CST);
 			__atomic_add_fetch(&p->wake, 1, __ATOMIC_SEQ_CST);
-			tfd_dom_futex_wake(&p->wake);
+			tfd_futex_wake(&p->wake, INT_MAX);
 		}
 		if (__atomic_load_n(&p->relooked, __ATOMIC_SEQ_CST) ==
 		    __atomic_load_n(&p->relook, __ATOMIC_SEQ_CST))
@@ -743,7 +740,7 @@ static int relooks_pending(struct tfd_dom *d)
 static void sleep_on(struct tfd_dom *d, uint32_t gen, int64_t ns)
 {
 	__atomic_store_n(&d->sleeping, 1, __ATOMIC_SEQ_CST);
-	tfd_dom_futex_wait(&d->gen, gen, ns);
+	tfd_futex_nap(&d->gen, gen, ns);
 	__atomic_store_n(&d->sleeping, 0, __ATOMIC_SEQ_CST);
 }
 

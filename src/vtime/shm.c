@@ -11,7 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/futex.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -35,28 +35,11 @@ static int64_t real_clock(clockid_t c)
 	return (int64_t)ts.tv_sec * TFD_NSEC + ts.tv_nsec;
 }
 
-long tfd_dom_futex_wait(uint32_t *w, uint32_t val, int64_t ns)
-{
-	struct timespec ts, *t = NULL;
-
-	if (ns >= 0) {
-		ts.tv_sec = (time_t)(ns / TFD_NSEC);
-		ts.tv_nsec = (long)(ns % TFD_NSEC);
-		t = &ts;
-	}
-	return syscall(SYS_futex, w, FUTEX_WAIT, val, t, NULL, 0);
-}
-
-void tfd_dom_futex_wake(uint32_t *w)
-{
-	syscall(SYS_futex, w, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
-}
-
 void tfd_dom_changed(struct tfd_dom *d)
 {
 	__atomic_add_fetch(&d->gen, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&d->sleeping, __ATOMIC_SEQ_CST))
-		tfd_dom_futex_wake(&d->gen);
+		tfd_futex_wake(&d->gen, INT_MAX);
 }
 
 /* A file of no name to share the domain through, opened by the programs

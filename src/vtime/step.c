@@ -27,7 +27,7 @@ void tfd_dom_engine_start(void)
 	now[1] = tfd_dom_now(tfd_dom, DC_REAL);
 	now[2] = tfd_dom_now(tfd_dom, DC_BOOT);
 	was = tfd_enter();
-	tfd_engine_virtual_start(now[0], now[1], now[2]);
+	tfd_be->virtual_start(now[0], now[1], now[2]);
 	tfd_leave(was);
 }
 
@@ -55,7 +55,7 @@ void tfd_dom_sync(void)
 		d = at < now ? now - at : 0;
 		due = d > 0 || (tfd_be->next_due(&in) == 0 && in == 0);
 		if (due)
-			tfd_engine_virtual_move_to(now);
+			tfd_be->virtual_move_to(now);
 		if (due && me &&
 		    __atomic_load_n(&me->next_due, __ATOMIC_RELAXED) <= now)
 			/* Timers were delivered: waits on them may end. */
@@ -83,27 +83,24 @@ static int read_only_here(int fd)
 {
 	int f = R(fcntl)(fd, F_GETFD);
 
-	return f >= 0 && (f & FD_CLOEXEC) && !tfd_engine_read_elsewhere(fd);
+	return f >= 0 && (f & FD_CLOEXEC) && !tfd_be->read_elsewhere(fd);
 }
 
 /* The earliest expiry that would make one of this process's timers
  * readable (one readable already only adds to its count), absolute on
  * the virtual CLOCK_MONOTONIC, or DOM_NEVER.  *skipped: a readable one
  * passed over may be read elsewhere (above): the mover has this process
- * look again before it moves time (mover.c, relooks), which a timer that
- * stopped time at each expiry would cost at every one (1 ns apart).
+ * look again before it moves time (mover.c, relooks): a readable timer is
+ * no deadline, else time would stop at each of its expiries.
  *
  * A timer's time left is counted from the engine's clock, not from the
  * domain's: the mover may have moved the domain's clock since the engine
  * was synced to it (a thread woken by a late poke looks again just as the
  * mover, which found its last look valid, moves), and an expiry counted
- * from the domain's clock is then late by as much as that move.  Such an
- * expiry was published as the process's next deadline, and the mover
- * moved past the timer's own (vtree: the engine at 3.450 s, the domain
- * moved to 3.500 s, a ping timer due at 3.500 s published as due at
- * 3.550 s and read there).  Counted from the engine's clock, the expiry
- * is the timer's own, due on the domain's clock: the mover wakes the
- * process to deliver it.  The engine's clock is never ahead of the
+ * from the domain's clock is then late by as much as that move, and the
+ * mover would move past the timer's own.  Counted from the engine's
+ * clock, the expiry is the timer's own, due on the domain's clock: the
+ * mover wakes the process to deliver it.  The engine's clock is never ahead of the
  * domain's and moves only forward: another process of the family that
  * moves it meanwhile makes an expiry early (looked at again), not late. */
 static int64_t unread_deadline(int64_t dom_now, uint32_t *skipped)
@@ -180,7 +177,7 @@ static void *agent(void *arg)
 	sigfillset(&all); /* the program's signals are for its threads */
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	__atomic_store_n(&agent_running, 1, __ATOMIC_RELEASE);
-	tfd_dom_futex_wake(&agent_running);
+	tfd_futex_wake(&agent_running, INT_MAX);
 	for (;;) {
 		uint32_t w = __atomic_load_n(&p->wake, __ATOMIC_SEQ_CST);
 		uint32_t ask = __atomic_load_n(&p->relook, __ATOMIC_SEQ_CST);
@@ -196,8 +193,7 @@ static void *agent(void *arg)
 			tfd_dom_changed(tfd_dom);
 			continue;
 		}
-		tfd_dom_futex_wait(&p->wake, w,
-		                   tfd_dom_real_left(tfd_dom, due));
+		tfd_futex_nap(&p->wake, w, tfd_dom_real_left(tfd_dom, due));
 	}
 	return NULL;
 }
@@ -218,11 +214,10 @@ static void agent_start(void)
 		if (tfd_own_thread(&th, 0, agent, me, 1) == 0) {
 			__atomic_store_n(&me->agent, 1, __ATOMIC_RELEASE);
 			/* Its start over before the program goes on: a fork
-			 * meanwhile gave the child the locks the start held
-			 * (a sanitizer's allocator's: the child hung in its
-			 * first malloc). */
+			 * meanwhile would give the child the locks the start
+			 * holds (a sanitizer's allocator's). */
 			while (!__atomic_load_n(&agent_running, __ATOMIC_ACQUIRE))
-				tfd_dom_futex_wait(&agent_running, 0, -1);
+				tfd_futex_wait(&agent_running, 0);
 		}
 		tfd_leave(was);
 	}
