@@ -907,7 +907,7 @@ void tfd_dom_end(struct tfd_dom *d)
 		if (__atomic_load_n(&p->pid, __ATOMIC_ACQUIRE) > 0 &&
 		    __atomic_load_n(&p->agent, __ATOMIC_ACQUIRE)) {
 			__atomic_add_fetch(&p->wake, 1, __ATOMIC_SEQ_CST);
-			tfd_dom_futex_wake(&p->wake);
+			tfd_futex_wake(&p->wake, INT_MAX);
 		}
 	}
 }
