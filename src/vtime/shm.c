@@ -57,6 +57,11 @@ static int shared_file(void)
 	return fd;
 }
 
+static int64_t whole_second(int64_t ns)
+{
+	return (ns + TFD_NSEC - 1) / TFD_NSEC * TFD_NSEC;
+}
+
 struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli)
 {
 	size_t len = sizeof(struct tfd_dom);
@@ -84,15 +89,23 @@ struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli)
 	d->size = (uint32_t)len;
 	d->mover = getpid();
 	d->rate_milli = rate_milli;
-	d->vbase[DC_MONO] = real_clock(CLOCK_MONOTONIC);
-	d->vbase[DC_REAL] = real_clock(CLOCK_REALTIME);
-	d->vbase[DC_BOOT] = real_clock(CLOCK_BOOTTIME);
-	d->rbase = d->vbase[DC_MONO];
+	d->rbase = real_clock(CLOCK_MONOTONIC);
+	/* Each clock at the next whole second after the system's: the same
+	 * fractions on every run. */
+	d->vbase[DC_MONO] = whole_second(d->rbase);
+	d->vbase[DC_REAL] = whole_second(real_clock(CLOCK_REALTIME));
+	d->vbase[DC_BOOT] = whole_second(real_clock(CLOCK_BOOTTIME));
 	d->actrun = ACT_ONE;
 	__atomic_store_n(&d->magic, DOM_MAGIC, __ATOMIC_RELEASE);
 	if (memfd)
 		*memfd = fd;
 	return d;
+}
+
+/* Before any process joins: CLOCK_REALTIME starts at real_ns. */
+void tfd_dom_start_at(struct tfd_dom *d, int64_t real_ns)
+{
+	__atomic_store_n(&d->vbase[DC_REAL], real_ns, __ATOMIC_RELEASE);
 }
 
 /* The clock now: its value at the last jump, plus, in busy mode (or once

@@ -82,6 +82,10 @@ enum { DC_MONO, DC_REAL, DC_BOOT }; /* the domain's clocks */
  * pure virtual time, else time also flows at rate/1000 between jumps.
  * NULL with errno. */
 struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli);
+/* The clocks start at the next whole second of the system's;
+ * CLOCK_REALTIME at real_ns instead (tfd exec --virtual-start), set
+ * before any process joins. */
+void tfd_dom_start_at(struct tfd_dom *d, int64_t real_ns);
 /* A clock of the domain now (DC_*), in ns. */
 int64_t tfd_dom_now(const struct tfd_dom *d, int clock);
 /* Something changed that the mover may wait for (a child's end...). */
