@@ -32,23 +32,31 @@ static void begin_look(struct dom_slot *s)
 	__atomic_store_n(&s->quiet, NRUN(ar) == 0, __ATOMIC_RELEASE);
 }
 
-static void end_look(struct dom_slot *s)
+/* The look is done; the mover is told unless quiet (it knew already). */
+static void end_look(struct dom_slot *s, int quiet)
 {
 	__atomic_store_n(&s->looked, 1, __ATOMIC_RELEASE);
-	tfd_dom_changed(tfd_dom);
+	if (!quiet)
+		tfd_dom_changed(tfd_dom);
 }
 
 /* A look found nothing: 1 if the deadline has come (the wait ends), else
  * the mover is told, with this process's next deadline. */
-static int looked_nothing(struct dom_slot *s, int64_t deadline)
+static int looked_nothing_q(struct dom_slot *s, int64_t deadline, int quiet)
 {
 	if (tfd_dom_now(tfd_dom, DC_MONO) >= deadline)
 		return 1;
 	if (s) {
-		tfd_dom_publish();
-		end_look(s);
+		if (!quiet)
+			tfd_dom_publish();
+		end_look(s, quiet);
 	}
 	return 0;
+}
+
+static int looked_nothing(struct dom_slot *s, int64_t deadline)
+{
+	return looked_nothing_q(s, deadline, 0);
 }
 
 /*
@@ -255,6 +263,7 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
                        void *ctx)
 {
 	struct dom_slot *s = tfd_dom_self_slot();
+	int64_t at = -1; /* the clock at its last look */
 	int r;
 
 	if (deadline == DOM_NEVER)
@@ -266,11 +275,27 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
 	for (;;) {
 		int64_t left = tfd_dom_real_left(tfd_dom, deadline);
 		int64_t slice = SLICE_NS;
+		int same = 0;
 
-		if (s)
+		if (s) {
+			/* A look again at a slice's end, when nothing ran, no
+			 * round began and time did not move since the last
+			 * (its look, round and clock the same), tells the
+			 * mover nothing new: it is not woken, nor this
+			 * process's deadlines published again (each woke it:
+			 * with many threads to look at, a mover woken every
+			 * millisecond by each slice never ended a round). */
+			uint64_t look = s->look, round = s->look_round;
+			int had = __atomic_load_n(&s->looked, __ATOMIC_ACQUIRE);
+			int64_t now = tfd_dom_now(tfd_dom, DC_MONO);
+
 			begin_look(s);
+			same = had && s->look == look &&
+			       s->look_round == round && now == at;
+			at = now;
+		}
 		r = try(ctx, 0);
-		if (r != ETIMEDOUT || looked_nothing(s, deadline))
+		if (r != ETIMEDOUT || looked_nothing_q(s, deadline, same))
 			break;
 		if (left >= 0 && left < slice)
 			slice = left;
