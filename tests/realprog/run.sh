@@ -511,7 +511,8 @@ targets() {
 # sleep (C, perl); a tree whose mover is killed goes on in real time; the
 # clocks' start (--virtual-start, and a whole second by default).
 deadlines() {
-	selected "deadlines vdeadline alarm killed virtual-start" || return 0
+	selected "deadlines vdeadline alarm busy preempt killed virtual-start" ||
+	    return 0
 	if [ -x "$dir/vdeadline" ]; then
 		for m in cond poll sleep spin; do
 			run "vdeadline.$m.linux" "$dir/vdeadline" $m 200
@@ -563,6 +564,34 @@ deadlines() {
 		fi
 	else
 		skip "python3 deadlines: python3 not installed"
+	fi
+	# Busy programs: a busy loop ended by alarm(); a busy Python thread
+	# preempted by another that waits on time (CPython's GIL).  Time
+	# flows at the real rate while they run: facts, not exact times.
+	if [ -x "$dir/vdeadline" ]; then
+		run vbusy.alarm.linux "$dir/vdeadline" busy 1
+		t0=$(date +%s%N)
+		run vbusy.alarm "$tool" exec --backend virtual -- "$dir/vdeadline" busy 1
+		ms=$(ms_since)
+		if cmp -s "$out/vbusy.alarm.linux" "$out/vbusy.alarm"; then
+			ok "alarm(1) ends a busy loop, as on Linux ($ms ms)"
+		else
+			bad "alarm(1) and a busy loop"
+			diff -u "$out/vbusy.alarm.linux" "$out/vbusy.alarm" | sed 's/^/    /'
+		fi
+	fi
+	if command -v python3 >/dev/null 2>&1; then
+		run vpreempt.linux python3 "$src/vpreempt.py"
+		t0=$(date +%s%N)
+		run vpreempt "$tool" exec --backend virtual -- python3 "$src/vpreempt.py"
+		ms=$(ms_since)
+		if cmp -s "$out/vpreempt.linux" "$out/vpreempt" &&
+		    grep -q 'True$' "$out/vpreempt"; then
+			ok "python3: a busy thread is preempted (the GIL's timed wait), as on Linux ($ms ms)"
+		else
+			bad "python3: a busy thread and the GIL's timed wait"
+			diff -u "$out/vpreempt.linux" "$out/vpreempt" | sed 's/^/    /'
+		fi
 	fi
 	# A tree whose mover is killed: a busy shell holds time while its
 	# background `sleep 2` waits; tfd exec gets SIGKILL; the sleep must

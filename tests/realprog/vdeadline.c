@@ -10,8 +10,12 @@
  * own sleep: the signal ends the sleep at the alarm, with the rest left.
  * Prints facts, never times; exits 1 if one is false.
  *
+ * And a busy loop that only a signal ends (alarm(), then a loop that
+ * never waits): on virtual time the busy thread lets time flow at the
+ * real rate (tfd-preload(7), Busy programs).
+ *
  *   vdeadline cond|poll|sleep|spin MS
- *   vdeadline alarm SECONDS
+ *   vdeadline alarm|busy SECONDS
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -115,13 +119,39 @@ static int alarm_sleep(unsigned secs)
 	return 0;
 }
 
+static volatile sig_atomic_t rang;
+
+static void on_busy_alarm(int sig)
+{
+	(void)sig;
+	rang = 1;
+}
+
+static int busy_alarm(unsigned secs)
+{
+	int64_t t0 = now();
+	unsigned long n = 0;
+
+	signal(SIGALRM, on_busy_alarm);
+	alarm(secs);
+	while (!rang)
+		n++;
+	if (now() - t0 < (int64_t)secs * 1000000000) {
+		printf("FAIL alarm(%u) ended a busy loop early\n", secs);
+		return 1;
+	}
+	printf("alarm(%u) ended a busy loop, not early (%s)\n", secs,
+	       n ? "it ran" : "it never ran");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_condattr_t a;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: vdeadline cond|poll|sleep|spin MS | "
-		                "alarm SECONDS\n");
+		                "alarm|busy SECONDS\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -130,5 +160,7 @@ int main(int argc, char **argv)
 	pthread_cond_init(&c, &a);
 	if (!strcmp(argv[1], "alarm"))
 		return alarm_sleep((unsigned)atoi(argv[2]));
+	if (!strcmp(argv[1], "busy"))
+		return busy_alarm((unsigned)atoi(argv[2]));
 	return loop(argv[1], atoll(argv[2]));
 }
