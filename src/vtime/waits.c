@@ -416,7 +416,12 @@ int tfd_virtual_sleep(int64_t ns, int64_t *left)
 #define SPIN_READS 1000
 int64_t tfd_vread(clockid_t c)
 {
-	if (tfd_dom && timed_out_at >= 0) {
+	struct dom_slot *s;
+
+	/* Not from a handler that interrupted a wait of the thread's (its
+	 * slot is WAIT): a wait there would register it twice. */
+	if (tfd_dom && timed_out_at >= 0 && (s = tfd_dom_self_slot()) &&
+	    __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == DS_RUN) {
 		int64_t now = tfd_dom_now(tfd_dom, DC_MONO);
 
 		if (now != timed_out_at) {
