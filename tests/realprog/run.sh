@@ -556,7 +556,7 @@ deadlines() {
 		run vdeadline.py.linux python3 "$src/vdeadline.py" 20
 		if again vdeadline.py 5 env TFD_EXACT=1 python3 "$src/vdeadline.py" &&
 		    cmp -s "$out/vdeadline.py.linux" "$out/vdeadline.py.1"; then
-			ok "python3 subprocess.run(timeout=), Future.result(timeout=), as_completed(timeout=): at their deadline, as on Linux"
+			ok "python3 subprocess.run(timeout=), Future.result(timeout=), as_completed(timeout=), a process pool's result(timeout=): at their deadline, as on Linux"
 		else
 			bad "python3 deadlines: subprocess, concurrent.futures"
 			diff -u "$out/vdeadline.py.linux" "$out/vdeadline.py.1" |

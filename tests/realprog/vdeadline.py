@@ -3,7 +3,7 @@
 # deadline (issue 21): subprocess.run(timeout=) with its output captured
 # (a selector's wait, "if now > end: raise"), and concurrent.futures'
 # result(timeout=) and as_completed(timeout=) (Event.wait(0) only tries a
-# lock).  On virtual time they spun at their deadline for ever.  Prints
+# lock), also of a process pool.  On virtual time they spun at their deadline for ever.  Prints
 # facts, never times: each timeout raised, never early; with TFD_EXACT
 # set (virtual time) at its deadline to the microsecond.
 #
@@ -55,4 +55,17 @@ with cf.ThreadPoolExecutor(2) as ex:
         report("as_completed(timeout=2): TimeoutError",
                time.monotonic() - t0, 5 / scale)
 report("the pool's task done after it", time.monotonic() - t0, 10 / scale)
+
+# A process pool: its manager thread and the result's wait (it livelocked).
+with cf.ProcessPoolExecutor(1) as ex:
+    ex.submit(int).result()  # the worker started
+    t0 = time.monotonic()
+    f = ex.submit(time.sleep, 10 / scale)
+    try:
+        f.result(timeout=5 / scale)
+        print("FAIL process pool result(timeout=5): no TimeoutError")
+        ok = False
+    except cf.TimeoutError:
+        report("ProcessPoolExecutor: result(timeout=5): TimeoutError",
+               time.monotonic() - t0, 5 / scale)
 sys.exit(0 if ok else 1)
