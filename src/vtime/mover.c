@@ -159,7 +159,10 @@ static int proc_dead(int pid)
 	       ((t.state == 'Z' || t.state == 'X') && t.threads <= 1);
 }
 
-static int slot_dead(struct dom_slot *s)
+/* *known caches proc_dead() of one process for a pass over many threads
+ * of it (50 blocked threads read their process's file 50 times a look):
+ * {pid, dead}, pid 0 for none. */
+static int slot_dead(struct dom_slot *s, int known[2])
 {
 	int pid = __atomic_load_n(&s->pid, __ATOMIC_RELAXED);
 	int tid = __atomic_load_n(&s->tid, __ATOMIC_RELAXED);
@@ -168,7 +171,11 @@ static int slot_dead(struct dom_slot *s)
 		return 0;
 	if (syscall(SYS_tgkill, pid, tid, 0) < 0 && errno == ESRCH)
 		return 1;
-	return proc_dead(pid);
+	if (known[0] == pid)
+		return known[1];
+	known[0] = pid;
+	known[1] = proc_dead(pid);
+	return known[1];
 }
 
 /* A thread that reaps a child shows S, in wait4, while it frees it (the
@@ -716,7 +723,7 @@ static int busy_thread(int k, const struct dom_slot *s, const struct seen *t)
  * ones are freed. */
 static int outside_blocked(struct tfd_dom *d, struct eval *e)
 {
-	int i, all = tfd_dom_real_mono() >= grace_until;
+	int i, all = tfd_dom_real_mono() >= grace_until, known[2] = { 0, 0 };
 
 	e->busy = 0;
 	for (i = 0; i < e->nout; i++) {
@@ -738,7 +745,7 @@ static int outside_blocked(struct tfd_dom *d, struct eval *e)
 			continue;
 		}
 		if (!t.state || t.state == 'Z' || t.state == 'X' ||
-		    (t.state != 'R' && slot_dead(s))) {
+		    (t.state != 'R' && slot_dead(s, known))) {
 			/* Its end wakes its parent (waitpid), which reaps it
 			 * showing S: look again in a moment. */
 			reclaim(d, s);
