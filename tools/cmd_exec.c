@@ -5,6 +5,7 @@
  * tfd-preload(7).
  *
  *   tfd exec [--backend engine|virtual|kernel] [--trace FILE] [--raw-syscalls]
+ *            [--virtual-rate FACTOR] [--virtual-start DATE] [--allow-static]
  *            [--] PROG [ARG]...
  *
  * Options end at PROG (PROG's own options follow it).
@@ -157,7 +158,7 @@ static int bad(const char *fmt, const char *arg)
 	return FAILED;
 }
 
-enum { O_BACKEND, O_TRACE, O_RAW, O_RATE, O_STATIC };
+enum { O_BACKEND, O_TRACE, O_RAW, O_RATE, O_START, O_STATIC };
 static const struct tfd_opt opts[] = {
 	[O_BACKEND] = { "backend", "NAME",
 	                "engine, virtual or kernel (default: $TFD_BACKEND,\n"
@@ -172,6 +173,10 @@ static const struct tfd_opt opts[] = {
 	             "on virtual, time also flows between jumps, FACTOR\n"
 	             "times the real rate (busy programs; default 0: it\n"
 	             "moves only when every thread waits)" },
+	[O_START] = { "virtual-start", "DATE",
+	              "on virtual, CLOCK_REALTIME starts at DATE: @SECONDS\n"
+	              "since the epoch, or YYYY-MM-DD [HH:MM:SS] in UTC\n"
+	              "(default: the next whole second)" },
 	[O_STATIC] = { "allow-static", NULL,
 	               "run PROG even if it is statically linked: nothing\n"
 	               "is preloaded into it, its timers stay the kernel's" },
@@ -297,8 +302,9 @@ static int handlers(void)
 	return sigaction(SIGCHLD, &sa, NULL);
 }
 
-/* Runs PROG in a child on a domain of its own; returns its status. */
-static int run_in_domain(char **argv, uint32_t rate)
+/* Runs PROG in a child on a domain of its own, CLOCK_REALTIME from
+ * start (INT64_MIN: the default); returns its status. */
+static int run_in_domain(char **argv, uint32_t rate, int64_t start)
 {
 	struct run r = { 0, 0, 0, NULL };
 	struct tfd_dom *d;
@@ -311,8 +317,12 @@ static int run_in_domain(char **argv, uint32_t rate)
 		                "domain: %s\n", strerror(errno));
 		return FAILED;
 	}
+	if (start != INT64_MIN)
+		tfd_dom_start_at(d, start);
 	snprintf(name, sizeof(name), "%d:%d", (int)getpid(), fd);
-	if (setenv("TFD_DOMAIN", name, 1) < 0 || handlers() < 0) {
+	/* The domain ends even if we are killed (tfd-preload(7)). */
+	if (setenv("TFD_DOMAIN", name, 1) < 0 || handlers() < 0 ||
+	    tfd_dom_watch(d) < 0) {
 		fprintf(stderr, "tfd: exec: %s\n", strerror(errno));
 		return FAILED;
 	}
@@ -364,6 +374,60 @@ static int parse_rate(const char *s, uint32_t *milli)
 	return 0;
 }
 
+/* DATE as libfaketime's "@DATE" takes it: @SECONDS[.FRACTION] since the
+ * epoch, or YYYY-MM-DD, YYYY-MM-DD HH:MM:SS (or with a T), in UTC; into
+ * *ns.  -1 if it is none of these, or no such date. */
+static int parse_start(const char *s, int64_t *ns)
+{
+	struct tm tm, back;
+	const char *p;
+	time_t t;
+	int n = 0, frac = 0, digits = 0;
+	long long sec;
+
+	if (*s == '@') {
+		if (s[1] < '0' || s[1] > '9' ||
+		    sscanf(s + 1, "%lld%n", &sec, &n) != 1)
+			return -1;
+		p = s + 1 + n;
+		if (*p == '.')
+			for (p++; *p >= '0' && *p <= '9'; p++)
+				if (digits++ < 9)
+					frac = frac * 10 + (*p - '0');
+		if (*p || p[-1] == '.' || sec >= INT64_MAX / 1000000000)
+			return -1; /* (2262, where nanoseconds end) */
+		while (digits++ < 9)
+			frac *= 10;
+		*ns = (int64_t)sec * 1000000000 + frac;
+		return 0;
+	}
+	memset(&tm, 0, sizeof(tm));
+	n = 0;
+	if (sscanf(s, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+	           &n) != 3 || n != 10)
+		return -1;
+	p = s + n;
+	if (*p == ' ' || *p == 'T') {
+		n = 0;
+		if (sscanf(p + 1, "%2d:%2d:%2d%n", &tm.tm_hour, &tm.tm_min,
+		           &tm.tm_sec, &n) != 3 || n != 8)
+			return -1;
+		p += 1 + n;
+	}
+	if (*p)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	back = tm;
+	t = timegm(&tm);
+	if (t < 0 || t >= INT64_MAX / 1000000000 || tm.tm_year != back.tm_year || tm.tm_mon != back.tm_mon ||
+	    tm.tm_mday != back.tm_mday || tm.tm_hour != back.tm_hour ||
+	    tm.tm_min != back.tm_min || tm.tm_sec != back.tm_sec)
+		return -1; /* February 30th, 25:00... */
+	*ns = (int64_t)t * 1000000000;
+	return 0;
+}
+
 const struct tfd_cmd tfd_exec_cmd = {
 	.name = "exec",
 	.operands = "[--] PROG [ARG]...",
@@ -384,6 +448,7 @@ static int tfd_cmd_exec(int argc, char **argv)
 {
 	const char *backend = NULL, *trace = NULL, *env;
 	uint32_t rate = 0;
+	int64_t start = INT64_MIN;
 	int raw = 0, allow_static = 0;
 	char path[PATH_MAX], why[PATH_MAX + 64], shown[128];
 	struct tfd_args a;
@@ -405,6 +470,11 @@ static int tfd_cmd_exec(int argc, char **argv)
 			if (parse_rate(a.val, &rate) < 0)
 				return bad("--virtual-rate: '%s' is not a "
 				           "factor from 0 to 1000", a.val);
+		} else if (o == O_START) {
+			if (parse_start(a.val, &start) < 0)
+				return bad("--virtual-start: '%s' is not @SECONDS "
+				           "nor YYYY-MM-DD [HH:MM:SS] (UTC)",
+				           a.val);
 		} else if (o == O_STATIC) {
 			allow_static = 1;
 		}
@@ -449,7 +519,7 @@ static int tfd_cmd_exec(int argc, char **argv)
 	}
 	env = backend ? backend : getenv("TFD_BACKEND");
 	if (env && !strcmp(env, "virtual"))
-		return run_in_domain(a.argv, rate);
+		return run_in_domain(a.argv, rate, start);
 	unsetenv("TFD_DOMAIN");
 	fflush(NULL);
 	if (trace) {

@@ -17,6 +17,6 @@ EXPORT int timespec_get(struct timespec *ts, int base)
 				RTLD_NEXT, "timespec_get");
 		return next ? next(ts, base) : 0;
 	}
-	*ts = tfd_ns_to_ts(tfd_vnow(CLOCK_REALTIME));
+	*ts = tfd_ns_to_ts(tfd_vread(CLOCK_REALTIME));
 	return base;
 }

@@ -353,7 +353,7 @@ EXPORT int clock_gettime(clockid_t c, struct timespec *ts)
 	__asm__("" : "+r"(ts));
 	if (!tfd_virt || tfd_inside || (base = tfd_virtual_base(c)) < 0 || !ts)
 		return R(clock_gettime)(c, ts); /* NULL: libc's EFAULT */
-	*ts = tfd_ns_to_ts(tfd_vnow(c));
+	*ts = tfd_ns_to_ts(tfd_vread(c));
 	return 0;
 }
 
@@ -364,7 +364,7 @@ EXPORT int gettimeofday(struct timeval *tv, void *tz)
 		return R(gettimeofday)(tv, tz);
 	if (tz && R(gettimeofday)(NULL, tz) < 0) /* the zone, as libc has it */
 		return -1;
-	*tv = tfd_ns_to_tv(tfd_vnow(CLOCK_REALTIME));
+	*tv = tfd_ns_to_tv(tfd_vread(CLOCK_REALTIME));
 	return 0;
 }
 
@@ -374,7 +374,7 @@ EXPORT time_t time(time_t *t)
 
 	if (!tfd_virt || tfd_inside)
 		return R(time)(t);
-	now = (time_t)(tfd_vnow(CLOCK_REALTIME) / TFD_NSEC);
+	now = (time_t)(tfd_vread(CLOCK_REALTIME) / TFD_NSEC);
 	if (t)
 		*t = now;
 	return now;

@@ -111,7 +111,10 @@ struct tfd_dom {
 	                      * real rate between jumps; 0 pure */
 	uint32_t hiwater;    /* no slot in use at or above */
 	uint32_t phiwater;   /* no process in use at or above */
-	uint32_t pad;
+	uint32_t flowing;    /* time flows at the real rate between jumps:
+	                      * a thread runs busy while something waits
+	                      * on a deadline (mover.c); written with the
+	                      * clocks, under seq */
 	uint64_t jumps;      /* moves of the clocks (tests, figures) */
 	struct dom_slot slot[DOM_SLOTS];
 	struct dom_proc proc[DOM_PROCS];

@@ -28,8 +28,10 @@
 #include <unistd.h>
 
 
-/* Set the clocks to mono (forward only), the others by as much. */
-static void set_clocks(struct tfd_dom *d, int64_t mono)
+/* Set the clocks to mono (forward only), the others by as much, and
+ * whether time flows from there. */
+static void set_clocks_flowing(struct tfd_dom *d, int64_t mono,
+                               uint32_t flowing)
 {
 	int64_t now = tfd_dom_now(d, DC_MONO), delta = mono - now;
 	int64_t real = tfd_dom_now(d, DC_REAL), boot = tfd_dom_now(d, DC_BOOT);
@@ -41,13 +43,59 @@ static void set_clocks(struct tfd_dom *d, int64_t mono)
 	__atomic_store_n(&d->vbase[DC_REAL], real + delta, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->vbase[DC_BOOT], boot + delta, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->rbase, tfd_dom_real_mono(), __ATOMIC_RELAXED);
+	__atomic_store_n(&d->flowing, flowing, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&d->seq, 1, __ATOMIC_ACQ_REL);
+}
+
+static void set_clocks(struct tfd_dom *d, int64_t mono)
+{
+	set_clocks_flowing(d, mono, __atomic_load_n(&d->flowing,
+	                                            __ATOMIC_RELAXED));
+}
+
+/* Every wait of the tree that blocks without a limit while time stands
+ * (a sleep, a wait in the kernel) is poked, and every agent woken, to
+ * wait again with a limit of real time: time flows. */
+static void wake_all(struct tfd_dom *d)
+{
+	uint32_t i, hi = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < hi; i++) {
+		struct dom_slot *s = &d->slot[i];
+
+		if (s->tid > 0 &&
+		    __atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == DS_WAIT &&
+		    s->kind != DK_SLICE)
+			syscall(SYS_tgkill, s->pid, s->tid, DOM_POKE_SIG);
+	}
+	hi = __atomic_load_n(&d->phiwater, __ATOMIC_ACQUIRE);
+	for (i = 0; i < hi; i++) {
+		struct dom_proc *p = &d->proc[i];
+
+		if (__atomic_load_n(&p->pid, __ATOMIC_ACQUIRE) > 0 &&
+		    __atomic_load_n(&p->agent, __ATOMIC_ACQUIRE)) {
+			__atomic_add_fetch(&p->wake, 1, __ATOMIC_SEQ_CST);
+			tfd_futex_wake(&p->wake, INT_MAX);
+		}
+	}
+}
+
+/* Time flows at the real rate (on), or stands where it has come (off):
+ * see busy_thread() below. */
+static void flow(struct tfd_dom *d, int on)
+{
+	if (!__atomic_load_n(&d->flowing, __ATOMIC_RELAXED) == !on)
+		return;
+	set_clocks_flowing(d, tfd_dom_now(d, DC_MONO), on ? 1 : 0);
+	if (on)
+		wake_all(d);
 }
 
 /* What /proc says of a thread outside our waits. */
 struct seen {
 	char state;    /* R S D T t Z..., 0 gone */
 	long switches; /* voluntary + involuntary context switches */
+	long vol;      /* voluntary ones: it blocked */
 	long threads;  /* of its process */
 };
 
@@ -74,7 +122,7 @@ static int read_task_file(int pid, int tid, const char *name, char *buf,
 static struct seen look_thread(int pid, int tid)
 {
 	char buf[2048], *p;
-	struct seen s = { 0, 0, 0 };
+	struct seen s = { 0, 0, 0, 0 };
 
 	if (!read_task_file(pid, tid, "status", buf, sizeof(buf)))
 		return s;
@@ -86,7 +134,8 @@ static struct seen look_thread(int pid, int tid)
 		s.threads = atol(p + 9);
 	p = strstr(buf, "\nvoluntary_ctxt_switches:");
 	if (p)
-		s.switches += atol(p + 25);
+		s.vol = atol(p + 25);
+	s.switches += s.vol;
 	p = strstr(buf, "\nnonvoluntary_ctxt_switches:");
 	if (p)
 		s.switches += atol(p + 28);
@@ -110,7 +159,10 @@ static int proc_dead(int pid)
 	       ((t.state == 'Z' || t.state == 'X') && t.threads <= 1);
 }
 
-static int slot_dead(struct dom_slot *s)
+/* *known caches proc_dead() of one process for a pass over many threads
+ * of it (50 blocked threads read their process's file 50 times a look):
+ * {pid, dead}, pid 0 for none. */
+static int slot_dead(struct dom_slot *s, int known[2])
 {
 	int pid = __atomic_load_n(&s->pid, __ATOMIC_RELAXED);
 	int tid = __atomic_load_n(&s->tid, __ATOMIC_RELAXED);
@@ -119,7 +171,11 @@ static int slot_dead(struct dom_slot *s)
 		return 0;
 	if (syscall(SYS_tgkill, pid, tid, 0) < 0 && errno == ESRCH)
 		return 1;
-	return proc_dead(pid);
+	if (known[0] == pid)
+		return known[1];
+	known[0] = pid;
+	known[1] = proc_dead(pid);
+	return known[1];
 }
 
 /* A thread that reaps a child shows S, in wait4, while it frees it (the
@@ -440,6 +496,8 @@ enum verdict {
 struct eval {
 	int64_t to;
 	int exiting; /* a thread is on its way out: nothing tells its end */
+	int timed;   /* a wait or a timer of the tree has a deadline */
+	int busy;    /* a thread outside our waits runs busy (busy_thread) */
 	int nout;
 	int out[DOM_SLOTS]; /* slots in RUN, blocked outside our waits */
 	long sw[DOM_SLOTS];
@@ -483,6 +541,7 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 
 	e->nout = 0;
 	e->exiting = 0;
+	e->timed = 0;
 	for (i = 0; i < hi; i++) {
 		struct dom_slot *s = &d->slot[i];
 		int32_t tid = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
@@ -527,6 +586,7 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 			continue;
 		}
 		dl = __atomic_load_n(&s->deadline, __ATOMIC_RELAXED);
+		e->timed |= dl != DOM_NEVER;
 		if (repoke && (dl <= now || !look_valid(d, s, act)) &&
 		    syscall(SYS_tgkill, s->pid, tid, 0) < 0 && errno == ESRCH) {
 			/* It does not answer: it ended in its wait (a thread
@@ -564,6 +624,7 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 
 		if (pid <= 0 || is_stopped(d, pid))
 			continue;
+		e->timed |= due != DOM_NEVER;
 		if (due > now) {
 			if (due < best)
 				best = due;
@@ -609,12 +670,62 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 }
 
 
+/*
+ * Busy threads.  Time stands while a thread runs, which is what makes
+ * virtual time exact; but an interpreter that preempts its running thread
+ * from another one with a timed wait (CPython's GIL: a 5 ms
+ * pthread_cond_timedwait, then a request to drop it), or a test that
+ * interrupts a busy loop with alarm(), waits for time that never comes
+ * while the busy thread runs: the busy thread is never preempted.  The
+ * rule: a thread outside our waits that has used more than a quantum of
+ * CPU time without blocking (no voluntary context switch) while something
+ * in the tree waits on a deadline, lets time flow at the real rate, until
+ * it blocks or waits (then time stands again where it has come, and jumps
+ * as before).  CPU time, not the time it was seen runnable: on a loaded
+ * machine a thread waiting for a CPU has not run.
+ */
+#define QUANTUM_NS 20000000 /* 20 ms */
+static struct {
+	int32_t tid;
+	long vol;    /* its voluntary switches when noted */
+	int64_t cpu; /* its CPU time then */
+} mark[DOM_SLOTS];
+
+/* The CPU time a thread has used, in ns (schedstat), -1 if unknown. */
+static int64_t thread_cpu(int pid, int tid)
+{
+	char buf[128];
+
+	if (!read_task_file(pid, tid, "schedstat", buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+/* Thread k (of slot k), seen running with t: 1 if it has used more than
+ * a quantum of CPU since it last blocked. */
+static int busy_thread(int k, const struct dom_slot *s, const struct seen *t)
+{
+	int64_t cpu = thread_cpu(s->pid, s->tid);
+
+	if (cpu < 0)
+		return 0;
+	if (mark[k].tid != s->tid || mark[k].vol != t->vol) {
+		mark[k].tid = s->tid;
+		mark[k].vol = t->vol;
+		mark[k].cpu = cpu;
+		return 0;
+	}
+	return cpu - mark[k].cpu > QUANTUM_NS;
+}
+
 /* The threads outside our waits: 1 if all are blocked (their context
- * switches noted in e->sw), 0 if one runs; gone ones are freed. */
+ * switches noted in e->sw), 0 if one runs (e->busy: one runs busy); gone
+ * ones are freed. */
 static int outside_blocked(struct tfd_dom *d, struct eval *e)
 {
-	int i, all = tfd_dom_real_mono() >= grace_until;
+	int i, all = tfd_dom_real_mono() >= grace_until, known[2] = { 0, 0 };
 
+	e->busy = 0;
 	for (i = 0; i < e->nout; i++) {
 		struct dom_slot *s = &d->slot[e->out[i]];
 		struct seen t = look_thread(s->pid, s->tid);
@@ -634,7 +745,7 @@ static int outside_blocked(struct tfd_dom *d, struct eval *e)
 			continue;
 		}
 		if (!t.state || t.state == 'Z' || t.state == 'X' ||
-		    (t.state != 'R' && slot_dead(s))) {
+		    (t.state != 'R' && slot_dead(s, known))) {
 			/* Its end wakes its parent (waitpid), which reaps it
 			 * showing S: look again in a moment. */
 			reclaim(d, s);
@@ -651,6 +762,9 @@ static int outside_blocked(struct tfd_dom *d, struct eval *e)
 		 * process's SIGCONT: time flows for that one, as on Linux. */
 		if (t.state != 'S' && t.state != 'T')
 			all = 0;
+		if (t.state == 'R' && e->timed &&
+		    busy_thread(e->out[i], s, &t))
+			e->busy = 1;
 	}
 	return all;
 }
@@ -798,12 +912,15 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			continue;
 		}
 		if (e->nout && !outside_blocked(d, e)) {
+			/* Time flows while one runs busy (busy_thread). */
+			flow(d, e->busy);
 			verified = 0;
 			sleep_on(d, gen, backoff);
 			if (backoff < 5000000)
 				backoff *= 2;
 			continue;
 		}
+		flow(d, 0); /* every thread blocks or waits: time stands */
 		backoff = 20000;
 		if (verified &&
 		    (!same_outside(e, snap) ||
@@ -878,10 +995,54 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 }
 
 /* The mover is gone: programs the tree left behind go on with time
- * flowing for real from where it is. */
+ * flowing for real from where it is.  Their waits blocked without a
+ * limit (pure virtual time: only the mover ended them) are poked, and
+ * the agents woken, to wait again for real.  Once: a second call (the
+ * watch below, after `tfd exec` ended it) only pokes. */
 void tfd_dom_end(struct tfd_dom *d)
 {
-	__atomic_store_n(&d->rbase, tfd_dom_real_mono(), __ATOMIC_RELAXED);
-	__atomic_store_n(&d->ended, 1, __ATOMIC_RELEASE);
+	if (!__atomic_load_n(&d->ended, __ATOMIC_SEQ_CST)) {
+		set_clocks(d, tfd_dom_now(d, DC_MONO)); /* busy mode's flow */
+		__atomic_store_n(&d->ended, 1, __ATOMIC_SEQ_CST);
+	}
 	tfd_dom_changed(d);
+	wake_all(d);
+}
+
+/* A process of its own (a fork of the mover's, outside the tree, with
+ * no descriptor but a pipe's read end) that ends the domain when the
+ * mover is gone, however it went: a mover killed (SIGKILL, by timeout(1)
+ * or a test harness) left the tree's waits blocked for ever.  It ignores
+ * the signals a terminal or timeout(1) sends to the group: it ends with
+ * the mover, at the pipe's end.  0, or -1 with errno. */
+int tfd_dom_watch(struct tfd_dom *d)
+{
+	static const int ign[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
+		                   SIGUSR2, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU };
+	int p[2];
+	pid_t w;
+	char c;
+	size_t i;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	w = fork();
+	if (w < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (w > 0) {
+		close(p[0]);
+		return 0; /* p[1]: the mover's until it is gone */
+	}
+	for (i = 0; i < sizeof(ign) / sizeof(*ign); i++)
+		signal(ign[i], SIG_IGN);
+	if (dup2(p[0], 0) < 0)
+		_exit(1);
+	syscall(SYS_close_range, 1, ~0u, 0); /* a failure leaves them open */
+	while (read(0, &c, 1) < 0 && errno == EINTR)
+		;
+	tfd_dom_end(d);
+	_exit(0);
 }

@@ -57,6 +57,11 @@ static int shared_file(void)
 	return fd;
 }
 
+static int64_t whole_second(int64_t ns)
+{
+	return (ns + TFD_NSEC - 1) / TFD_NSEC * TFD_NSEC;
+}
+
 struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli)
 {
 	size_t len = sizeof(struct tfd_dom);
@@ -84,10 +89,12 @@ struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli)
 	d->size = (uint32_t)len;
 	d->mover = getpid();
 	d->rate_milli = rate_milli;
-	d->vbase[DC_MONO] = real_clock(CLOCK_MONOTONIC);
-	d->vbase[DC_REAL] = real_clock(CLOCK_REALTIME);
-	d->vbase[DC_BOOT] = real_clock(CLOCK_BOOTTIME);
-	d->rbase = d->vbase[DC_MONO];
+	d->rbase = real_clock(CLOCK_MONOTONIC);
+	/* Each clock at the next whole second after the system's: the same
+	 * fractions on every run. */
+	d->vbase[DC_MONO] = whole_second(d->rbase);
+	d->vbase[DC_REAL] = whole_second(real_clock(CLOCK_REALTIME));
+	d->vbase[DC_BOOT] = whole_second(real_clock(CLOCK_BOOTTIME));
 	d->actrun = ACT_ONE;
 	__atomic_store_n(&d->magic, DOM_MAGIC, __ATOMIC_RELEASE);
 	if (memfd)
@@ -95,11 +102,18 @@ struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli)
 	return d;
 }
 
-/* The clock now: its value at the last jump, plus, in busy mode (or once
- * the mover is gone), the real time since at the rate. */
+/* Before any process joins: CLOCK_REALTIME starts at real_ns. */
+void tfd_dom_start_at(struct tfd_dom *d, int64_t real_ns)
+{
+	__atomic_store_n(&d->vbase[DC_REAL], real_ns, __ATOMIC_RELEASE);
+}
+
+/* The clock now: its value at the last jump, plus, in busy mode (or
+ * while time flows for a busy thread, or once the mover is gone), the
+ * real time since at the rate. */
 int64_t tfd_dom_now(const struct tfd_dom *d, int clock)
 {
-	uint32_t s, rate;
+	uint32_t s, rate, flowing;
 	int64_t v, r;
 
 	for (;;) {
@@ -110,10 +124,11 @@ int64_t tfd_dom_now(const struct tfd_dom *d, int clock)
 		v = __atomic_load_n(&d->vbase[clock], __ATOMIC_ACQUIRE);
 		r = __atomic_load_n(&d->rbase, __ATOMIC_ACQUIRE);
 		rate = __atomic_load_n(&d->rate_milli, __ATOMIC_ACQUIRE);
+		flowing = __atomic_load_n(&d->flowing, __ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&d->seq, __ATOMIC_RELAXED) == s)
 			break;
 	}
-	if (__atomic_load_n(&d->ended, __ATOMIC_RELAXED))
+	if (flowing || __atomic_load_n(&d->ended, __ATOMIC_RELAXED))
 		rate = rate ? rate : 1000;
 	if (rate)
 		v += (tfd_dom_real_mono() - r) * (int64_t)rate / 1000;
@@ -146,14 +161,18 @@ struct tfd_dom *tfd_dom_map(const char *name)
 	return d;
 }
 
-/* Real nanoseconds until deadline in busy mode (time flows), -1 in pure
- * mode: only the mover ends the wait. */
+/* Real nanoseconds until deadline while time flows (busy mode, a busy
+ * thread, the mover gone), -1 while it stands: only the mover ends the
+ * wait. */
 int64_t tfd_dom_real_left(const struct tfd_dom *d, int64_t deadline)
 {
 	uint32_t rate = __atomic_load_n(&d->rate_milli, __ATOMIC_RELAXED);
 	int64_t left;
 
-	if (__atomic_load_n(&d->ended, __ATOMIC_RELAXED))
+	/* After the wait's state (seq_cst): the mover's end sees the wait
+	 * and pokes it, or the wait sees the end. */
+	if (__atomic_load_n(&d->ended, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&d->flowing, __ATOMIC_SEQ_CST))
 		rate = rate ? rate : 1000;
 	if (!rate || deadline == DOM_NEVER)
 		return -1;

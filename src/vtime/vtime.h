@@ -82,6 +82,10 @@ enum { DC_MONO, DC_REAL, DC_BOOT }; /* the domain's clocks */
  * pure virtual time, else time also flows at rate/1000 between jumps.
  * NULL with errno. */
 struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli);
+/* The clocks start at the next whole second of the system's;
+ * CLOCK_REALTIME at real_ns instead (tfd exec --virtual-start), set
+ * before any process joins. */
+void tfd_dom_start_at(struct tfd_dom *d, int64_t real_ns);
 /* A clock of the domain now (DC_*), in ns. */
 int64_t tfd_dom_now(const struct tfd_dom *d, int clock);
 /* Something changed that the mover may wait for (a child's end...). */
@@ -98,8 +102,11 @@ void tfd_dom_reserved(struct tfd_dom *d, int slot, pid_t pid);
 int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
                  void (*moved)(void *, int64_t, int64_t), void *ctx);
 /* The mover is gone: programs left behind go on with time flowing for
- * real from where it is. */
+ * real from where it is (their waits poked to wait for real). */
 void tfd_dom_end(struct tfd_dom *d);
+/* A process that calls tfd_dom_end() once the caller is gone, even
+ * killed.  0, or -1 with errno. */
+int tfd_dom_watch(struct tfd_dom *d);
 
 /* ---- for the preload: joining, and a process's life ---- */
 
@@ -147,6 +154,10 @@ void tfd_vpublish(void);
 
 /* A clock now: the domain's, or without one the engine's virtual clock. */
 int64_t tfd_vnow(clockid_t c);
+/* A clock now, read by the program (clock_gettime(), gettimeofday(),
+ * time()...): tfd_vnow(), but a thread that spins reading it at the
+ * instant its last wait timed out waits for time to pass it (waits.c). */
+int64_t tfd_vread(clockid_t c);
 /* The base of a clock virtual time keeps (CLOCK_REALTIME, _MONOTONIC or
  * _BOOTTIME), or -1 (a clock of the system's: CPU time...). */
 clockid_t tfd_virtual_base(clockid_t c);

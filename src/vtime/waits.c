@@ -32,23 +32,70 @@ static void begin_look(struct dom_slot *s)
 	__atomic_store_n(&s->quiet, NRUN(ar) == 0, __ATOMIC_RELEASE);
 }
 
-static void end_look(struct dom_slot *s)
+/* The look is done; the mover is told unless quiet (it knew already). */
+static void end_look(struct dom_slot *s, int quiet)
 {
 	__atomic_store_n(&s->looked, 1, __ATOMIC_RELEASE);
-	tfd_dom_changed(tfd_dom);
+	if (!quiet)
+		tfd_dom_changed(tfd_dom);
 }
 
 /* A look found nothing: 1 if the deadline has come (the wait ends), else
  * the mover is told, with this process's next deadline. */
-static int looked_nothing(struct dom_slot *s, int64_t deadline)
+static int looked_nothing_q(struct dom_slot *s, int64_t deadline, int quiet)
 {
 	if (tfd_dom_now(tfd_dom, DC_MONO) >= deadline)
 		return 1;
 	if (s) {
-		tfd_dom_publish();
-		end_look(s);
+		if (!quiet)
+			tfd_dom_publish();
+		end_look(s, quiet);
 	}
 	return 0;
+}
+
+static int looked_nothing(struct dom_slot *s, int64_t deadline)
+{
+	return looked_nothing_q(s, deadline, 0);
+}
+
+/*
+ * A wait whose deadline has been reached lets time pass it.  Time stands
+ * still while a thread runs, so a loop "left = end - now; if (now > end)
+ * give up; wait(left)" (Python's subprocess, concurrent.futures) finds
+ * now == end after its wait timed out, waits 0, and would spin at that
+ * instant for ever.  The rule: a timed wait that ends at its deadline
+ * with nothing found notes the instant; a later timed wait of the same
+ * thread whose deadline is reached while the clock still reads that
+ * instant waits for the smallest step past it, 1 ns, which time makes
+ * when every thread waits, as for any deadline.  The first wait of zero
+ * at an instant returns at once, as on Linux; only a thread that already
+ * timed out there waits (an event loop polling with a zero timeout pays
+ * a move of the mover's for each such poll).  Exact and repeatable: the
+ * loop gives up 1 ns past its end, every run.
+ */
+static __thread int64_t timed_out_at = -1;
+/* The program's reads of the clock since, at that instant. */
+static __thread uint32_t spin_reads;
+
+static int64_t past_reached(int64_t deadline)
+{
+	int64_t now;
+
+	if (deadline == DOM_NEVER || timed_out_at < 0)
+		return deadline;
+	now = tfd_dom_now(tfd_dom, DC_MONO);
+	return deadline <= now && now == timed_out_at ? now + 1 : deadline;
+}
+
+/* A wait ended: at its deadline with nothing (timed_out), or not. */
+static void wait_ended(int timed_out)
+{
+	int64_t was = timed_out_at;
+
+	timed_out_at = timed_out ? tfd_dom_now(tfd_dom, DC_MONO) : -1;
+	if (timed_out_at != was)
+		spin_reads = 0;
 }
 
 /* RUN -> WAIT: the thread leaves the count of running ones. */
@@ -227,6 +274,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 	sigset_t old, during;
 	int r = 0, e = 0;
 
+	deadline = past_reached(deadline);
 	if (s)
 		wait_key_set();
 	hold_signals(&old);
@@ -262,6 +310,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 		to_run(s);
 	}
 	release_signals(&old);
+	wait_ended(r == 0);
 	errno = e;
 	return r;
 }
@@ -279,11 +328,13 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
                        void *ctx)
 {
 	struct dom_slot *s = tfd_dom_self_slot();
+	int64_t at = -1; /* the clock at its last look */
 	int r;
 
 	if (deadline == DOM_NEVER)
 		return try(ctx, -1);
 
+	deadline = past_reached(deadline);
 	if (s) {
 		wait_key_set();
 		to_wait(s, DK_SLICE, deadline);
@@ -291,11 +342,27 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
 	for (;;) {
 		int64_t left = tfd_dom_real_left(tfd_dom, deadline);
 		int64_t slice = SLICE_NS;
+		int same = 0;
 
-		if (s)
+		if (s) {
+			/* A look again at a slice's end, when nothing ran, no
+			 * round began and time did not move since the last
+			 * (its look, round and clock the same), tells the
+			 * mover nothing new: it is not woken, nor this
+			 * process's deadlines published again (each woke it:
+			 * with many threads to look at, a mover woken every
+			 * millisecond by each slice never ended a round). */
+			uint64_t look = s->look, round = s->look_round;
+			int had = __atomic_load_n(&s->looked, __ATOMIC_ACQUIRE);
+			int64_t now = tfd_dom_now(tfd_dom, DC_MONO);
+
 			begin_look(s);
+			same = had && s->look == look &&
+			       s->look_round == round && now == at;
+			at = now;
+		}
 		r = try(ctx, 0);
-		if (r != ETIMEDOUT || looked_nothing(s, deadline))
+		if (r != ETIMEDOUT || looked_nothing_q(s, deadline, same))
 			break;
 		if (left >= 0 && left < slice)
 			slice = left;
@@ -305,6 +372,7 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
 	}
 	if (s)
 		to_run(s);
+	wait_ended(r == ETIMEDOUT);
 	return r;
 }
 
@@ -388,11 +456,17 @@ int tfd_virtual_sleep_until(int64_t deadline, int64_t *left)
 	int64_t now = tfd_vnow(CLOCK_MONOTONIC);
 	int e;
 
-	if (deadline <= now)
+	if (tfd_dom)
+		deadline = past_reached(deadline);
+	if (deadline <= now) {
+		if (tfd_dom)
+			wait_ended(1);
 		return 0;
+	}
 	if (deadline - now > TFD_HORIZON || !tfd_dom)
 		return VWAIT_BLOCK;
 	e = dom_sleep(deadline);
+	wait_ended(!e);
 	if (e && left) {
 		*left = deadline - tfd_vnow(CLOCK_MONOTONIC);
 		if (*left < 0)
@@ -403,9 +477,39 @@ int tfd_virtual_sleep_until(int64_t deadline, int64_t *left)
 
 int tfd_virtual_sleep(int64_t ns, int64_t *left)
 {
-	if (ns <= 0)
+	if (ns <= 0 && !tfd_dom)
 		return 0;
 	if (ns > TFD_HORIZON)
 		return VWAIT_BLOCK;
 	return tfd_virtual_sleep_until(tfd_vnow(CLOCK_MONOTONIC) + ns, left);
+}
+
+/*
+ * A clock read by the program.  The loop above may not wait at all when
+ * its time left is zero (Python's Event.wait(0) only tries the lock:
+ * concurrent.futures.as_completed): after a wait of the thread's timed
+ * out, SPIN_READS reads of the clock at that same instant with no other
+ * wait between are a spin, and the last of them waits for the smallest
+ * step past the instant, as a wait of zero there does.  Counted, not
+ * timed: the same on every run.
+ */
+#define SPIN_READS 1000
+int64_t tfd_vread(clockid_t c)
+{
+	struct dom_slot *s;
+
+	/* Not from a handler that interrupted a wait of the thread's (its
+	 * slot is WAIT): a wait there would register it twice. */
+	if (tfd_dom && timed_out_at >= 0 && (s = tfd_dom_self_slot()) &&
+	    __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == DS_RUN) {
+		int64_t now = tfd_dom_now(tfd_dom, DC_MONO);
+
+		if (now != timed_out_at) {
+			timed_out_at = -1;
+			spin_reads = 0;
+		} else if (++spin_reads >= SPIN_READS) {
+			wait_ended(!dom_sleep(now + 1));
+		}
+	}
+	return tfd_vnow(c);
 }

@@ -15,7 +15,7 @@ RP_SD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo yes)
 RP_CXX := $(shell command -v $(CXX) >/dev/null 2>&1 && echo yes)
 RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/rawsys $(RP)/ticker $(RP)/overhead \
           $(RP)/nowork \
-          $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy \
+          $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \
           $(if $(RP_WL),$(RP)/wl_timers) $(if $(RP_SD),$(RP)/sd_timers) \
           $(if $(RP_CXX),$(RP)/cvwait)
 
@@ -25,7 +25,7 @@ $(RP)/dropin: tests/realprog/dropin.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
 $(RP)/timerfd_glibc $(RP)/ticker $(RP)/rawsys: $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS)
-$(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy: $(RP)/%: \
+$(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline: $(RP)/%: \
     tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
 # nowork defines snprintf and pthread_mutex_lock for the preload to call.

@@ -505,14 +505,163 @@ targets() {
 	fi
 }
 
+# When time moves (issue 21): loops that wait until they are past their
+# deadline, natively (a tenth of the time) and on virtual time 1 ns past
+# it exactly, 5 runs giving one output; alarm() against the process's own
+# sleep (C, perl); a tree whose mover is killed goes on in real time; the
+# clocks' start (--virtual-start, and a whole second by default).
+deadlines() {
+	selected "deadlines vdeadline alarm busy preempt killed virtual-start" ||
+	    return 0
+	if [ -x "$dir/vdeadline" ]; then
+		for m in cond poll sleep spin; do
+			run "vdeadline.$m.linux" "$dir/vdeadline" $m 200
+			if again "vdeadline.$m" 5 env TFD_EXACT=1 \
+			    "$dir/vdeadline" $m 2000 &&
+			    cmp -s "$out/vdeadline.$m.linux" "$out/vdeadline.$m.1"; then
+				ok "vdeadline $m: a loop waits until past its deadline, as on Linux, 1 ns past it"
+			else
+				bad "vdeadline $m: a loop that waits until past its deadline"
+				diff -u "$out/vdeadline.$m.linux" "$out/vdeadline.$m.1" |
+				    sed 's/^/    /'
+			fi
+		done
+		run vdeadline.alarm.linux "$dir/vdeadline" alarm 1
+		if again vdeadline.alarm 5 env TFD_EXACT=1 "$dir/vdeadline" alarm 3 &&
+		    sed 's/(1)/(3)/' "$out/vdeadline.alarm.linux" |
+		    cmp -s - "$out/vdeadline.alarm.1"; then
+			ok "alarm(3) ends the process's sleep(100) at 3 s, 97 left, as on Linux"
+		else
+			bad "alarm(3) against the process's own sleep(100)"
+			diff -u "$out/vdeadline.alarm.linux" "$out/vdeadline.alarm.1" |
+			    sed 's/^/    /'
+		fi
+	else
+		skip "vdeadline: not built (see above)"
+	fi
+	if command -v perl >/dev/null 2>&1; then
+		# perl's sleep returns the seconds slept.
+		if again perl.alarm 5 perl -e \
+		    '$SIG{ALRM} = sub { print "alarm\n" }; alarm 3; my $s = sleep 100; print "$s\n"' &&
+		    [ "$(tr '\n' ' ' <"$out/perl.alarm.1")" = "alarm 3 " ]; then
+			ok "perl: alarm 3 ends sleep 100 at 3 s"
+		else
+			bad "perl: alarm 3 against sleep 100"
+			sed 's/^/    /' "$out/perl.alarm.1"
+		fi
+	else
+		skip "perl alarm: perl not installed"
+	fi
+	if command -v python3 >/dev/null 2>&1; then
+		run vdeadline.py.linux python3 "$src/vdeadline.py" 20
+		if again vdeadline.py 5 env TFD_EXACT=1 python3 "$src/vdeadline.py" &&
+		    cmp -s "$out/vdeadline.py.linux" "$out/vdeadline.py.1"; then
+			ok "python3 subprocess.run(timeout=), Future.result(timeout=), as_completed(timeout=), a process pool's result(timeout=): at their deadline, as on Linux"
+		else
+			bad "python3 deadlines: subprocess, concurrent.futures"
+			diff -u "$out/vdeadline.py.linux" "$out/vdeadline.py.1" |
+			    sed 's/^/    /'
+		fi
+	else
+		skip "python3 deadlines: python3 not installed"
+	fi
+	# Busy programs: a busy loop ended by alarm(); a busy Python thread
+	# preempted by another that waits on time (CPython's GIL).  Time
+	# flows at the real rate while they run: facts, not exact times.
+	if [ -x "$dir/vdeadline" ]; then
+		run vbusy.alarm.linux "$dir/vdeadline" busy 1
+		t0=$(date +%s%N)
+		run vbusy.alarm "$tool" exec --backend virtual -- "$dir/vdeadline" busy 1
+		ms=$(ms_since)
+		if cmp -s "$out/vbusy.alarm.linux" "$out/vbusy.alarm"; then
+			ok "alarm(1) ends a busy loop, as on Linux ($ms ms)"
+		else
+			bad "alarm(1) and a busy loop"
+			diff -u "$out/vbusy.alarm.linux" "$out/vbusy.alarm" | sed 's/^/    /'
+		fi
+	fi
+	if command -v python3 >/dev/null 2>&1; then
+		run vpreempt.linux python3 "$src/vpreempt.py"
+		t0=$(date +%s%N)
+		run vpreempt "$tool" exec --backend virtual -- python3 "$src/vpreempt.py"
+		ms=$(ms_since)
+		if cmp -s "$out/vpreempt.linux" "$out/vpreempt" &&
+		    grep -q 'True$' "$out/vpreempt"; then
+			ok "python3: a busy thread is preempted (the GIL's timed wait), as on Linux ($ms ms)"
+		else
+			bad "python3: a busy thread and the GIL's timed wait"
+			diff -u "$out/vpreempt.linux" "$out/vpreempt" | sed 's/^/    /'
+		fi
+	fi
+	# A tree whose mover is killed: a busy shell holds time while its
+	# background `sleep 2` waits; tfd exec gets SIGKILL; the sleep must
+	# end about 2 s later, in real time (it slept for ever).
+	rm -f "$out/killed.pid" "$out/killed.done"
+	"$tool" exec --backend virtual -- sh -c \
+	    "echo \$\$ >'$out/killed.pid'; (sleep 2; echo done >'$out/killed.done') & while :; do :; done" \
+	    >/dev/null 2>&1 &
+	mover=$! n=0
+	while [ ! -s "$out/killed.pid" ] && [ $n -lt 100 ]; do
+		sleep 0.05
+		n=$((n + 1))
+	done
+	sleep 0.2 # the background sleep waits
+	kill -KILL $mover
+	wait $mover 2>/dev/null
+	t0=$(date +%s%N) n=0
+	while [ ! -e "$out/killed.done" ] && [ $n -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	ms=$(ms_since)
+	[ -s "$out/killed.pid" ] && kill "$(cat "$out/killed.pid")" 2>/dev/null
+	if [ -e "$out/killed.done" ] && [ "$ms" -ge 1000 ]; then
+		ok "a tree whose tfd exec is killed: its sleep 2 ends in real time ($ms ms after)"
+	else
+		bad "a tree whose tfd exec is killed: its sleep 2 (done: $(cat "$out/killed.done" 2>/dev/null), $ms ms)"
+	fi
+	# The clocks' start.
+	i=0 same=1
+	while [ $i -lt 5 ]; do
+		i=$((i + 1))
+		run vstart.$i "$tool" exec --backend virtual \
+		    --virtual-start @1700000000 -- \
+		    sh -c 'date -u +%s.%N; sleep 61.25; date -u "+%F %T.%N"'
+		printf '1700000000.000000000\n2023-11-14 22:14:21.250000000\n' |
+		    cmp -s - "$out/vstart.$i" || same=0
+	done
+	run vstart.date "$tool" exec --backend virtual \
+	    --virtual-start '2024-02-29 12:00:00' -- date -u '+%F %T.%N'
+	run vstart.whole "$tool" exec --backend virtual -- \
+	    sh -c 'date +%N; cat /proc/uptime >/dev/null; sleep 0.25; date +%N'
+	if [ $same = 1 ] &&
+	    [ "$(cat "$out/vstart.date")" = "2024-02-29 12:00:00.000000000" ] &&
+	    [ "$(tr '\n' ' ' <"$out/vstart.whole")" = "000000000 250000000 " ]; then
+		ok "--virtual-start @SECONDS and a date: the same times in 5 runs; a whole second by default"
+	else
+		bad "--virtual-start, and the default start"
+		for f in vstart.1 vstart.date vstart.whole; do
+			sed "s/^/    $f: /" "$out/$f"
+		done
+	fi
+	run vstart.bad "$tool" exec --backend virtual --virtual-start 2023-02-29 -- true
+	st=$?
+	if [ $st = 125 ] && [ "$(wc -l <"$out/vstart.bad")" = 1 ]; then
+		ok "--virtual-start 2023-02-29: one line, exit 125"
+	else
+		bad "--virtual-start 2023-02-29: exit $st"
+		sed 's/^/    /' "$out/vstart.bad"
+	fi
+}
+
 case ${TFD_SAN:-} in
 *thread*)
 	selected conform &&
 	    skip "conformance through the preload (virtual): ThreadSanitizer"
 	selected vthreads && skip "vthreads: ThreadSanitizer"
 	selected vclock && skip "vclock: ThreadSanitizer"
-	selected "vwaits domain loop wl_timers sd_timers tree vtree targets" &&
-	    skip "virtual-time domain (vwaits, determinism, targets): ThreadSanitizer"
+	selected "vwaits domain loop wl_timers sd_timers tree vtree targets deadlines" &&
+	    skip "virtual-time domain (vwaits, determinism, targets, deadlines): ThreadSanitizer"
 	;;
 *)
 	conform virtual
@@ -521,6 +670,7 @@ case ${TFD_SAN:-} in
 	vwaits
 	domain
 	targets
+	deadlines
 	;;
 esac
 
