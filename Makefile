@@ -196,7 +196,8 @@ PRELOAD_OBJ := $(PRELOAD_SRC:src/%.c=$(B)/pic/%.o)
 # The SIGSYS handler and the sigaction/signal the preload exports run
 # before a sanitizer's runtime is ready (it installs its own handlers
 # through them at load) and inside signal handlers: never instrumented.
-$(B)/pic/preload/rawsys.o: private ALL_CFLAGS := \
+$(B)/pic/preload/rawsys.o $(B)/pic/preload/exports_signals.o: \
+    private ALL_CFLAGS := \
     $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS))
 $(PRELOAD): $(PIC_OBJ) $(PRELOAD_OBJ)
 	$(CC) -shared -Wl,-z,defs -o $@ $(PIC_OBJ) $(PRELOAD_OBJ) \

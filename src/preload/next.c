@@ -76,6 +76,7 @@ static void load_waits(void)
 	LOAD(sigtimedwait);
 	LOAD(sigwaitinfo);
 	LOAD(sigwait);
+	LOAD(timespec_get);
 	LOAD(sigsuspend);
 	LOAD(pause);
 	LOAD(timer_create);

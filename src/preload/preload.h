@@ -9,14 +9,16 @@
  *   exports.c  the exported wrappers: a few lines each, deciding whether a
  *              call concerns a timer and handing it on
  *   exports_waits.c  the exported wrappers of the waits on virtual time
- *   clocks.c   timespec_get(), which glibc answers without clock_gettime
+ *   exports_signals.c  sigaction(), signal() and the C library's other
+ *              ways to set a handler
  *   next.c     the table of next definitions (dlsym RTLD_NEXT)
  *   numbers.c  the table of numbers that name our timers; which process
  *              owns it (a vfork child does not)
  *   fdops.c    read, write, close, dup, fcntl, ioctl on a timer
  *   epoll.c    epoll registrations of timers (writability, EPOLLET)
  *   waits.c    poll, select, epoll waits on timers
- *   signals.c  the program's signal handlers, counted (virtual time)
+ *   signals.c  the program's signal handlers, run through ours:
+ *              deferred while the thread is inside, counted (virtual time)
  *   sigtimers.c  timer_create & co, alarm, setitimer on virtual time
  *   timedwaits.c  timed waits on conditions, semaphores, locks, joins,
  *              as waits of virtual time in slices
@@ -25,7 +27,7 @@
  *              slots taken before they start (vtime.h)
  *   trace.c    TFD_TRACE
  *   rawsys.c   raw timerfd system calls (TFD_RAW_SYSCALLS): a seccomp
- *              filter, a SIGSYS handler, the program's SIGSYS handler
+ *              filter, a SIGSYS handler, the program's SIGSYS action
  *
  * The library is reached through the public API, the operations of the
  * backend in use (backend.h) and the hooks backend.h gives a host (fork's
@@ -177,6 +179,7 @@ struct tfd_next {
 	                    const struct timespec *);
 	int (*sigwaitinfo)(const sigset_t *, siginfo_t *);
 	int (*sigwait)(const sigset_t *, int *);
+	int (*timespec_get)(struct timespec *, int);
 	int (*sigsuspend)(const sigset_t *);
 	int (*pause)(void);
 	int (*timer_create)(clockid_t, struct sigevent *, timer_t *);
@@ -416,5 +419,14 @@ const char *tfd_next_text(char *buf, size_t n, int fd);
  * functions; our own calls of them go through a stub of ours. */
 void tfd_rawsys_init(void);
 void tfd_rawsys_forked(void); /* in a child of fork(): the lock anew */
+int tfd_rawsys_catching(void); /* 1: the filter is in, SIGSYS kept here */
+/* The program's SIGSYS action while the filter is in: asked, set. */
+int tfd_rawsys_action(const struct sigaction *act, struct sigaction *old);
+
+/* ---- exports_signals.c ---- */
+
+/* The C library's sigaction(), found on its own (see the file). */
+int tfd_next_sigaction(int sig, const struct sigaction *act,
+                       struct sigaction *old);
 
 #endif

@@ -32,8 +32,9 @@
  * to take the signal (which kills the process).
  *
  * The program's SIGSYS handler is remembered, not installed: sigaction()
- * and signal() for SIGSYS are answered here, and the handler gets every
- * SIGSYS that is not one of ours (another filter's traps, kill()).
+ * and signal() for SIGSYS (exports_signals.c) are answered from here, and
+ * the handler gets every SIGSYS that is not one of ours (another filter's
+ * traps, kill()).
  *
  * Installing a filter needs no_new_privs unless the process has
  * CAP_SYS_ADMIN: tried first without it.  See tfd-preload(7) RAW SYSTEM
@@ -73,23 +74,6 @@ static int raw_on;
 static struct sigaction prog_act;
 static pthread_mutex_t prog_lock = PTHREAD_MUTEX_INITIALIZER;
 TFD_LOCK_RANK(prog_lock, LK_RAWSYS);
-
-static int (*real_sigaction)(int, const struct sigaction *,
-                             struct sigaction *);
-
-static int next_sigaction(int sig, const struct sigaction *act,
-                          struct sigaction *old)
-{
-	if (unlikely(!real_sigaction)) {
-		real_sigaction = (__typeof__(real_sigaction))dlsym(RTLD_NEXT,
-		                                                   "sigaction");
-		if (!real_sigaction) {
-			errno = ENOSYS;
-			return -1;
-		}
-	}
-	return real_sigaction(sig, act, old);
-}
 
 /* In a child of fork(): the lock, which another thread of the parent may
  * have held, made anew (tree.c). */
@@ -262,7 +246,7 @@ static void chain(int sig, siginfo_t *si, void *uc)
 			return;
 		memset(&dfl, 0, sizeof(dfl));
 		dfl.sa_handler = SIG_DFL;
-		next_sigaction(SIGSYS, &dfl, NULL);
+		tfd_next_sigaction(SIGSYS, &dfl, NULL);
 		sigemptyset(&sys);
 		sigaddset(&sys, SIGSYS);
 		raise(SIGSYS);
@@ -437,14 +421,14 @@ void tfd_rawsys_init(void)
 	act.sa_sigaction = on_sigsys;
 	act.sa_flags = SA_SIGINFO;
 	sigemptyset(&act.sa_mask);
-	if (next_sigaction(SIGSYS, &act, &old) < 0) {
+	if (tfd_next_sigaction(SIGSYS, &act, &old) < 0) {
 		say("sigaction");
 		return;
 	}
 	prog_act = old; /* inherited across exec: SIG_DFL or SIG_IGN */
 	if (install_filter(&t) < 0) {
 		say("seccomp");
-		next_sigaction(SIGSYS, &old, NULL);
+		tfd_next_sigaction(SIGSYS, &old, NULL);
 		return;
 	}
 	__atomic_store_n(&raw_on, 1, __ATOMIC_RELEASE);
@@ -466,9 +450,10 @@ void tfd_rawsys_init(void)
 
 /* ---- sigaction() and signal() for SIGSYS: the program's, remembered ---- */
 
-/* Blocks SIGSYS on this thread while it changes, so that the handler never
- * reads it half written. */
-static int prog_sigaction(const struct sigaction *act, struct sigaction *old)
+/* The program's SIGSYS action, asked or set while the filter is in
+ * (exports_signals.c).  Blocks SIGSYS on this thread while it changes, so
+ * that the handler never reads it half written. */
+int tfd_rawsys_action(const struct sigaction *act, struct sigaction *old)
 {
 	sigset_t sys, was;
 
@@ -485,136 +470,8 @@ static int prog_sigaction(const struct sigaction *act, struct sigaction *old)
 	return 0;
 }
 
-EXPORT int sigaction(int sig, const struct sigaction *act,
-                     struct sigaction *old)
+/* 1 once the filter is in: SIGSYS's action is the program's, kept here. */
+int tfd_rawsys_catching(void)
 {
-	if (!tfd_inside && sig != SIGSYS)
-		return tfd_sig_action(sig, act, old, next_sigaction);
-	if (sig != SIGSYS || !__atomic_load_n(&raw_on, __ATOMIC_ACQUIRE))
-		return next_sigaction(sig, act, old);
-	return prog_sigaction(act, old);
-}
-
-/* The signals siginterrupt() made interrupt system calls: signal()
- * installs them without SA_RESTART, as glibc's does. */
-static sigset_t interrupting;
-
-/* glibc's signal(): BSD semantics (SA_RESTART, the signal blocked in its
- * handler). */
-EXPORT sighandler_t signal(int sig, sighandler_t h)
-{
-	static sighandler_t (*real_signal)(int, sighandler_t);
-	struct sigaction a, old;
-
-	if (!tfd_inside && sig != SIGSYS) {
-		if (h == SIG_ERR || sig <= 0 || sig >= _NSIG) {
-			errno = EINVAL;
-			return SIG_ERR;
-		}
-		memset(&a, 0, sizeof(a));
-		a.sa_handler = h;
-		a.sa_flags = sigismember(&interrupting, sig) ? 0 : SA_RESTART;
-		sigemptyset(&a.sa_mask);
-		sigaddset(&a.sa_mask, sig);
-		if (tfd_sig_action(sig, &a, &old, next_sigaction) < 0)
-			return SIG_ERR;
-		return old.sa_handler;
-	}
-	if (sig != SIGSYS || !__atomic_load_n(&raw_on, __ATOMIC_ACQUIRE)) {
-		if (unlikely(!real_signal))
-			real_signal = (__typeof__(real_signal))dlsym(RTLD_NEXT,
-			                                             "signal");
-		return real_signal(sig, h);
-	}
-	memset(&a, 0, sizeof(a));
-	a.sa_handler = h;
-	a.sa_flags = SA_RESTART;
-	sigemptyset(&a.sa_mask);
-	sigaddset(&a.sa_mask, SIGSYS);
-	prog_sigaction(&a, &old);
-	return old.sa_handler;
-}
-
-/*
- * The C library's other ways to set a handler reach its sigaction()
- * inside it, past ours: each is done here through ours (the program's
- * handler must run through ours, signals.c).
- */
-sighandler_t bsd_signal(int sig, sighandler_t h); /* not in glibc's
-                                                    * header any more */
-EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
-{
-	return signal(sig, h);
-}
-
-/* System V's: the handler once (SA_RESETHAND), not blocked in itself. */
-EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
-{
-	struct sigaction a, old;
-
-	if (h == SIG_ERR || sig <= 0 || sig >= _NSIG) {
-		errno = EINVAL;
-		return SIG_ERR;
-	}
-	memset(&a, 0, sizeof(a));
-	a.sa_handler = h;
-	a.sa_flags = SA_RESETHAND | SA_NODEFER;
-	sigemptyset(&a.sa_mask);
-	if (sigaction(sig, &a, &old) < 0)
-		return SIG_ERR;
-	return old.sa_handler;
-}
-
-EXPORT sighandler_t __sysv_signal(int sig, sighandler_t h)
-{
-	return sysv_signal(sig, h);
-}
-
-/* sigset(): SIG_HOLD blocks sig; another disposition is set and sig let
- * through.  The answer: SIG_HOLD if sig was blocked, else the handler. */
-EXPORT sighandler_t sigset(int sig, sighandler_t h)
-{
-	struct sigaction a, old;
-	sigset_t one, prev;
-
-	if (h == SIG_ERR || sig <= 0 || sig >= _NSIG) {
-		errno = EINVAL;
-		return SIG_ERR;
-	}
-	sigemptyset(&one);
-	sigaddset(&one, sig);
-	if (h == SIG_HOLD) {
-		if (sigaction(sig, NULL, &old) < 0 ||
-		    pthread_sigmask(SIG_BLOCK, &one, &prev) != 0)
-			return SIG_ERR;
-	} else {
-		memset(&a, 0, sizeof(a));
-		a.sa_handler = h;
-		sigemptyset(&a.sa_mask);
-		if (sigaction(sig, &a, &old) < 0 ||
-		    pthread_sigmask(SIG_UNBLOCK, &one, &prev) != 0)
-			return SIG_ERR;
-	}
-	return sigismember(&prev, sig) ? SIG_HOLD : old.sa_handler;
-}
-
-/* siginterrupt(): SA_RESTART off (flag) or on, through ours. */
-EXPORT int siginterrupt(int sig, int flag)
-{
-	struct sigaction a;
-
-	if (sig <= 0 || sig >= _NSIG) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (sigaction(sig, NULL, &a) < 0)
-		return -1;
-	if (flag) {
-		sigaddset(&interrupting, sig);
-		a.sa_flags &= ~SA_RESTART;
-	} else {
-		sigdelset(&interrupting, sig);
-		a.sa_flags |= SA_RESTART;
-	}
-	return sigaction(sig, &a, NULL);
+	return __atomic_load_n(&raw_on, __ATOMIC_ACQUIRE);
 }
