@@ -251,6 +251,26 @@ static inline void tfd_leave(int was)
 		tfd_undefer();
 }
 
+/* A lock of the drop-in's own, held only inside (tfd_enter): no handler of
+ * the program's runs on a thread that holds it (none calls us and waits
+ * for it, none jumps out and leaves it held).  Not recursive, so the
+ * state to give back is the thread's alone.  TFD_LOCK_INSIDE(m) defines
+ * lock_in() and lock_out() for mutex m in the file that has it. */
+#define TFD_LOCK_INSIDE(m)                                                   \
+	static __thread int m##_was __attribute__((tls_model("initial-exec"))); \
+	static void lock_in(void)                                            \
+	{                                                                    \
+		int was = tfd_enter();                                       \
+		pthread_mutex_lock(&m);                                      \
+		m##_was = was;                                               \
+	}                                                                    \
+	static void lock_out(void)                                           \
+	{                                                                    \
+		int was = m##_was;                                           \
+		pthread_mutex_unlock(&m);                                    \
+		tfd_leave(was);                                              \
+	}
+
 /* What the backend chosen at load is, from its operations: */
 extern const struct tfd_backend *tfd_be; /* the backend */
 extern int tfd_emulated; /* its timers are not kernel timerfds (.native 0):

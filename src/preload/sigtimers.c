@@ -39,27 +39,7 @@ static struct vtimer timers[NTIMERS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 TFD_LOCK_RANK(lock, LK_SIGTIMERS);
 
-/* The lock is held inside (preload.h, tfd_enter): no handler of the
- * program's runs on a thread that holds it (none calls us and waits for
- * it, none jumps out and leaves it held).  Not recursive, so the state
- * to give back is the thread's alone. */
-static __thread int lock_was __attribute__((tls_model("initial-exec")));
-
-static void lock_in(void)
-{
-	int was = tfd_enter();
-
-	pthread_mutex_lock(&lock);
-	lock_was = was;
-}
-
-static void lock_out(void)
-{
-	int was = lock_was;
-
-	pthread_mutex_unlock(&lock);
-	tfd_leave(was);
-}
+TFD_LOCK_INSIDE(lock) /* lock_in(), lock_out() */
 int tfd_nsigtimers; /* armed ones: the fast path of firing */
 
 static timer_t id_of(int i)
