@@ -309,6 +309,27 @@ static void fetch_files(void)
 	}
 }
 
+/* The ids of the files we hold that have none yet, read here, in our own
+ * table, for fork's prepare handler (fork.c, ids_first), which waits with
+ * the lock dropped.  Under the lock: holds and their files stay as they
+ * are; about 3 us a file, once in each timer's life. */
+static void read_ids(void)
+{
+	size_t i;
+
+	if (tfd_eng.ids_done == tfd_eng.ids_asked)
+		return;
+	for (i = 0; i < tfd_eng.nholds; i++) {
+		struct tfd_hold *h = tfd_eng.holds[i];
+
+		if (h->nfds && !h->efd_id && !h->direct && h->file >= 0 &&
+		    !h->unchecked)
+			h->efd_id = tfd_files_id(h->file);
+	}
+	tfd_eng.ids_done = tfd_eng.ids_asked;
+	tfd_family_changed();
+}
+
 /* Keep fresh eventfds ready for tfd_create (files.c), half of each kind;
  * made unlocked, so that creates go on meanwhile. */
 static void refill(void)
@@ -332,7 +353,7 @@ static void refill(void)
 		for (i = 0; i < want[kind]; i++) {
 			if ((k[n] = tfd_files_fresh((int)kind)) < 0)
 				break;
-			id[n] = 0; /* read at fork, if ever (fork.c) */
+			id[n] = 0; /* read at fork, if ever (read_ids) */
 			nb[n++] = (unsigned char)kind;
 		}
 	tfd_family_lock();
@@ -516,6 +537,7 @@ static void *service(void *arg)
 	for (;;) {
 		close_freed(); /* first: a fetch near the limit needs room */
 		fetch_files();
+		read_ids();
 		if (tfd_eng.go_direct)
 			break; /* a thread on the fallback replaces us */
 		/* Refilled with no timer left too: a program that makes
@@ -535,7 +557,8 @@ static void *service(void *arg)
 		for (b = 0; b < NBASE; b++)
 			if (tfd_queue_top(&tfd_eng.q[b]))
 				again |= expire(b, tfd_clock_now(b));
-		if (again || tfd_eng.nfetch || tfd_eng.clock_set || tfd_eng.freed)
+		if (again || tfd_eng.nfetch || tfd_eng.clock_set || tfd_eng.freed ||
+		    tfd_eng.ids_done != tfd_eng.ids_asked)
 			continue;
 		if (tfd_eng.nholds == 0) {
 			if (!tfd_eng.idle_since)
