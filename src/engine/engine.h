@@ -295,7 +295,8 @@ int tfd_engine_grow_holds(void);
 int tfd_engine_hold_file(struct tfd_hold *h, int service); /* its file
                                  * here, taken now if need be, or -1 */
 void tfd_engine_hold_add(struct tfd_hold *h);
-void tfd_engine_holds_direct(void); /* the fallback from now on */
+void tfd_engine_holds_direct(int own); /* the fallback from now on;
+                                      * own: the caller's table is its own */
 
 /* ops.c */
 void tfd_engine_number_gone(int fd);  /* fd no longer names a timer */
@@ -342,6 +343,7 @@ int tfd_files_fresh(int nonblock);    /* a new eventfd there, or -1 */
 int tfd_files_take(int tid, int k, int flags, int *fd);
 int tfd_files_pin(void);              /* the service thread's pidfd, or -1 */
 uint32_t tfd_files_id(int k);         /* eventfd k's id here, or 0 */
+uint32_t tfd_files_id_program(int k); /* in the program's table */
 
 /* clock.c */
 int64_t tfd_clock_now(int base);  /* the system's or the virtual clock */

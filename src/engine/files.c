@@ -217,13 +217,13 @@ int tfd_files_pin(void)
  * fork names its children's numbers by it, and asks the service thread
  * for the ids it lacks (fork.c); a thread that leaves for the fallback
  * reads its own (service.c).  No allocation. */
-uint32_t tfd_files_id(int k)
+static uint32_t id_of(const char *table, int k)
 {
 	char path[64], buf[512], *p;
 	long fd, n;
 	unsigned long id = 0;
 
-	snprintf(path, sizeof(path), "/proc/thread-self/fdinfo/%d", k);
+	snprintf(path, sizeof(path), "/proc/%s/fdinfo/%d", table, k);
 	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -236,6 +236,18 @@ uint32_t tfd_files_id(int k)
 	if (p)
 		id = strtoul(p + 11, NULL, 10);
 	return (uint32_t)id;
+}
+
+uint32_t tfd_files_id(int k)
+{
+	return id_of("thread-self", k);
+}
+
+/* The id of eventfd k of the program's table (the first thread's), read
+ * by a thread with a table of its own (as tfd_files_id), or 0. */
+uint32_t tfd_files_id_program(int k)
+{
+	return id_of("self", k);
 }
 
 /* Copy descriptor fd of thread tid into this thread's table: the new

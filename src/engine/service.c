@@ -502,8 +502,8 @@ static void *service(void *arg)
 	if (tfd_eng.private_files && !kept && tfd_files_unshare() != 0)
 		tfd_eng.private_files = 0;
 	if (!tfd_eng.private_files)
-		tfd_engine_holds_direct(); /* a forked child's, or those of
-		                            * the thread we replace */
+		tfd_engine_holds_direct(0); /* a forked child's: our table
+		                             * is the program's */
 	pin = tfd_eng.private_files ? tfd_files_pin() : -1;
 	me = &tfd_fam->proc[tfd_eng.self];
 	tfd_eng.tid = gettid();
@@ -573,23 +573,19 @@ static void *service(void *arg)
 	tfd_eng.state = STOPPING; /* no timer is made until we are gone */
 	if (tfd_eng.go_direct) {
 		/* Our table and the copies in it go with us; the thread that
-		 * replaces us posts to the program's numbers, which it finds
-		 * as it starts (tfd_engine_holds_direct, in its table). */
+		 * replaces us posts to the program's numbers, found here,
+		 * where the kernel's ids are read in our own table
+		 * (tfd_engine_holds_direct). */
 		size_t i;
 
 		for (i = 0; i < tfd_eng.nholds; i++) {
 			struct tfd_hold *h = tfd_eng.holds[i];
 
-			if (h->direct)
-				continue;
-			if (!h->efd_id && h->file >= 0 && !h->unchecked)
+			if (!h->direct && !h->efd_id && h->file >= 0 &&
+			    !h->unchecked)
 				h->efd_id = tfd_files_id(h->file);
-			h->file = -1;
-			h->unchecked = 0;
-			if ((h->t->flags & T_USED) && h->t->gen == h->gen &&
-			    h->t->deliverer == tfd_eng.self)
-				h->t->file = -1;
 		}
+		tfd_engine_holds_direct(1);
 		tfd_eng.private_files = 0;
 		tfd_eng.go_direct = 0;
 		close_freed();
