@@ -169,7 +169,8 @@ struct tfd_hold {
 	uint32_t efd_id; /* [L] the eventfd's id (its fdinfo), 0 if unknown:
 	                  * a forked child (a copy of this) checks that a
 	                  * number it inherited is this file; read at the
-	                  * first fork (fork.c), not at create */
+	                  * first fork, by the service thread in its own
+	                  * table (fork.c, ids_asked), not at create */
 	uint16_t gen;    /* [L] t->gen when taken */
 	unsigned char direct; /* [L] file is a user number (fallback): set
 	                       * at create, or for good when the fallback
@@ -245,6 +246,10 @@ struct tfd_engine {
 	uint32_t pool_id[POOL_MAX]; /* [L] their eventfd ids */
 	unsigned char pool_nb[POOL_MAX]; /* [L] that one is O_NONBLOCK */
 	unsigned npool;          /* [L] */
+	unsigned ids_asked;      /* [L] fork's prepare asks the service thread
+	                          * for the ids of the files it holds that
+	                          * have none yet (fork.c) */
+	unsigned ids_done;       /* [L] the last ask it answered */
 	unsigned pool_max;       /* [L] POOL_MAX but in tests */
 	struct tfd_hold *freed;  /* [L] holds whose file the service closes */
 	unsigned nfreed;         /* [L] on that list */
@@ -303,7 +308,8 @@ int tfd_engine_grow_holds(void);
 int tfd_engine_hold_file(struct tfd_hold *h, int service); /* its file
                                  * here, taken now if need be, or -1 */
 void tfd_engine_hold_add(struct tfd_hold *h);
-void tfd_engine_holds_direct(void); /* the fallback from now on */
+void tfd_engine_holds_direct(int own); /* the fallback from now on;
+                                      * own: the caller's table is its own */
 
 /* ops.c */
 void tfd_engine_number_gone(int fd);  /* fd no longer names a timer */
@@ -350,7 +356,7 @@ int tfd_files_fresh(int nonblock);    /* a new eventfd there, or -1 */
 int tfd_files_take(int tid, int k, int flags, int *fd);
 int tfd_files_pin(void);              /* the service thread's pidfd, or -1 */
 uint32_t tfd_files_id(int k);         /* eventfd k's id here, or 0 */
-uint32_t tfd_files_id_in(int tid, int k); /* in thread tid's table */
+uint32_t tfd_files_id_program(int k); /* in the program's table */
 
 /* clock.c */
 int64_t tfd_clock_now(int base);  /* the system's or the virtual clock */

@@ -207,24 +207,23 @@ int tfd_files_pin(void)
 	return p < 0 ? -1 : (int)p;
 }
 
-/* The id the kernel gives eventfd k of thread tid's table (its fdinfo's
- * "eventfd-id", Linux 6.1), or 0; tid 0: the calling thread.  Read where
- * it is needed, not at create (three system calls and the formatting of
- * the fdinfo: about 3 us): a fork names its children's numbers by it
- * (fork.c), and a thread that leaves for the fallback its own (service.c).
- * The caller's table takes the descriptor of /proc meanwhile; no
- * allocation. */
-uint32_t tfd_files_id_in(int tid, int k)
+/* The id the kernel gives eventfd k of the calling thread's table (its
+ * fdinfo's "eventfd-id", Linux 6.1), or 0.  Read in the service thread
+ * only, whose own table takes the descriptor of /proc meanwhile: opened
+ * in the program's table, from a thread of the program's, it would hold
+ * the lowest free number for a moment, and another thread's open(2) would
+ * get a higher one than Linux gives (tfd(7), NOTES 15).  Not at create
+ * (three system calls and the formatting of the fdinfo: about 3 us): a
+ * fork names its children's numbers by it, and asks the service thread
+ * for the ids it lacks (fork.c); a thread that leaves for the fallback
+ * reads its own (service.c).  No allocation. */
+static uint32_t id_of(const char *table, int k)
 {
 	char path[64], buf[512], *p;
 	long fd, n;
 	unsigned long id = 0;
 
-	if (tid)
-		snprintf(path, sizeof(path), "/proc/self/task/%d/fdinfo/%d",
-		         tid, k);
-	else
-		snprintf(path, sizeof(path), "/proc/thread-self/fdinfo/%d", k);
+	snprintf(path, sizeof(path), "/proc/%s/fdinfo/%d", table, k);
 	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -241,7 +240,14 @@ uint32_t tfd_files_id_in(int tid, int k)
 
 uint32_t tfd_files_id(int k)
 {
-	return tfd_files_id_in(0, k);
+	return id_of("thread-self", k);
+}
+
+/* The id of eventfd k of the program's table (the first thread's), read
+ * by a thread with a table of its own (as tfd_files_id), or 0. */
+uint32_t tfd_files_id_program(int k)
+{
+	return id_of("self", k);
 }
 
 /* Copy descriptor fd of thread tid into this thread's table: the new

@@ -102,12 +102,6 @@ static void mark_holders(int c, int on)
 
 		if (!h->nfds)
 			continue;
-		/* The child names its numbers by the eventfd's id: read
-		 * from our service thread's table once, at the first fork
-		 * (files.c). */
-		if (on && !h->efd_id && !h->direct && h->file >= 0 &&
-		    !h->unchecked && tfd_eng.state == RUNNING)
-			h->efd_id = tfd_files_id_in(tfd_eng.tid, h->file);
 		if (on)
 			h->t->holders |= tfd_proc_bit(c);
 		else
@@ -127,6 +121,45 @@ static void outside(void)
 			tfd_eng.holds[i]->t->flags |= T_OUTSIDE;
 }
 
+/* A file we hold whose eventfd id is not known yet. */
+static int ids_missing(void)
+{
+	size_t i;
+
+	if (tfd_eng.state != RUNNING || !tfd_eng.private_files)
+		return 0;
+	for (i = 0; i < tfd_eng.nholds; i++) {
+		struct tfd_hold *h = tfd_eng.holds[i];
+
+		if (h->nfds && !h->efd_id && !h->direct && h->file >= 0 &&
+		    !h->unchecked)
+			return 1;
+	}
+	return 0;
+}
+
+/* The child names its numbers by the eventfds' ids (tfd_engine_hold_file):
+ * the service thread reads those it lacks, in its own table, while we wait
+ * with the lock dropped (tfd_family_wait; the thread may be waiting for
+ * the lock).  Not here: opening the fdinfo in the program's table would
+ * take its lowest free number for a moment, while its other threads run
+ * (tfd(7), NOTES 15).  Timers made meanwhile are asked for again, a few
+ * times; a file still without an id is not taken over by the child, as
+ * when the number was reused.  Lock held. */
+static void ids_first(void)
+{
+	int tries;
+
+	for (tries = 0; tries < 4 && ids_missing(); tries++) {
+		unsigned ask = ++tfd_eng.ids_asked;
+
+		tfd_engine_poke();
+		while (tfd_eng.state == RUNNING &&
+		       (int)(tfd_eng.ids_done - ask) < 0)
+			tfd_family_wait();
+	}
+}
+
 static void prepare(void)
 {
 	int was;
@@ -136,6 +169,7 @@ static void prepare(void)
 		return;
 	was = enter();
 	tfd_family_lock();
+	ids_first();
 	locked = 1;
 	forker = tfd_eng.self;
 	pending = -1;

@@ -309,6 +309,27 @@ static void fetch_files(void)
 	}
 }
 
+/* The ids of the files we hold that have none yet, read here, in our own
+ * table, for fork's prepare handler (fork.c, ids_first), which waits with
+ * the lock dropped.  Under the lock: holds and their files stay as they
+ * are; about 3 us a file, once in each timer's life. */
+static void read_ids(void)
+{
+	size_t i;
+
+	if (tfd_eng.ids_done == tfd_eng.ids_asked)
+		return;
+	for (i = 0; i < tfd_eng.nholds; i++) {
+		struct tfd_hold *h = tfd_eng.holds[i];
+
+		if (h->nfds && !h->efd_id && !h->direct && h->file >= 0 &&
+		    !h->unchecked)
+			h->efd_id = tfd_files_id(h->file);
+	}
+	tfd_eng.ids_done = tfd_eng.ids_asked;
+	tfd_family_changed();
+}
+
 /* Keep fresh eventfds ready for tfd_create (files.c), half of each kind;
  * made unlocked, so that creates go on meanwhile. */
 static void refill(void)
@@ -332,7 +353,7 @@ static void refill(void)
 		for (i = 0; i < want[kind]; i++) {
 			if ((k[n] = tfd_files_fresh((int)kind)) < 0)
 				break;
-			id[n] = 0; /* read at fork, if ever (fork.c) */
+			id[n] = 0; /* read at fork, if ever (read_ids) */
 			nb[n++] = (unsigned char)kind;
 		}
 	tfd_family_lock();
@@ -481,8 +502,8 @@ static void *service(void *arg)
 	if (tfd_eng.private_files && !kept && tfd_files_unshare() != 0)
 		tfd_eng.private_files = 0;
 	if (!tfd_eng.private_files)
-		tfd_engine_holds_direct(); /* a forked child's, or those of
-		                            * the thread we replace */
+		tfd_engine_holds_direct(0); /* a forked child's: our table
+		                             * is the program's */
 	pin = tfd_eng.private_files ? tfd_files_pin() : -1;
 	me = &tfd_fam->proc[tfd_eng.self];
 	tfd_eng.tid = gettid();
@@ -516,6 +537,7 @@ static void *service(void *arg)
 	for (;;) {
 		close_freed(); /* first: a fetch near the limit needs room */
 		fetch_files();
+		read_ids();
 		if (tfd_eng.go_direct)
 			break; /* a thread on the fallback replaces us */
 		/* Refilled with no timer left too: a program that makes
@@ -535,7 +557,8 @@ static void *service(void *arg)
 		for (b = 0; b < NBASE; b++)
 			if (tfd_queue_top(&tfd_eng.q[b]))
 				again |= expire(b, tfd_clock_now(b));
-		if (again || tfd_eng.nfetch || tfd_eng.clock_set || tfd_eng.freed)
+		if (again || tfd_eng.nfetch || tfd_eng.clock_set || tfd_eng.freed ||
+		    tfd_eng.ids_done != tfd_eng.ids_asked)
 			continue;
 		if (tfd_eng.nholds == 0) {
 			if (!tfd_eng.idle_since)
@@ -550,23 +573,19 @@ static void *service(void *arg)
 	tfd_eng.state = STOPPING; /* no timer is made until we are gone */
 	if (tfd_eng.go_direct) {
 		/* Our table and the copies in it go with us; the thread that
-		 * replaces us posts to the program's numbers, which it finds
-		 * as it starts (tfd_engine_holds_direct, in its table). */
+		 * replaces us posts to the program's numbers, found here,
+		 * where the kernel's ids are read in our own table
+		 * (tfd_engine_holds_direct). */
 		size_t i;
 
 		for (i = 0; i < tfd_eng.nholds; i++) {
 			struct tfd_hold *h = tfd_eng.holds[i];
 
-			if (h->direct)
-				continue;
-			if (!h->efd_id && h->file >= 0 && !h->unchecked)
+			if (!h->direct && !h->efd_id && h->file >= 0 &&
+			    !h->unchecked)
 				h->efd_id = tfd_files_id(h->file);
-			h->file = -1;
-			h->unchecked = 0;
-			if ((h->t->flags & T_USED) && h->t->gen == h->gen &&
-			    h->t->deliverer == tfd_eng.self)
-				h->t->file = -1;
 		}
+		tfd_engine_holds_direct(1);
 		tfd_eng.private_files = 0;
 		tfd_eng.go_direct = 0;
 		close_freed();

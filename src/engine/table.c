@@ -221,9 +221,13 @@ static int other_number(const struct tfd_hold *h)
  * Each hold's file is the lowest number naming it here, unless the kernel
  * says that number is another eventfd now (closed plainly and reused); a
  * timer we deliver with no file left here is left to another process
- * that holds it, as when it is closed on the fallback (drop_fd).  Lock
- * held, no post of ours being written. */
-void tfd_engine_holds_direct(void)
+ * that holds it, as when it is closed on the fallback (drop_fd).  The
+ * kernel is asked only by a thread with a table of its own (own: the
+ * service thread that leaves for the fallback, service.c), where the
+ * fdinfo's descriptor takes none of the program's numbers; a thread that
+ * shares the program's table takes the numbers as they are.  Lock held,
+ * no post of ours being written. */
+void tfd_engine_holds_direct(int own)
 {
 	size_t i;
 
@@ -238,8 +242,8 @@ void tfd_engine_holds_direct(void)
 		h->direct = 1;
 		h->unchecked = 0;
 		k = h->closed ? -1 : other_number(h);
-		if (k >= 0 && h->efd_id && (id = tfd_files_id(k)) != 0 &&
-		    id != h->efd_id)
+		if (k >= 0 && own && h->efd_id &&
+		    (id = tfd_files_id_program(k)) != 0 && id != h->efd_id)
 			k = -1;
 		h->file = k;
 		if (!(t->flags & T_USED) || t->gen != h->gen ||
