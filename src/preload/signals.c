@@ -44,7 +44,6 @@
 #include "lockorder.h"
 #include "vtime/vtime.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -87,9 +86,15 @@ static __thread struct {
 } held[HELD_MAX] __attribute__((tls_model("initial-exec")));
 static __thread int nheld __attribute__((tls_model("initial-exec")));
 
+/* ThreadSanitizer's runtime defines it.  A weak reference, not dlsym():
+ * a dlsym() that fails leaves the thread's error text allocated, which
+ * LeakSanitizer reports in a program whose first thread ends in
+ * pthread_exit(). */
+extern void __tsan_init(void) __attribute__((weak));
+
 __attribute__((constructor)) static void find_tsan(void)
 {
-	tsan = dlsym(RTLD_DEFAULT, "__tsan_init") != NULL;
+	tsan = __tsan_init != NULL;
 }
 
 static void through(int sig, siginfo_t *si, void *uc);
