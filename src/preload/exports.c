@@ -362,8 +362,14 @@ EXPORT int gettimeofday(struct timeval *tv, void *tz)
 	__asm__("" : "+r"(tv)); /* declared nonnull; libc allows NULL */
 	if (!tfd_virt || tfd_inside || !tv) /* NULL tv: only the zone */
 		return R(gettimeofday)(tv, tz);
-	if (tz && R(gettimeofday)(NULL, tz) < 0) /* the zone, as libc has it */
-		return -1;
+	if (tz) { /* the zone, as libc has it (NULL tv: its prototype says
+	           * nonnull, its code allows it) */
+		struct timeval *none = NULL;
+
+		__asm__("" : "+r"(none));
+		if (R(gettimeofday)(none, tz) < 0)
+			return -1;
+	}
 	*tv = tfd_ns_to_tv(tfd_vread(CLOCK_REALTIME));
 	return 0;
 }

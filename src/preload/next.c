@@ -10,91 +10,11 @@
 
 struct tfd_next tfd_next;
 
-#define LOAD(f) (tfd_next.f = (__typeof__(tfd_next.f))dlsym(RTLD_NEXT, #f))
-
-static void load_io(void)
-{
-	LOAD(timerfd_create);
-	LOAD(timerfd_settime);
-	LOAD(timerfd_gettime);
-	LOAD(read);
-	LOAD(readv);
-	LOAD(write);
-	LOAD(writev);
-	LOAD(close);
-	LOAD(close_range);
-	LOAD(closefrom);
-	LOAD(dup);
-	LOAD(dup2);
-	LOAD(dup3);
-	LOAD(fcntl);
-	LOAD(fcntl64);
-	LOAD(ioctl);
-	LOAD(epoll_ctl);
-}
-
-static void load_waits(void)
-{
-	LOAD(poll);
-	LOAD(ppoll);
-	LOAD(select);
-	LOAD(pselect);
-	LOAD(epoll_wait);
-	LOAD(epoll_pwait);
-	LOAD(epoll_pwait2);
-	LOAD(nanosleep);
-	LOAD(clock_nanosleep);
-	LOAD(sleep);
-	LOAD(usleep);
-	LOAD(clock_gettime);
-	LOAD(gettimeofday);
-	LOAD(time);
-	LOAD(pthread_create);
-	LOAD(fork);
-	LOAD(system);
-	LOAD(popen);
-	LOAD(pthread_exit);
-	LOAD(pthread_cond_timedwait);
-	LOAD(pthread_cond_clockwait);
-	LOAD(sem_timedwait);
-	LOAD(sem_clockwait);
-	LOAD(pthread_mutex_timedlock);
-	LOAD(pthread_mutex_clocklock);
-	LOAD(pthread_rwlock_timedrdlock);
-	LOAD(pthread_rwlock_timedwrlock);
-	LOAD(pthread_rwlock_clockrdlock);
-	LOAD(pthread_rwlock_clockwrlock);
-	LOAD(pthread_timedjoin_np);
-	LOAD(pthread_clockjoin_np);
-	LOAD(recvfrom);
-	LOAD(recvmsg);
-	LOAD(sendto);
-	LOAD(sendmsg);
-	LOAD(accept4);
-	LOAD(mq_timedreceive);
-	LOAD(mq_timedsend);
-	LOAD(sigtimedwait);
-	LOAD(sigwaitinfo);
-	LOAD(sigwait);
-	LOAD(timespec_get);
-	LOAD(sigsuspend);
-	LOAD(pause);
-	LOAD(timer_create);
-	LOAD(timer_settime);
-	LOAD(timer_gettime);
-	LOAD(timer_getoverrun);
-	LOAD(timer_delete);
-	LOAD(alarm);
-	LOAD(setitimer);
-	LOAD(getitimer);
-	LOAD(posix_spawn);
-	LOAD(posix_spawnp);
-}
+#define LOAD(f) tfd_next.f = (__typeof__(tfd_next.f))dlsym(RTLD_NEXT, #f);
 
 static void load_all(void)
 {
-	load_io();
-	load_waits();
+	TFD_NEXT(LOAD)
 }
 
 void tfd_next_load(void)

@@ -81,15 +81,18 @@
 #include <mqueue.h>
 #include <semaphore.h>
 #include <spawn.h>
-#include <stdio.h>
-#include <sys/socket.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/select.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 /* Not ours after all: the wrapper calls the next definition. */
@@ -98,108 +101,32 @@
 
 /* ---- next.c ---- */
 
+/* Every function the preload exports, by name: its next definition (the
+ * C library's) is a field of struct tfd_next, typed from the C library's
+ * own prototype, and next.c looks each up once.  A new wrapper adds its
+ * name here and its definition in an exports file. */
+#define TFD_NEXT(X) \
+	X(timerfd_create) X(timerfd_settime) X(timerfd_gettime) X(read) X(readv) \
+	X(write) X(writev) X(close) X(close_range) X(closefrom) X(dup) X(dup2) \
+	X(dup3) X(fcntl) X(fcntl64) X(ioctl) X(epoll_ctl) X(poll) X(ppoll) \
+	X(select) X(pselect) X(epoll_wait) X(epoll_pwait) X(epoll_pwait2) \
+	X(nanosleep) X(clock_nanosleep) X(sleep) X(usleep) X(clock_gettime) \
+	X(gettimeofday) X(time) X(pthread_create) X(fork) X(system) X(popen) \
+	X(pthread_exit) X(pthread_cond_timedwait) X(pthread_cond_clockwait) \
+	X(sem_timedwait) X(sem_clockwait) X(pthread_mutex_timedlock) \
+	X(pthread_mutex_clocklock) X(pthread_rwlock_timedrdlock) \
+	X(pthread_rwlock_timedwrlock) X(pthread_rwlock_clockrdlock) \
+	X(pthread_rwlock_clockwrlock) X(pthread_timedjoin_np) \
+	X(pthread_clockjoin_np) X(recvfrom) X(recvmsg) X(sendto) X(sendmsg) \
+	X(accept4) X(mq_timedreceive) X(mq_timedsend) X(sigtimedwait) \
+	X(sigwaitinfo) X(sigwait) X(timespec_get) X(sigsuspend) X(pause) \
+	X(timer_create) X(timer_settime) X(timer_gettime) X(timer_getoverrun) \
+	X(timer_delete) X(alarm) X(setitimer) X(getitimer) X(posix_spawn) \
+	X(posix_spawnp)
+
+#define TFD_NEXT_FIELD(f) __typeof__(&f) f;
 struct tfd_next {
-	int (*timerfd_create)(int, int);
-	int (*timerfd_settime)(int, int, const struct itimerspec *,
-	                       struct itimerspec *);
-	int (*timerfd_gettime)(int, struct itimerspec *);
-	ssize_t (*read)(int, void *, size_t);
-	ssize_t (*readv)(int, const struct iovec *, int);
-	ssize_t (*write)(int, const void *, size_t);
-	ssize_t (*writev)(int, const struct iovec *, int);
-	int (*close)(int);
-	int (*close_range)(unsigned, unsigned, int);
-	void (*closefrom)(int);
-	int (*dup)(int);
-	int (*dup2)(int, int);
-	int (*dup3)(int, int, int);
-	int (*fcntl)(int, int, ...);
-	int (*fcntl64)(int, int, ...);
-	int (*ioctl)(int, unsigned long, ...);
-	int (*epoll_ctl)(int, int, int, struct epoll_event *);
-	int (*poll)(struct pollfd *, nfds_t, int);
-	int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *,
-	             const sigset_t *);
-	int (*select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
-	int (*pselect)(int, fd_set *, fd_set *, fd_set *,
-	               const struct timespec *, const sigset_t *);
-	int (*epoll_wait)(int, struct epoll_event *, int, int);
-	int (*epoll_pwait)(int, struct epoll_event *, int, int,
-	                   const sigset_t *);
-	int (*epoll_pwait2)(int, struct epoll_event *, int,
-	                    const struct timespec *, const sigset_t *);
-	int (*nanosleep)(const struct timespec *, struct timespec *);
-	int (*clock_nanosleep)(clockid_t, int, const struct timespec *,
-	                       struct timespec *);
-	unsigned (*sleep)(unsigned);
-	int (*usleep)(useconds_t);
-	int (*clock_gettime)(clockid_t, struct timespec *);
-	int (*gettimeofday)(struct timeval *, void *);
-	time_t (*time)(time_t *);
-	int (*pthread_create)(pthread_t *, const pthread_attr_t *,
-	                      void *(*)(void *), void *);
-	pid_t (*fork)(void);
-	int (*system)(const char *);
-	FILE *(*popen)(const char *, const char *);
-	void (*pthread_exit)(void *);
-	int (*pthread_cond_timedwait)(pthread_cond_t *, pthread_mutex_t *,
-	                              const struct timespec *);
-	int (*pthread_cond_clockwait)(pthread_cond_t *, pthread_mutex_t *,
-	                              clockid_t, const struct timespec *);
-	int (*sem_timedwait)(sem_t *, const struct timespec *);
-	int (*sem_clockwait)(sem_t *, clockid_t, const struct timespec *);
-	int (*pthread_mutex_timedlock)(pthread_mutex_t *,
-	                               const struct timespec *);
-	int (*pthread_mutex_clocklock)(pthread_mutex_t *, clockid_t,
-	                               const struct timespec *);
-	int (*pthread_rwlock_timedrdlock)(pthread_rwlock_t *,
-	                                  const struct timespec *);
-	int (*pthread_rwlock_timedwrlock)(pthread_rwlock_t *,
-	                                  const struct timespec *);
-	int (*pthread_rwlock_clockrdlock)(pthread_rwlock_t *, clockid_t,
-	                                  const struct timespec *);
-	int (*pthread_rwlock_clockwrlock)(pthread_rwlock_t *, clockid_t,
-	                                  const struct timespec *);
-	int (*pthread_timedjoin_np)(pthread_t, void **,
-	                            const struct timespec *);
-	int (*pthread_clockjoin_np)(pthread_t, void **, clockid_t,
-	                            const struct timespec *);
-	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *,
-	                    socklen_t *);
-	ssize_t (*recvmsg)(int, struct msghdr *, int);
-	ssize_t (*sendto)(int, const void *, size_t, int,
-	                  const struct sockaddr *, socklen_t);
-	ssize_t (*sendmsg)(int, const struct msghdr *, int);
-	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
-	ssize_t (*mq_timedreceive)(mqd_t, char *, size_t, unsigned *,
-	                           const struct timespec *);
-	int (*mq_timedsend)(mqd_t, const char *, size_t, unsigned,
-	                    const struct timespec *);
-	int (*sigtimedwait)(const sigset_t *, siginfo_t *,
-	                    const struct timespec *);
-	int (*sigwaitinfo)(const sigset_t *, siginfo_t *);
-	int (*sigwait)(const sigset_t *, int *);
-	int (*timespec_get)(struct timespec *, int);
-	int (*sigsuspend)(const sigset_t *);
-	int (*pause)(void);
-	int (*timer_create)(clockid_t, struct sigevent *, timer_t *);
-	int (*timer_settime)(timer_t, int, const struct itimerspec *,
-	                     struct itimerspec *);
-	int (*timer_gettime)(timer_t, struct itimerspec *);
-	int (*timer_getoverrun)(timer_t);
-	int (*timer_delete)(timer_t);
-	unsigned (*alarm)(unsigned);
-	int (*setitimer)(__itimer_which_t, const struct itimerval *,
-	                 struct itimerval *);
-	int (*getitimer)(__itimer_which_t, struct itimerval *);
-	int (*posix_spawn)(pid_t *, const char *,
-	                   const posix_spawn_file_actions_t *,
-	                   const posix_spawnattr_t *, char *const[],
-	                   char *const[]);
-	int (*posix_spawnp)(pid_t *, const char *,
-	                    const posix_spawn_file_actions_t *,
-	                    const posix_spawnattr_t *, char *const[],
-	                    char *const[]);
+	TFD_NEXT(TFD_NEXT_FIELD)
 };
 
 extern struct tfd_next tfd_next;
