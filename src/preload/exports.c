@@ -27,6 +27,7 @@ __thread int tfd_inside __attribute__((tls_model("initial-exec")));
 const struct tfd_backend *tfd_be = &tfd_engine_backend;
 int tfd_emulated = 1;
 int tfd_virt;
+int tfd_loaded;
 
 static pthread_once_t init = PTHREAD_ONCE_INIT;
 static void init_once(void);
@@ -646,6 +647,7 @@ static void init_once(void)
 {
 	int was;
 
+	__atomic_store_n(&tfd_loaded, 1, __ATOMIC_RELEASE);
 	tfd_next_load();
 	tfd_engine_host(host_enter, host_leave);
 	tfd_numbers_init();

@@ -202,6 +202,10 @@ static inline void tfd_leave(int was)
 extern const struct tfd_backend *tfd_be; /* the backend */
 extern int tfd_emulated; /* its timers are not kernel timerfds (.native 0):
                           * write, writability, EPOLLET, waits to hold */
+/* The preload's own initialization has begun: until then (a sanitizer's
+ * runtime starting, a library's constructor before ours) sigaction() and
+ * signal() go straight to the C library's (exports_signals.c). */
+extern int tfd_loaded;
 extern int tfd_virt;     /* it has virtual clocks (virtual_move) */
 
 /* ---- numbers.c ---- */
