@@ -152,6 +152,9 @@ unsigned long tfd_engine_wakeups(void);
 /* How many fresh eventfds the engine keeps ready for tfd_create (0: none,
  * so that each create makes its own, where fault injection reaches). */
 void tfd_engine_pool_size(unsigned n);
+/* How long the service thread outlives the last timer, in ns (0: the
+ * default, 200 ms): tests of a thread that ends while a create waits. */
+void tfd_engine_grace(long long ns);
 /* Timers this process holds: open, or closed and kept running for a
  * thread still waiting on them (tests of abandoned waits). */
 size_t tfd_engine_holds(void);

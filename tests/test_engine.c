@@ -776,3 +776,28 @@ TEST(no_descriptor_of_ours_survives_the_last_timer)
 		CHECK_OK(tfd_close(a));
 	}
 }
+
+/* The service thread ends (its grace after the last timer made 1 ns) while
+ * a create waits for it to take the new eventfd (no eventfd kept ready):
+ * the create keeps its process record, and its timer is delivered.  The
+ * thread used to free the record, which the create then gave its timer
+ * as -1: no deliverer, and a shift by -1 (UBSan). */
+TEST(create_while_the_service_thread_ends_delivers)
+{
+	struct itimerspec its = { { 0, 0 }, { 0, 1000000 } };
+	uint64_t n;
+	int i, fd;
+
+	tfd_engine_pool_size(0);
+	tfd_engine_grace(1);
+	for (i = 0; i < 200; i++) {
+		fd = tfd_create(CLOCK_MONOTONIC, 0);
+		CHECK_GE(fd, 0);
+		CHECK_EQ(tfd_settime(fd, 0, &its, NULL), 0);
+		CHECK_EQ(tfd_read(fd, &n, sizeof(n)), (ssize_t)sizeof(n));
+		CHECK_EQ(n, 1);
+		CHECK_EQ(tfd_close(fd), 0);
+		if (i % 4 == 0)
+			usleep(200); /* the thread ends meanwhile */
+	}
+}

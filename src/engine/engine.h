@@ -240,6 +240,11 @@ struct tfd_engine {
 	unsigned keeping;        /* [A] a forked child's new thread copies the
 	                          * inherited files; fork() waits (fork.c) */
 	int64_t idle_since;      /* [L] no timer left since (mono ns) */
+	int64_t grace;           /* [L] ns the thread outlives the last
+	                          * timer; 0: GRACE (tests change it) */
+	unsigned creating;       /* [L] tfd_create()s under way, which may
+	                          * drop the lock: the thread does not end
+	                          * for want of timers, and self stays */
 	struct tfd_fetch *fetch[FETCH_MAX]; /* [L] */
 	unsigned nfetch;         /* [L] */
 	int pool[POOL_MAX];      /* [L] numbers in the private table */

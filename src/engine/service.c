@@ -43,6 +43,11 @@
 #include <unistd.h>
 
 #define GRACE (200 * 1000 * 1000LL) /* ns the thread outlives the last timer */
+
+static int64_t grace(void)
+{
+	return tfd_eng.grace ? tfd_eng.grace : GRACE;
+}
 #define BATCH 64                    /* posts written per unlock */
 #define WATCH_NS (10 * 1000 * 1000LL) /* without futex_waitv: how often the
                                        * other processes are looked at */
@@ -479,8 +484,8 @@ static void sleep_until_due(void)
 				wait = d < 0 ? 0 : d;
 		}
 	}
-	if (tfd_eng.nholds == 0 && wait > GRACE)
-		wait = GRACE;
+	if (tfd_eng.nholds == 0 && wait > grace())
+		wait = grace();
 	if (wait == 0)
 		return;
 	me->sleeping = 1;
@@ -560,10 +565,11 @@ static void *service(void *arg)
 		if (again || tfd_eng.nfetch || tfd_eng.clock_set || tfd_eng.freed ||
 		    tfd_eng.ids_done != tfd_eng.ids_asked)
 			continue;
-		if (tfd_eng.nholds == 0) {
+		if (tfd_eng.nholds == 0 && !tfd_eng.creating) {
 			if (!tfd_eng.idle_since)
 				tfd_eng.idle_since = mono_now();
-			else if (mono_now() - tfd_eng.idle_since >= GRACE || tfd_eng.stop)
+			else if (mono_now() - tfd_eng.idle_since >= grace() ||
+			         tfd_eng.stop)
 				break;
 		} else {
 			tfd_eng.idle_since = 0;
@@ -599,7 +605,7 @@ static void *service(void *arg)
 	tfd_family_lock();
 	me->threaded = 0;
 	pthread_mutex_unlock(&me->alive);
-	if (tfd_eng.nholds == 0) {
+	if (tfd_eng.nholds == 0 && !tfd_eng.creating) {
 		tfd_family_free_proc(tfd_eng.self);
 		tfd_eng.self = -1;
 	}
@@ -703,6 +709,16 @@ void tfd_engine_pool_size(unsigned n)
 
 	tfd_engine_lock(&cs);
 	tfd_eng.pool_max = n < POOL_MAX ? n : POOL_MAX; /* 0: none is taken */
+	tfd_engine_unlock(cs);
+}
+
+/* Test hook: how long the thread outlives the last timer (0: GRACE). */
+void tfd_engine_grace(long long ns)
+{
+	int cs;
+
+	tfd_engine_lock(&cs);
+	tfd_eng.grace = ns;
 	tfd_engine_unlock(cs);
 }
 

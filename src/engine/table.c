@@ -123,7 +123,7 @@ void tfd_engine_let_hold_go(struct tfd_hold *h)
 		free(h);
 	}
 	if (tfd_eng.nholds == 0 && tfd_eng.state == STOPPED &&
-	    tfd_eng.self >= 0 && !tfd_eng.freed) {
+	    tfd_eng.self >= 0 && !tfd_eng.freed && !tfd_eng.creating) {
 		tfd_family_free_proc(tfd_eng.self); /* no thread owns it */
 		tfd_eng.self = -1;
 	}
@@ -483,7 +483,9 @@ static int e_create(int clockid, int flags, int *out)
 	tfd_engine_lock(&cs);
 	if (tfd_eng.state == STOPPED)
 		free_dropped();
+	tfd_eng.creating++;
 	e = take(clockid, flags, h, &fd);
+	tfd_eng.creating--;
 	if (!e) {
 		forget_stale(fd);
 		tfd_engine_hold_add(h);
