@@ -358,19 +358,24 @@ EXPORT int clock_gettime(clockid_t c, struct timespec *ts)
 	return 0;
 }
 
+/* glibc's prototype says tv is never NULL; its code allows it, and so
+ * do we: the next definition is called through a pointer without that
+ * attribute. */
+static int next_gettimeofday(struct timeval *tv, void *tz)
+{
+	int (*next)(struct timeval *, void *) = &R(gettimeofday);
+
+	return next(tv, tz);
+}
+
 EXPORT int gettimeofday(struct timeval *tv, void *tz)
 {
 	__asm__("" : "+r"(tv)); /* declared nonnull; libc allows NULL */
 	if (!tfd_virt || tfd_inside || !tv) /* NULL tv: only the zone */
-		return R(gettimeofday)(tv, tz);
-	if (tz) { /* the zone, as libc has it (NULL tv: its prototype says
-	           * nonnull, its code allows it) */
-		struct timeval *none = NULL;
-
-		__asm__("" : "+r"(none));
-		if (R(gettimeofday)(none, tz) < 0)
-			return -1;
-	}
+		return next_gettimeofday(tv, tz);
+	if (tz && next_gettimeofday(NULL, tz) < 0) /* the zone, as libc has
+	                                             * it */
+		return -1;
 	*tv = tfd_ns_to_tv(tfd_vread(CLOCK_REALTIME));
 	return 0;
 }
