@@ -252,8 +252,24 @@ TEST_LIMIT(stress_threads_on_shared_timers, 30)
 	CHECK_EQ(pthread_create(&w[NTHREAD].th, NULL, waiter, &w[NTHREAD]), 0);
 	t_sleep_ns(RUN_NS);
 	__atomic_store_n(&stop, 1, __ATOMIC_SEQ_CST);
+	/* A worker's tfd_read of a non-blocking slot may have found its number
+	 * closed and made again for slot 0's blocking timer, and wait there
+	 * (as on Linux, where a read(2) of a number reused meanwhile does):
+	 * the slots are armed again until every worker has ended. */
 	for (i = 0; i < NTHREAD; i++)
-		pthread_join(w[i].th, NULL); /* none changes a timer now */
+		while (pthread_tryjoin_np(w[i].th, NULL) == EBUSY) {
+			int k;
+
+			for (k = 0; k < NCHURN; k++) {
+				int fd = __atomic_load_n(&churn[k],
+				                         __ATOMIC_SEQ_CST);
+
+				if (fd >= 0)
+					release_waiters(fd);
+			}
+			t_sleep_ns(MS);
+		}
+	/* None changes a timer now. */
 	/* A reader blocked on slot 0 wakes when it expires. */
 	for (i = 0; i < NCHURN; i++) {
 		int fd;
