@@ -85,13 +85,17 @@ static void thread_ends(void *arg);
 
 static void make_key(void)
 {
-	have_key = pthread_key_create(&key, thread_ends) == 0;
+	int ok = pthread_key_create(&key, thread_ends) == 0;
+
+	__atomic_store_n(&have_key, ok, __ATOMIC_RELEASE);
 }
 
-/* dlclose() of libtfd.so: the destructor's code goes with it. */
+/* dlclose() of libtfd.so: the destructor's code goes with it.  Run by
+ * whichever thread unloads or exits, which did not make the key: its
+ * [A] flag tells that the key is made. */
 __attribute__((destructor)) static void unload(void)
 {
-	if (have_key)
+	if (__atomic_load_n(&have_key, __ATOMIC_ACQUIRE))
 		pthread_key_delete(key);
 }
 
