@@ -22,6 +22,9 @@
  * else than time could end has looked, without blocking, after the last
  * thing that could have ended it: then nothing can end any wait but time,
  * and the mover moves the clocks to the earliest deadline of the tree.
+ * But while a wait is on the outside (a descriptor whose other end may
+ * be held outside the tree: waits.c), time flows there at the real rate
+ * instead of jumping, and stops at that deadline (cap).
  *
  * Nothing of this is in a program's descriptor table: the memory is a
  * memfd of the mover's, which each process opens through

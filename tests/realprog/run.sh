@@ -693,8 +693,10 @@ outside() {
 		fi
 	done
 	# A FIFO opened by its name, written from outside after 1 s.
+	# (The writer opens it read-write, which never blocks: it ends
+	# even if the tree is gone.)
 	mkfifo "$out/fifo"
-	(sleep 1; echo hi >"$out/fifo") &
+	(sleep 1; exec 3<>"$out/fifo"; echo hi >&3) &
 	t0=$(date +%s%N)
 	run outside.fifo "$tool" exec --backend virtual -- bash -c \
 	    'exec 3<>"$1"; read -t 5 x <&3; echo "status $?, line [$x]"' \
