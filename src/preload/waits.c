@@ -182,7 +182,7 @@ static int pwait_run(struct pwait *w, int64_t ns, int poll_ms,
 
 	holds_init(&s, ns);
 	unwrite_take(&u, &s, w->fds, w->n);
-	if (tfd_virt && tfd_dom)
+	if (tfd_virt && tfd_dom && ns != 0) /* (a try never blocks) */
 		poll_outside(w->fds, w->n);
 	r = tfd_virt ? tfd_vwait(ns, w->mask, pwait_look, pwait_block, w)
 	             : VWAIT_BLOCK;
@@ -338,7 +338,7 @@ static int swait_virtual(struct swait *w, int64_t ns)
 		if (w->set[i])
 			memcpy(w->saved[i], w->set[i], len);
 	}
-	for (i = 0; tfd_dom && w->set[0] && i < w->nfds; i++)
+	for (i = 0; tfd_dom && ns != 0 && w->set[0] && i < w->nfds; i++)
 		if (set_has(w->set[0], i) && tfd_dom_fd_outside(i)) {
 			tfd_dom_wait_outside(); /* (poll_outside) */
 			break;
@@ -436,33 +436,43 @@ static int ewait_block(void *ctx, const sigset_t *mask, int64_t ns)
  * a wait on the outside (poll_outside). */
 static void epoll_outside(int ep)
 {
-	char path[48], buf[4096], *p;
+	char path[48], buf[4096], *p, *nl;
+	size_t have = 0;
 	ssize_t n;
-	int fd;
+	int fd, found = 0;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", ep);
 	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	n = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
-	syscall(SYS_close, fd);
-	if (n <= 0)
-		return;
-	buf[n] = 0;
-	for (p = buf; (p = strstr(p, "tfd:")); p++) {
-		char *q;
-		long t = strtol(p + 4, &q, 10);
-		unsigned long evs = 0;
+	/* Line by line: a large set is longer than the buffer. */
+	while (!found &&
+	       (n = syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		have += (size_t)n;
+		buf[have] = 0;
+		for (p = buf; !found && (nl = strchr(p, '\n')); p = nl + 1) {
+			char *q;
+			long t;
+			unsigned long evs = 0;
 
-		q = strstr(q, "events:");
-		if (q)
-			evs = strtoul(q + 7, NULL, 16);
-		if ((evs & POLL_READ) && t >= 0 && t <= INT_MAX &&
-		    tfd_dom_fd_outside((int)t)) {
-			tfd_dom_wait_outside();
-			return;
+			*nl = 0;
+			if (strncmp(p, "tfd:", 4))
+				continue;
+			t = strtol(p + 4, &q, 10);
+			q = strstr(q, "events:");
+			if (q)
+				evs = strtoul(q + 7, NULL, 16);
+			found = (evs & POLL_READ) && t >= 0 && t <= INT_MAX &&
+			        tfd_dom_fd_outside((int)t);
 		}
+		have -= (size_t)(p - buf);
+		memmove(buf, p, have);
+		if (have == sizeof(buf) - 1)
+			have = 0; /* a line longer than the buffer */
 	}
+	syscall(SYS_close, fd);
+	if (found)
+		tfd_dom_wait_outside();
 }
 
 int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
@@ -471,7 +481,7 @@ int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
 	struct ewait w = { ep, ev, max, mask };
 	int r;
 
-	if (tfd_dom)
+	if (tfd_dom && ns != 0)
 		epoll_outside(ep);
 	r = tfd_vwait(ns, mask, ewait_look, ewait_block, &w);
 
