@@ -697,6 +697,34 @@ outside() {
 			    sed 's/^/    /'
 		fi
 	done
+	# The same through epoll (Python's selectors), and poll.
+	if command -v python3 >/dev/null 2>&1; then
+		py='import selectors, sys
+for name in ("EpollSelector", "PollSelector"):
+    s = getattr(selectors, name)()
+    s.register(sys.stdin, selectors.EVENT_READ)
+    r = s.select(float(sys.argv[1]))
+    print(name, "ready" if r else "timed out", flush=True)
+    if r:
+        sys.stdin.readline()'
+		for t in 5:1 1:3; do
+			to=${t%:*} w=${t#*:}
+			(sleep "$w"; echo a; sleep 1; echo b) |
+			    python3 -c "$py" "$to" >"$out/outside.py$to.linux" 2>&1
+			(sleep "$w"; echo a; sleep 1; echo b) |
+			    run "outside.py$to" "$tool" exec --backend virtual \
+			    -- python3 -c "$py" "$to"
+			if cmp -s "$out/outside.py$to.linux" "$out/outside.py$to"; then
+				ok "python3 epoll and poll for ${to} s on a pipe written after ${w} s: as on Linux"
+			else
+				bad "python3 epoll and poll for ${to} s on a pipe written after ${w} s"
+				diff -u "$out/outside.py$to.linux" \
+				    "$out/outside.py$to" | sed 's/^/    /'
+			fi
+		done
+	else
+		skip "python3 epoll and poll on a pipe from outside: python3 not installed"
+	fi
 	# A FIFO opened by its name, written from outside after 1 s.
 	# (The writer opens it read-write, which never blocks: it ends
 	# even if the tree is gone.)
