@@ -319,6 +319,8 @@ static int run_in_domain(char **argv, uint32_t rate, int64_t start)
 	}
 	if (start != INT64_MIN)
 		tfd_dom_start_at(d, start);
+	/* What PROG inherits from outside: a wait on it flows in real time. */
+	tfd_dom_inherit(d);
 	snprintf(name, sizeof(name), "%d:%d", (int)getpid(), fd);
 	/* The domain ends even if we are killed (tfd-preload(7)). */
 	if (setenv("TFD_DOMAIN", name, 1) < 0 || handlers() < 0 ||

@@ -46,7 +46,11 @@ static int fdw_block(void *ctx, const sigset_t *mask, int64_t ns)
 static int wait_fd(int fd, short events, int64_t deadline)
 {
 	struct fdw w = { fd, events };
-	int r = tfd_dom_kwait(deadline, NULL, fdw_look, fdw_block, &w);
+	int r;
+
+	if ((events & POLLIN) && tfd_dom_fd_outside(fd))
+		tfd_dom_wait_outside(); /* its writer may be outside the tree */
+	r = tfd_dom_kwait(deadline, NULL, fdw_look, fdw_block, &w);
 
 	return r > 0 ? 1 : r;
 }

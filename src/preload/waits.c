@@ -17,9 +17,13 @@
 #include "preload/preload.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define POLL_WRITE (POLLOUT | POLLWRNORM | POLLWRBAND)
 
@@ -153,6 +157,21 @@ static int pwait_block(void *ctx, const sigset_t *mask, int64_t ns)
 	return r;
 }
 
+/* A wait for input on a descriptor whose other end may be held outside
+ * the tree is a wait on the outside (vtime.h: tfd_dom_fd_outside). */
+#define POLL_READ (POLLIN | POLLPRI | POLLRDNORM | POLLRDBAND)
+static void poll_outside(const struct pollfd *fds, nfds_t n)
+{
+	nfds_t i;
+
+	for (i = 0; i < n; i++)
+		if (fds[i].fd >= 0 && (fds[i].events & POLL_READ) &&
+		    tfd_dom_fd_outside(fds[i].fd)) {
+			tfd_dom_wait_outside();
+			return;
+		}
+}
+
 /* ns: the wait's limit on the caller's clock; poll_ms: poll's own. */
 static int pwait_run(struct pwait *w, int64_t ns, int poll_ms,
                      const struct timespec *ts)
@@ -163,6 +182,8 @@ static int pwait_run(struct pwait *w, int64_t ns, int poll_ms,
 
 	holds_init(&s, ns);
 	unwrite_take(&u, &s, w->fds, w->n);
+	if (tfd_virt && tfd_dom && ns != 0) /* (a try never blocks) */
+		poll_outside(w->fds, w->n);
 	r = tfd_virt ? tfd_vwait(ns, w->mask, pwait_look, pwait_block, w)
 	             : VWAIT_BLOCK;
 	if (r == VWAIT_BLOCK) { /* not virtual, or no domain: real time */
@@ -317,6 +338,11 @@ static int swait_virtual(struct swait *w, int64_t ns)
 		if (w->set[i])
 			memcpy(w->saved[i], w->set[i], len);
 	}
+	for (i = 0; tfd_dom && ns != 0 && w->set[0] && i < w->nfds; i++)
+		if (set_has(w->set[0], i) && tfd_dom_fd_outside(i)) {
+			tfd_dom_wait_outside(); /* (poll_outside) */
+			break;
+		}
 	r = tfd_vwait(ns, w->mask, swait_look, swait_block, w);
 	if (r == VWAIT_BLOCK)
 		for (i = 0; i < 3; i++)
@@ -404,11 +430,60 @@ static int ewait_block(void *ctx, const sigset_t *mask, int64_t ns)
 	return R(epoll_pwait)(w->ep, w->ev, w->max, ms, mask);
 }
 
+/* An epoll set's descriptors are the kernel's: /proc/self/fdinfo/EP
+ * lists them ("tfd: FD events: MASK ..."), read with raw calls (not the
+ * program's open and read).  A wait for input on one outside the tree is
+ * a wait on the outside (poll_outside). */
+static void epoll_outside(int ep)
+{
+	char path[48], buf[4096], *p, *nl;
+	size_t have = 0;
+	ssize_t n;
+	int fd, found = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", ep);
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* Line by line: a large set is longer than the buffer. */
+	while (!found &&
+	       (n = syscall(SYS_read, fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		have += (size_t)n;
+		buf[have] = 0;
+		for (p = buf; !found && (nl = strchr(p, '\n')); p = nl + 1) {
+			char *q;
+			long t;
+			unsigned long evs = 0;
+
+			*nl = 0;
+			if (strncmp(p, "tfd:", 4))
+				continue;
+			t = strtol(p + 4, &q, 10);
+			q = strstr(q, "events:");
+			if (q)
+				evs = strtoul(q + 7, NULL, 16);
+			found = (evs & POLL_READ) && t >= 0 && t <= INT_MAX &&
+			        tfd_dom_fd_outside((int)t);
+		}
+		have -= (size_t)(p - buf);
+		memmove(buf, p, have);
+		if (have == sizeof(buf) - 1)
+			have = 0; /* a line longer than the buffer */
+	}
+	syscall(SYS_close, fd);
+	if (found)
+		tfd_dom_wait_outside();
+}
+
 int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
                    const sigset_t *mask)
 {
 	struct ewait w = { ep, ev, max, mask };
-	int r = tfd_vwait(ns, mask, ewait_look, ewait_block, &w);
+	int r;
+
+	if (tfd_dom && ns != 0)
+		epoll_outside(ep);
+	r = tfd_vwait(ns, mask, ewait_look, ewait_block, &w);
 
 	if (r == VWAIT_BLOCK) /* no domain: real time */
 		r = ewait_block(&w, mask, ns);

@@ -22,6 +22,9 @@
  * else than time could end has looked, without blocking, after the last
  * thing that could have ended it: then nothing can end any wait but time,
  * and the mover moves the clocks to the earliest deadline of the tree.
+ * But while a wait is on the outside (a descriptor whose other end may
+ * be held outside the tree: waits.c), time flows there at the real rate
+ * instead of jumping, and stops at that deadline (cap).
  *
  * Nothing of this is in a program's descriptor table: the memory is a
  * memfd of the mover's, which each process opens through
@@ -40,6 +43,7 @@
 #define DOM_MAGIC 0x74666431u /* "tfd1" */
 #define DOM_SLOTS 2048
 #define DOM_PROCS 512
+#define DOM_INHERITED 64
 
 enum dom_state { DS_FREE, DS_RUN, DS_WAIT };
 
@@ -71,7 +75,8 @@ struct dom_slot {
 	                    * /proc shows; DOM_LEAVING: in exit(),
 	                    * DOM_ALONE: in pthread_exit(), the first
 	                    * thread of its process */
-	uint32_t pad2;
+	uint32_t outside;  /* its wait is on a descriptor whose other end
+	                    * may be held outside the tree (while WAIT) */
 };
 
 struct dom_proc {
@@ -116,6 +121,15 @@ struct tfd_dom {
 	                      * on a deadline (mover.c); written with the
 	                      * clocks, under seq */
 	uint64_t jumps;      /* moves of the clocks (tests, figures) */
+	int64_t cap;         /* while time flows for a wait on the outside:
+	                      * the clocks stop at this CLOCK_MONOTONIC (the
+	                      * tree's next deadline, reached exactly);
+	                      * DOM_NEVER else; written under seq */
+	uint32_t ninherited; /* descriptors the tree inherited from outside */
+	uint32_t pad3;
+	struct {
+		uint64_t dev, ino;
+	} inherited[DOM_INHERITED]; /* their identities, written at start */
 	struct dom_slot slot[DOM_SLOTS];
 	struct dom_proc proc[DOM_PROCS];
 };

@@ -65,6 +65,7 @@ int tfd_dom_join(const char *name)
 		tfd_dom = own = tfd_dom_create(NULL, 0);
 		if (!tfd_dom)
 			return -1;
+		tfd_dom_inherit(own); /* what this process came with */
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_poke;

@@ -29,9 +29,9 @@
 
 
 /* Set the clocks to mono (forward only), the others by as much, and
- * whether time flows from there. */
+ * whether time flows from there, and up to where (cap). */
 static void set_clocks_flowing(struct tfd_dom *d, int64_t mono,
-                               uint32_t flowing)
+                               uint32_t flowing, int64_t cap)
 {
 	int64_t now = tfd_dom_now(d, DC_MONO), delta = mono - now;
 	int64_t real = tfd_dom_now(d, DC_REAL), boot = tfd_dom_now(d, DC_BOOT);
@@ -43,6 +43,7 @@ static void set_clocks_flowing(struct tfd_dom *d, int64_t mono,
 	__atomic_store_n(&d->vbase[DC_REAL], real + delta, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->vbase[DC_BOOT], boot + delta, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->rbase, tfd_dom_real_mono(), __ATOMIC_RELAXED);
+	__atomic_store_n(&d->cap, cap, __ATOMIC_RELAXED);
 	__atomic_store_n(&d->flowing, flowing, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&d->seq, 1, __ATOMIC_ACQ_REL);
 }
@@ -50,7 +51,8 @@ static void set_clocks_flowing(struct tfd_dom *d, int64_t mono,
 static void set_clocks(struct tfd_dom *d, int64_t mono)
 {
 	set_clocks_flowing(d, mono, __atomic_load_n(&d->flowing,
-	                                            __ATOMIC_RELAXED));
+	                                            __ATOMIC_RELAXED),
+	                   __atomic_load_n(&d->cap, __ATOMIC_RELAXED));
 }
 
 /* Every wait of the tree that blocks without a limit while time stands
@@ -80,15 +82,24 @@ static void wake_all(struct tfd_dom *d)
 	}
 }
 
-/* Time flows at the real rate (on), or stands where it has come (off):
- * see busy_thread() below. */
-static void flow(struct tfd_dom *d, int on)
+/* Time flows at the real rate up to cap (on), or stands where it has
+ * come (off): see busy_thread() and waits on the outside below. */
+static void flow_to(struct tfd_dom *d, int on, int64_t cap)
 {
-	if (!__atomic_load_n(&d->flowing, __ATOMIC_RELAXED) == !on)
+	uint32_t was = __atomic_load_n(&d->flowing, __ATOMIC_RELAXED);
+
+	if (!was == !on &&
+	    (!on || __atomic_load_n(&d->cap, __ATOMIC_RELAXED) == cap))
 		return;
-	set_clocks_flowing(d, tfd_dom_now(d, DC_MONO), on ? 1 : 0);
+	set_clocks_flowing(d, tfd_dom_now(d, DC_MONO), on ? 1 : 0,
+	                   on ? cap : DOM_NEVER);
 	if (on)
 		wake_all(d);
+}
+
+static void flow(struct tfd_dom *d, int on)
+{
+	flow_to(d, on, DOM_NEVER);
 }
 
 /* What /proc says of a thread outside our waits. */
@@ -498,6 +509,7 @@ struct eval {
 	int exiting; /* a thread is on its way out: nothing tells its end */
 	int timed;   /* a wait or a timer of the tree has a deadline */
 	int busy;    /* a thread outside our waits runs busy (busy_thread) */
+	int outside; /* a wait is on the outside (waits.c) */
 	int nout;
 	int out[DOM_SLOTS]; /* slots in RUN, blocked outside our waits */
 	long sw[DOM_SLOTS];
@@ -542,6 +554,7 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 	e->nout = 0;
 	e->exiting = 0;
 	e->timed = 0;
+	e->outside = 0;
 	for (i = 0; i < hi; i++) {
 		struct dom_slot *s = &d->slot[i];
 		int32_t tid = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
@@ -587,6 +600,7 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 		}
 		dl = __atomic_load_n(&s->deadline, __ATOMIC_RELAXED);
 		e->timed |= dl != DOM_NEVER;
+		e->outside |= __atomic_load_n(&s->outside, __ATOMIC_RELAXED) != 0;
 		if (repoke && (dl <= now || !look_valid(d, s, act)) &&
 		    syscall(SYS_tgkill, s->pid, tid, 0) < 0 && errno == ESRCH) {
 			/* It does not answer: it ended in its wait (a thread
@@ -920,7 +934,10 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 				backoff *= 2;
 			continue;
 		}
-		flow(d, 0); /* every thread blocks or waits: time stands */
+		/* Every thread blocks or waits: time stands, but for a wait on
+		 * the outside (below). */
+		if (!e->outside)
+			flow(d, 0);
 		backoff = 20000;
 		if (verified &&
 		    (!same_outside(e, snap) ||
@@ -951,6 +968,9 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			continue;
 		}
 		if (v == V_IDLE) {
+			/* A wait on the outside: time flows meanwhile. */
+			if (e->outside)
+				flow_to(d, 1, DOM_NEVER);
 			/* Nothing to move to until something changes; a thread
 			 * outside our waits may end, a stopped process be
 			 * continued: look now and then. */
@@ -980,6 +1000,18 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 		hold = 20000;
 		if (!deadline_alive(d, e->to))
 			continue;
+		if (e->outside) {
+			/* A wait on the outside: time flows at the real rate up
+			 * to the deadline instead of jumping to it (the waits
+			 * poked to wait for real), and stops there exactly;
+			 * what is due then is woken as after a jump. */
+			int64_t left;
+
+			flow_to(d, 1, e->to);
+			left = tfd_dom_real_left(d, e->to);
+			sleep_on(d, gen, left < 0 ? 1000000 : left);
+			continue;
+		}
 		{
 			int64_t from = tfd_dom_now(d, DC_MONO);
 

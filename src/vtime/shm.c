@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,6 +97,7 @@ struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli)
 	d->vbase[DC_REAL] = whole_second(real_clock(CLOCK_REALTIME));
 	d->vbase[DC_BOOT] = whole_second(real_clock(CLOCK_BOOTTIME));
 	d->actrun = ACT_ONE;
+	d->cap = DOM_NEVER;
 	__atomic_store_n(&d->magic, DOM_MAGIC, __ATOMIC_RELEASE);
 	if (memfd)
 		*memfd = fd;
@@ -114,7 +116,7 @@ void tfd_dom_start_at(struct tfd_dom *d, int64_t real_ns)
 int64_t tfd_dom_now(const struct tfd_dom *d, int clock)
 {
 	uint32_t s, rate, flowing;
-	int64_t v, r;
+	int64_t v, r, cap, mono, delta;
 
 	for (;;) {
 		s = __atomic_load_n(&d->seq, __ATOMIC_ACQUIRE);
@@ -122,17 +124,28 @@ int64_t tfd_dom_now(const struct tfd_dom *d, int clock)
 			continue;
 		/* Acquire loads: the second look at seq stays after them. */
 		v = __atomic_load_n(&d->vbase[clock], __ATOMIC_ACQUIRE);
+		mono = __atomic_load_n(&d->vbase[DC_MONO], __ATOMIC_ACQUIRE);
 		r = __atomic_load_n(&d->rbase, __ATOMIC_ACQUIRE);
 		rate = __atomic_load_n(&d->rate_milli, __ATOMIC_ACQUIRE);
 		flowing = __atomic_load_n(&d->flowing, __ATOMIC_ACQUIRE);
+		cap = __atomic_load_n(&d->cap, __ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&d->seq, __ATOMIC_RELAXED) == s)
 			break;
 	}
-	if (flowing || __atomic_load_n(&d->ended, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&d->ended, __ATOMIC_RELAXED)) {
+		cap = DOM_NEVER; /* the mover is gone: real time */
+		flowing = 1;
+	}
+	if (flowing)
 		rate = rate ? rate : 1000;
-	if (rate)
-		v += (tfd_dom_real_mono() - r) * (int64_t)rate / 1000;
-	return v;
+	if (!rate)
+		return v;
+	delta = (tfd_dom_real_mono() - r) * (int64_t)rate / 1000;
+	/* Flowing for a wait on the outside, the clocks stop at the tree's
+	 * next deadline (mover.c): it is reached exactly. */
+	if (flowing && cap != DOM_NEVER && delta > cap - mono)
+		delta = cap - mono > 0 ? cap - mono : 0;
+	return v + delta;
 }
 
 /* The domain named by TFD_DOMAIN=<pid>:<fd> (a memfd of `tfd exec`'s),
@@ -178,4 +191,28 @@ int64_t tfd_dom_real_left(const struct tfd_dom *d, int64_t deadline)
 		return -1;
 	left = deadline - tfd_dom_now(d, DC_MONO);
 	return left <= 0 ? 0 : left * 1000 / rate;
+}
+
+/* The descriptors this process passes on to the programs it runs (those
+ * open without FD_CLOEXEC) that are a pipe, FIFO or socket:
+ * their other end may be held outside the tree (a terminal is, found
+ * anywhere: waits.c).  Their identities go
+ * into the domain, before any process joins it. */
+void tfd_dom_inherit(struct tfd_dom *d)
+{
+	struct stat st;
+	int fd, fl;
+	uint32_t n = d->ninherited;
+
+	for (fd = 0; fd < 1024 && n < DOM_INHERITED; fd++) {
+		fl = (int)syscall(SYS_fcntl, fd, F_GETFD);
+		if (fl < 0 || (fl & FD_CLOEXEC) || fstat(fd, &st) < 0)
+			continue;
+		if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
+			continue; /* (terminals are outside wherever found) */
+		d->inherited[n].dev = (uint64_t)st.st_dev;
+		d->inherited[n].ino = (uint64_t)st.st_ino;
+		n++;
+	}
+	__atomic_store_n(&d->ninherited, n, __ATOMIC_RELEASE);
 }

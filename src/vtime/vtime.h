@@ -86,6 +86,12 @@ struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli);
  * CLOCK_REALTIME at real_ns instead (tfd exec --virtual-start), set
  * before any process joins. */
 void tfd_dom_start_at(struct tfd_dom *d, int64_t real_ns);
+/* The descriptors the caller passes on to the program it runs (open
+ * without FD_CLOEXEC: its stdin, stdout, stderr...) that are pipes,
+ * FIFOs, sockets or terminals are the tree's inputs from outside: a wait
+ * on one flows in real time (tfd_dom_fd_outside()).  Before the program
+ * starts. */
+void tfd_dom_inherit(struct tfd_dom *d);
 /* A clock of the domain now (DC_*), in ns. */
 int64_t tfd_dom_now(const struct tfd_dom *d, int clock);
 /* Something changed that the mover may wait for (a child's end...). */
@@ -175,6 +181,16 @@ int64_t tfd_vdeadline(int64_t ns);
  * (the slice ran out) or another errno value.
  */
 
+/* 1 if fd's other end may be held outside the tree: a descriptor the
+ * tree inherited from outside (tfd_dom_inherit()), a terminal, a FIFO
+ * opened by its name.  A wait on such a descriptor (reading) is a wait
+ * on the outside: while one is the tree's only way on, time flows at the
+ * real rate instead of jumping (mover.c).  0 without a domain. */
+int tfd_dom_fd_outside(int fd);
+/* The calling thread's next wait (tfd_vwait(), tfd_dom_kwait()) is on
+ * the outside. */
+void tfd_dom_wait_outside(void);
+
 /* A wait of at most timeout_ns (-1: no limit) on the virtual clock: look
  * registered, then blocked in the kernel, poked when something may have
  * changed or time reached the deadline.  look()'s result, block()'s (> 0,
@@ -197,6 +213,7 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
  * a wait it interrupts counts as running meanwhile (waits.c). */
 struct tfd_dom_paused {
 	int kind;
+	int outside;
 	int64_t deadline;
 };
 void tfd_dom_handler(int begin, struct tfd_dom_paused *p);

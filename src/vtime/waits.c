@@ -18,7 +18,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static void begin_look(struct dom_slot *s)
@@ -99,9 +102,11 @@ static void wait_ended(int timed_out)
 }
 
 /* RUN -> WAIT: the thread leaves the count of running ones. */
-static void to_wait(struct dom_slot *s, int kind, int64_t deadline)
+static void to_wait(struct dom_slot *s, int kind, int64_t deadline,
+                    int outside)
 {
 	s->kind = (uint32_t)kind;
+	__atomic_store_n(&s->outside, (uint32_t)outside, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->deadline, deadline, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->looked, kind == DK_SLEEP, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->state, DS_WAIT, __ATOMIC_RELEASE);
@@ -137,12 +142,13 @@ void tfd_dom_handler(int begin, struct tfd_dom_paused *p)
 		if (!s || __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != DS_WAIT)
 			return;
 		p->kind = (int)s->kind;
+		p->outside = (int)s->outside;
 		p->deadline = __atomic_load_n(&s->deadline, __ATOMIC_RELAXED);
 		if (p->kind == DK_KERNEL && me)
 			__atomic_sub_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
 		to_run(s);
 	} else if (s && p->kind) {
-		to_wait(s, p->kind, p->deadline);
+		to_wait(s, p->kind, p->deadline, p->outside);
 		if (p->kind == DK_KERNEL && me)
 			__atomic_add_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
 		tfd_dom_changed(tfd_dom);
@@ -239,7 +245,7 @@ static int dom_sleep(int64_t deadline)
 	hold_signals(&old);
 	during = old;
 	sigdelset(&during, DOM_POKE_SIG);
-	to_wait(s, DK_SLEEP, deadline);
+	to_wait(s, DK_SLEEP, deadline, 0);
 	tfd_dom_publish();
 	tfd_dom_changed(tfd_dom);
 	while (tfd_dom_now(tfd_dom, DC_MONO) < deadline) {
@@ -258,6 +264,60 @@ static int dom_sleep(int64_t deadline)
 	return e;
 }
 
+/*
+ * Waits on the outside.  A descriptor whose other end may be held by a
+ * process outside the tree (an input the tree inherited, a terminal, a
+ * FIFO opened by its name) can become ready at any real moment; jumping
+ * over a wait on one would time it out before the writer comes (`(sleep
+ * 1; echo hi) | tfd exec ... read -t 5`).  Such a wait is marked on its
+ * slot, and the mover lets time flow at the real rate instead of
+ * jumping while one is the tree's only way on (mover.c).  A descriptor
+ * is looked at (fstat) each time a wait on it begins: descriptors are
+ * the program's, and change under us.
+ */
+static __thread int next_outside;
+
+void tfd_dom_wait_outside(void)
+{
+	next_outside = 1;
+}
+
+#define PIPEFS_MAGIC_ 0x50495045
+
+/* A character device of a terminal's major: the consoles and serial
+ * lines (4), /dev/tty and /dev/ptmx (5), BSD ptys (2, 3), UNIX 98 ptys
+ * (128-143). */
+static int tty_major(unsigned m)
+{
+	return m == 2 || m == 3 || m == 4 || m == 5 || (m >= 128 && m <= 143);
+}
+
+int tfd_dom_fd_outside(int fd)
+{
+	struct tfd_dom *d = tfd_dom;
+	struct statfs sf;
+	struct stat st;
+	uint32_t i, n;
+
+	if (!d || fd < 0 || fstat(fd, &st) < 0)
+		return 0;
+	if (S_ISCHR(st.st_mode) && tty_major(major(st.st_rdev)))
+		return 1;
+	if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
+		return 0;
+	n = __atomic_load_n(&d->ninherited, __ATOMIC_ACQUIRE);
+	if (n > DOM_INHERITED)
+		n = DOM_INHERITED;
+	for (i = 0; i < n; i++)
+		if (d->inherited[i].dev == (uint64_t)st.st_dev &&
+		    d->inherited[i].ino == (uint64_t)st.st_ino)
+			return 1;
+	/* A FIFO opened by its name (a pipe is on pipefs): anybody may
+	 * open its other end. */
+	return S_ISFIFO(st.st_mode) && fstatfs(fd, &sf) == 0 &&
+	       sf.f_type != PIPEFS_MAGIC_;
+}
+
 /* A wait on something the kernel tells (descriptors, signals): look
  * registered, then block in the kernel with DOM_POKE_SIG let through,
  * which the mover sends to ask for another look (something may have
@@ -272,8 +332,9 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 	struct dom_slot *s = tfd_dom_self_slot();
 	struct dom_proc *me = tfd_dom_me;
 	sigset_t old, during;
-	int r = 0, e = 0;
+	int r = 0, e = 0, outside = next_outside;
 
+	next_outside = 0;
 	deadline = past_reached(deadline);
 	if (s)
 		wait_key_set();
@@ -281,7 +342,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 	during = mask ? *mask : old;
 	sigdelset(&during, DOM_POKE_SIG);
 	if (s) {
-		to_wait(s, DK_KERNEL, deadline);
+		to_wait(s, DK_KERNEL, deadline, outside);
 		if (me)
 			__atomic_add_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
 	}
@@ -337,7 +398,7 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
 	deadline = past_reached(deadline);
 	if (s) {
 		wait_key_set();
-		to_wait(s, DK_SLICE, deadline);
+		to_wait(s, DK_SLICE, deadline, 0);
 	}
 	for (;;) {
 		int64_t left = tfd_dom_real_left(tfd_dom, deadline);

@@ -19,6 +19,11 @@ src=$(cd "$(dirname "$0")" && pwd)
 tool=${TFD_TOOL:?TFD_TOOL names the tfd program}
 case $tool in /*) ;; *) tool=$(pwd)/$tool ;; esac
 out=$(mktemp -d "${TMPDIR:-/tmp}/tfd-realprog.XXXXXX")
+# The programs read nothing of the caller's: a wait of theirs on a
+# terminal or a pipe from outside would flow in real time on virtual
+# time (tfd-preload(7), When time moves), as `make check` run from a
+# terminal gives them.
+exec </dev/null
 trap 'rm -rf "$out"' EXIT
 pass=0
 fail=0
@@ -654,14 +659,114 @@ deadlines() {
 	fi
 }
 
+# Input from outside the tree (issue 21): a wait that a process outside
+# the tree can end (a pipe the tree inherited, a FIFO opened by its name)
+# is not jumped over: time flows at the real rate while the tree waits on
+# it.  `read -t` on a pipe written after 1 s gets the line, as on Linux;
+# with a writer later than the timeout it times out at 1 s, exactly on
+# virtual time; a tree that waits only on itself still jumps.  RT: the
+# real ns when the tree ended (its writer keeps the pipeline going).
+outside() {
+	selected "outside" || return 0
+	rd='s=$EPOCHREALTIME; read -t $0 x; r=$?; e=$EPOCHREALTIME
+	    us=$(( ${e/./} - ${s/./} ))
+	    echo "read -t $0: status $r, line [$x]"
+	    [ $r = 0 ] || echo "timed out after $((us / 1000000)) s"
+	    [ $us = ${0}000000 ] && echo "exactly $0 s"; :'
+	for t in 5:1 1:2; do
+		to=${t%:*} w=${t#*:}
+		(sleep "$w"; echo hi) | { bash -c "$rd" "$to" \
+		    >"$out/outside.$to.linux" 2>&1; }
+		t0=$(date +%s%N)
+		(sleep "$w"; echo hi) | { timeout 60 "$tool" exec --backend \
+		    virtual -- bash -c "$rd" "$to" >"$out/outside.$to" 2>&1
+		    date +%s%N >"$out/outside.$to.end"; }
+		ms=$((($(cat "$out/outside.$to.end") - t0) / 1000000))
+		grep -v '^exactly' "$out/outside.$to" >"$out/outside.$to.facts"
+		want=$((to < w ? to : w))
+		if cmp -s "$out/outside.$to.linux" "$out/outside.$to.facts" &&
+		    { [ "$to" -lt "$w" ] || grep -q '\[hi\]' "$out/outside.$to"; } &&
+		    { [ "$to" -ge "$w" ] ||
+		    grep -q "^exactly $to s\$" "$out/outside.$to"; } &&
+		    [ "$ms" -ge $((want * 1000 - 100)) ] &&
+		    [ "$ms" -lt $((want * 1000 + 1500)) ]; then
+			ok "(sleep $w; echo hi) | read -t $to: as on Linux, time flows while the tree waits on its input (${ms} ms)"
+		else
+			bad "(sleep $w; echo hi) | read -t $to on virtual time (${ms} ms)"
+			diff -u "$out/outside.$to.linux" "$out/outside.$to" |
+			    sed 's/^/    /'
+		fi
+	done
+	# The same through epoll (Python's selectors), and poll.
+	if command -v python3 >/dev/null 2>&1; then
+		py='import selectors, sys
+for name in ("EpollSelector", "PollSelector"):
+    s = getattr(selectors, name)()
+    s.register(sys.stdin, selectors.EVENT_READ)
+    r = s.select(float(sys.argv[1]))
+    print(name, "ready" if r else "timed out", flush=True)
+    if r:
+        sys.stdin.readline()'
+		for t in 5:1 1:3; do
+			to=${t%:*} w=${t#*:}
+			(sleep "$w"; echo a; sleep 1; echo b) |
+			    python3 -c "$py" "$to" >"$out/outside.py$to.linux" 2>&1
+			(sleep "$w"; echo a; sleep 1; echo b) |
+			    run "outside.py$to" "$tool" exec --backend virtual \
+			    -- python3 -c "$py" "$to"
+			if cmp -s "$out/outside.py$to.linux" "$out/outside.py$to"; then
+				ok "python3 epoll and poll for ${to} s on a pipe written after ${w} s: as on Linux"
+			else
+				bad "python3 epoll and poll for ${to} s on a pipe written after ${w} s"
+				diff -u "$out/outside.py$to.linux" \
+				    "$out/outside.py$to" | sed 's/^/    /'
+			fi
+		done
+	else
+		skip "python3 epoll and poll on a pipe from outside: python3 not installed"
+	fi
+	# A FIFO opened by its name, written from outside after 1 s.
+	# (The writer opens it read-write, which never blocks: it ends
+	# even if the tree is gone.)
+	mkfifo "$out/fifo"
+	(sleep 1; exec 3<>"$out/fifo"; echo hi >&3) &
+	t0=$(date +%s%N)
+	run outside.fifo "$tool" exec --backend virtual -- bash -c \
+	    'exec 3<>"$1"; read -t 5 x <&3; echo "status $?, line [$x]"' \
+	    sh "$out/fifo" </dev/null
+	ms=$(ms_since)
+	wait
+	if grep -q '^status 0, line \[hi\]$' "$out/outside.fifo" &&
+	    [ "$ms" -ge 900 ]; then
+		ok "read -t 5 on a FIFO written from outside after 1 s: the line (${ms} ms)"
+	else
+		bad "read -t 5 on a FIFO written from outside (${ms} ms)"
+		sed 's/^/    /' "$out/outside.fifo"
+	fi
+	# A tree that waits only on itself (stdin /dev/null; a pipe of its
+	# own, written by a program of the tree) still jumps.
+	t0=$(date +%s%N)
+	run outside.pure "$tool" exec --backend virtual -- bash -c \
+	    'read -t 100 x < <(sleep 200); echo "status $?"; kill $!
+	     sleep 100; echo done' </dev/null
+	ms=$(ms_since)
+	if [ "$(cat "$out/outside.pure")" = "status 142
+done" ] && [ "$ms" -lt 500 ]; then
+		ok "a tree that waits only on itself still jumps (${ms} ms)"
+	else
+		bad "a tree that waits only on itself (${ms} ms)"
+		sed 's/^/    /' "$out/outside.pure"
+	fi
+}
+
 case ${TFD_SAN:-} in
 *thread*)
 	selected conform &&
 	    skip "conformance through the preload (virtual): ThreadSanitizer"
 	selected vthreads && skip "vthreads: ThreadSanitizer"
 	selected vclock && skip "vclock: ThreadSanitizer"
-	selected "vwaits domain loop wl_timers sd_timers tree vtree targets deadlines" &&
-	    skip "virtual-time domain (vwaits, determinism, targets, deadlines): ThreadSanitizer"
+	selected "vwaits domain loop wl_timers sd_timers tree vtree targets deadlines outside" &&
+	    skip "virtual-time domain (vwaits, determinism, targets, deadlines, outside): ThreadSanitizer"
 	;;
 *)
 	conform virtual
@@ -671,6 +776,7 @@ case ${TFD_SAN:-} in
 	domain
 	targets
 	deadlines
+	outside
 	;;
 esac
 
