@@ -168,7 +168,7 @@ void tfd_undefer(void)
 
 /* The thread runs the handler, also when it interrupts a wait of ours,
  * and may jump out of it: the wait counts as running until the handler
- * returns to it (domain.c). */
+ * returns to it (vtime.h: tfd_dom_handler). */
 static void through(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction a;

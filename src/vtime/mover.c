@@ -1033,6 +1033,13 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
  * watch below, after `tfd exec` ended it) only pokes. */
 void tfd_dom_end(struct tfd_dom *d)
 {
+	uint32_t s = __atomic_load_n(&d->seq, __ATOMIC_ACQUIRE);
+
+	/* A mover killed in the middle of writing the clocks left seq odd:
+	 * the readers would wait for it for ever (the watcher ends the
+	 * domain then, and nothing writes the clocks but the one ending). */
+	if (s & 1)
+		__atomic_store_n(&d->seq, s + 1, __ATOMIC_RELEASE);
 	if (!__atomic_load_n(&d->ended, __ATOMIC_SEQ_CST)) {
 		set_clocks(d, tfd_dom_now(d, DC_MONO)); /* busy mode's flow */
 		__atomic_store_n(&d->ended, 1, __ATOMIC_SEQ_CST);

@@ -190,7 +190,9 @@ int64_t tfd_dom_real_left(const struct tfd_dom *d, int64_t deadline)
 	if (!rate || deadline == DOM_NEVER)
 		return -1;
 	left = deadline - tfd_dom_now(d, DC_MONO);
-	return left <= 0 ? 0 : left * 1000 / rate;
+	if (left <= 0)
+		return 0;
+	return left > INT64_MAX / 1000 ? INT64_MAX / rate : left * 1000 / rate;
 }
 
 /* The descriptors this process passes on to the programs it runs (those

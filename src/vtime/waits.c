@@ -569,7 +569,14 @@ int64_t tfd_vread(clockid_t c)
 			timed_out_at = -1;
 			spin_reads = 0;
 		} else if (++spin_reads >= SPIN_READS) {
+			/* A clock read is no cancellation point and leaves
+			 * errno as it was: the wait is made as one of ours. */
+			int e = errno, cs;
+
+			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
 			wait_ended(!dom_sleep(now + 1));
+			pthread_setcancelstate(cs, NULL);
+			errno = e;
 		}
 	}
 	return tfd_vnow(c);
