@@ -186,6 +186,27 @@ static void mark_title(FILE *out, const char *fmt, ...)
 	fputs("</title>", out);
 }
 
+/* A read's circle at (x, y), of radius r and class cls, titled by the
+ * message fmt makes. */
+static void read_mark(struct pic *p, double x, double y, const char *r,
+                      const char *cls, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+static void read_mark(struct pic *p, double x, double y, const char *r,
+                      const char *cls, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(p->out,
+	        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" class=\"%s\">", x,
+	        y, r, cls);
+	mark_title(p->out, "%s", buf);
+	fprintf(p->out, "</circle>\n");
+}
+
 /* The deadlines of the arming that starts at event i, up to end. */
 static void deadlines(struct pic *p, const struct timer *tm, const struct ev *e,
                       int64_t end, double y, int *first)
@@ -358,11 +379,9 @@ static void lane(struct pic *p, const struct timer *tm, int idx, int64_t t1)
 		case EV_READ:
 			if (dense) /* drawn as a band, below */
 				break;
-			fprintf(p->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
-			        "class=\"read\">", x, y);
-			mark_title(p->out, "timer %d read at %.6f s: count %" PRId64,
-			           tm->id, (double)(e->t - p->t0) / 1e9, e->a);
-			fprintf(p->out, "</circle>\n");
+			read_mark(p, x, y, "4", "read",
+			          "timer %d read at %.6f s: count %" PRId64, tm->id,
+			          (double)(e->t - p->t0) / 1e9, e->a);
 			snprintf(buf, sizeof(buf), first_read ? "read %" PRId64 :
 			         "%" PRId64, e->a);
 			if (first_read || e->a != 1)
@@ -373,12 +392,9 @@ static void lane(struct pic *p, const struct timer *tm, int idx, int64_t t1)
 			if (x < eagain_x + 3)
 				break;
 			eagain_x = x;
-			fprintf(p->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
-			        "class=\"eagain\">", x, y);
-			mark_title(p->out, "timer %d read at %.6f s: EAGAIN "
-			           "(nothing to read)", tm->id,
-			           (double)(e->t - p->t0) / 1e9);
-			fprintf(p->out, "</circle>\n");
+			read_mark(p, x, y, "3.5", "eagain",
+			          "timer %d read at %.6f s: EAGAIN (nothing to "
+			          "read)", tm->id, (double)(e->t - p->t0) / 1e9);
 			if (first_eagain)
 				label(p, x - 3, 2, "eagainlbl", "read: EAGAIN");
 			first_eagain = 0;
@@ -387,12 +403,10 @@ static void lane(struct pic *p, const struct timer *tm, int idx, int64_t t1)
 			if (x < fail_x + 3)
 				break;
 			fail_x = x;
-			fprintf(p->out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
-			        "class=\"rfail\">", x, y);
-			mark_title(p->out, "timer %d read at %.6f s failed%s",
-			           tm->id, (double)(e->t - p->t0) / 1e9,
-			           e->a ? ": ECANCELED" : "");
-			fprintf(p->out, "</circle>\n");
+			read_mark(p, x, y, "4", "rfail",
+			          "timer %d read at %.6f s failed%s", tm->id,
+			          (double)(e->t - p->t0) / 1e9,
+			          e->a ? ": ECANCELED" : "");
 			label(p, x - 3, 2, "rfaillbl",
 			      e->a ? "ECANCELED" : "read failed");
 			break;
