@@ -139,6 +139,26 @@ static void churn_replace(int slot, uint64_t r)
 	__atomic_store_n(&churn[slot], fd, __ATOMIC_SEQ_CST);
 }
 
+/* A worker's read of a non-blocking slot can find its number closed and
+ * made again for slot 0's blocking timer, and block there; if another
+ * worker, holding the number from before, then re-arms that timer an hour
+ * ahead (or disarms it) and a third closes it, the read waits for good, as
+ * a read(2) would on Linux.  Only here may a worker be cancelled
+ * (tfd_read is a cancellation point): nowhere else, so that no slot is
+ * left empty by a cancelled replace. */
+static ssize_t churn_read(int fd, uint64_t *n)
+{
+	ssize_t r;
+	int e;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+	r = tfd_read(fd, n, 8);
+	e = errno;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	errno = e;
+	return r;
+}
+
 static void churn_op(int slot, unsigned what, uint64_t r)
 {
 	int fd = __atomic_load_n(&churn[slot], __ATOMIC_SEQ_CST);
@@ -150,7 +170,7 @@ static void churn_op(int slot, unsigned what, uint64_t r)
 		churn_settime(fd, r);
 	else if (what == 2 && tfd_gettime(fd, &cur) < 0)
 		allowed("tfd_gettime", errno, 0, 0, 0);
-	else if (what == 3 && slot > 0 && tfd_read(fd, &n, 8) < 0)
+	else if (what == 3 && slot > 0 && churn_read(fd, &n) < 0)
 		allowed("tfd_read", errno, EAGAIN, ECANCELED, 0);
 	else if (what == 4)
 		CHECK_GE(poll(&p, 1, 0), 0);
@@ -173,6 +193,7 @@ static void *work(void *arg)
 	struct worker *w = arg;
 	uint64_t r;
 
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	while (!__atomic_load_n(&stop, __ATOMIC_SEQ_CST)) {
 		r = rnd(&w->seed);
 		if (r % 3 == 0)
@@ -252,13 +273,22 @@ TEST_LIMIT(stress_threads_on_shared_timers, 30)
 	CHECK_EQ(pthread_create(&w[NTHREAD].th, NULL, waiter, &w[NTHREAD]), 0);
 	t_sleep_ns(RUN_NS);
 	__atomic_store_n(&stop, 1, __ATOMIC_SEQ_CST);
-	/* A worker's tfd_read of a non-blocking slot may have found its number
-	 * closed and made again for slot 0's blocking timer, and wait there
-	 * (as on Linux, where a read(2) of a number reused meanwhile does):
-	 * the slots are armed again until every worker has ended. */
+	/* A worker blocked in churn_read() on slot 0's timer wakes when the
+	 * slots are armed again; one blocked on a timer that was re-armed far
+	 * ahead and closed waits for good (as on Linux) and is cancelled after 200 tries,
+	 * as a program would end it. */
 	for (i = 0; i < NTHREAD; i++)
-		while (pthread_tryjoin_np(w[i].th, NULL) == EBUSY) {
+		for (int tries = 0; pthread_tryjoin_np(w[i].th, NULL) == EBUSY;
+		     tries++) {
 			int k;
+
+			if (tries == 200) {
+				printf("thread %d: blocked on a closed timer, "
+				       "cancelled\n", i);
+				pthread_cancel(w[i].th);
+				CHECK_EQ(pthread_join(w[i].th, NULL), 0);
+				break;
+			}
 
 			for (k = 0; k < NCHURN; k++) {
 				int fd = __atomic_load_n(&churn[k],
