@@ -130,13 +130,12 @@ static int read_task_file(int pid, int tid, const char *name, char *buf,
 	return 1;
 }
 
-static struct seen look_thread(int pid, int tid)
+/* A thread's status file, read into buf. */
+static struct seen parse_status(const char *buf)
 {
-	char buf[2048], *p;
+	const char *p;
 	struct seen s = { 0, 0, 0, 0 };
 
-	if (!read_task_file(pid, tid, "status", buf, sizeof(buf)))
-		return s;
 	p = strstr(buf, "\nState:");
 	if (p)
 		s.state = p[8] == ' ' || p[8] == '\t' ? p[9] : p[8];
@@ -151,6 +150,85 @@ static struct seen look_thread(int pid, int tid)
 	if (p)
 		s.switches += atol(p + 28);
 	return s;
+}
+
+static struct seen look_thread(int pid, int tid)
+{
+	char buf[2048];
+	struct seen none = { 0, 0, 0, 0 };
+
+	if (!read_task_file(pid, tid, "status", buf, sizeof(buf)))
+		return none;
+	return parse_status(buf);
+}
+
+/*
+ * The threads blocked outside our waits are looked at about three times
+ * a move (a Java program has 16 of them, and its own 50 ms ticks); a
+ * look by open, read and close costs three times one by pread of a file
+ * kept open.  Only a mover in a process of its own keeps them (`tfd
+ * exec`: its own table); the preload's, in the program's process, keeps
+ * nothing in the program's table.  By slot, with the thread it was
+ * opened for; fd + 1, 0 for none.  Out of descriptors, none is kept.
+ */
+static int keep_files;
+static struct {
+	int32_t pid, tid;
+	int fd1;
+} kept[DOM_SLOTS];
+
+void tfd_dom_mover_keeps_files(void)
+{
+	keep_files = 1;
+}
+
+static void drop_kept(size_t k)
+{
+	if (kept[k].fd1)
+		close(kept[k].fd1 - 1);
+	kept[k].fd1 = 0;
+}
+
+/* look_thread() of slot s's thread. */
+static struct seen look_slot(const struct tfd_dom *d,
+                             const struct dom_slot *s)
+{
+	size_t k = (size_t)(s - d->slot);
+	int32_t pid = s->pid, tid = s->tid;
+	struct seen none = { 0, 0, 0, 0 };
+	char buf[2048];
+	ssize_t n;
+
+	if (!keep_files)
+		return look_thread(pid, tid);
+	if (kept[k].fd1 && (kept[k].pid != pid || kept[k].tid != tid))
+		drop_kept(k);
+	if (!kept[k].fd1) {
+		char path[64];
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid,
+		         tid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+			for (k = 0; k < DOM_SLOTS; k++)
+				drop_kept(k);
+			keep_files = 0;
+			return look_thread(pid, tid);
+		}
+		if (fd < 0)
+			return none;
+		kept[k].pid = pid;
+		kept[k].tid = tid;
+		kept[k].fd1 = fd + 1;
+	}
+	n = pread(kept[k].fd1 - 1, buf, sizeof(buf) - 1, 0);
+	if (n <= 0) { /* gone (its tid may be another thread's now) */
+		drop_kept(k);
+		return none;
+	}
+	buf[n] = 0;
+	return parse_status(buf);
 }
 
 /* 1 if the process is gone, or a zombie its parent may reap: its first
@@ -200,6 +278,7 @@ static void reclaim(struct tfd_dom *d, struct dom_slot *s)
 {
 	int32_t tid = __atomic_load_n(&s->tid, __ATOMIC_RELAXED);
 
+	drop_kept((size_t)(s - d->slot));
 	/* An end may end waits (a parent's wait for it): looks made
 	 * before it are stale. */
 	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == DS_RUN)
@@ -742,7 +821,7 @@ static int outside_blocked(struct tfd_dom *d, struct eval *e)
 	e->busy = 0;
 	for (i = 0; i < e->nout; i++) {
 		struct dom_slot *s = &d->slot[e->out[i]];
-		struct seen t = look_thread(s->pid, s->tid);
+		struct seen t = look_slot(d, s);
 
 		if (t.state == 'Z' && t.threads > 1) {
 			/* A process's first thread has ended, others are on
@@ -794,7 +873,7 @@ static int outside_still(struct tfd_dom *d, struct eval *e)
 
 		if (e->sw[i] < 0)
 			continue;
-		t = look_thread(s->pid, s->tid);
+		t = look_slot(d, s);
 		if ((t.state != 'S' && t.state != 'T') ||
 		    t.switches != e->sw[i])
 			return 0;

@@ -107,6 +107,9 @@ void tfd_dom_reserved(struct tfd_dom *d, int slot, pid_t pid);
  * out of memory. */
 int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
                  void (*moved)(void *, int64_t, int64_t), void *ctx);
+/* Called before tfd_dom_move() by a mover in a process of its own (`tfd
+ * exec`): it may keep the /proc files it looks at open between looks. */
+void tfd_dom_mover_keeps_files(void);
 /* The mover is gone: programs left behind go on with time flowing for
  * real from where it is (their waits poked to wait for real). */
 void tfd_dom_end(struct tfd_dom *d);

@@ -385,11 +385,14 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
  * limit, the thread running for us (blocked outside our waits, which
  * /proc tells): slices would wake it every millisecond for ever. */
 #define SLICE_NS 1000000 /* 1 ms */
+#define SLICE_MIN_NS 50000 /* 50 us */
 int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
                        void *ctx)
 {
 	struct dom_slot *s = tfd_dom_self_slot();
 	int64_t at = -1; /* the clock at its last look */
+	uint64_t jumps = 0; /* the mover's jumps then */
+	int64_t slice = SLICE_MIN_NS;
 	int r;
 
 	if (deadline == DOM_NEVER)
@@ -402,8 +405,7 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
 	}
 	for (;;) {
 		int64_t left = tfd_dom_real_left(tfd_dom, deadline);
-		int64_t slice = SLICE_NS;
-		int same = 0;
+		int same = 0, news = 1;
 
 		if (s) {
 			/* A look again at a slice's end, when nothing ran, no
@@ -417,17 +419,27 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
 			int had = __atomic_load_n(&s->looked, __ATOMIC_ACQUIRE);
 			int64_t now = tfd_dom_now(tfd_dom, DC_MONO);
 
+			uint64_t j = __atomic_load_n(&tfd_dom->jumps,
+			                             __ATOMIC_RELAXED);
+
 			begin_look(s);
-			same = had && s->look == look &&
-			       s->look_round == round && now == at;
+			news = !had || s->look != look ||
+			       s->look_round != round || j != jumps;
+			same = !news && now == at;
 			at = now;
+			jumps = j;
 		}
 		r = try(ctx, 0);
 		if (r != ETIMEDOUT || looked_nothing_q(s, deadline, same))
 			break;
-		if (left >= 0 && left < slice)
-			slice = left;
-		r = try(ctx, slice);
+		/* The mover waits for this look after anything ran and after
+		 * each jump: looks follow each other closely while time moves
+		 * (50 us: a Java program's 50 ms ticks were a millisecond of
+		 * real time each), and ever further apart, up to SLICE_NS,
+		 * while nothing new comes (and while time merely flows). */
+		slice = news ? SLICE_MIN_NS
+		             : slice < SLICE_NS / 2 ? 2 * slice : SLICE_NS;
+		r = try(ctx, left >= 0 && left < slice ? left : slice);
 		if (r != ETIMEDOUT)
 			break;
 	}

@@ -516,7 +516,7 @@ targets() {
 # sleep (C, perl); a tree whose mover is killed goes on in real time; the
 # clocks' start (--virtual-start, and a whole second by default).
 deadlines() {
-	selected "deadlines vdeadline alarm busy preempt killed virtual-start" ||
+	selected "deadlines vdeadline alarm busy preempt killed virtual-start java" ||
 	    return 0
 	if [ -x "$dir/vdeadline" ]; then
 		for m in cond poll sleep spin; do
@@ -569,6 +569,32 @@ deadlines() {
 		fi
 	else
 		skip "python3 deadlines: python3 not installed"
+	fi
+	# Java: Thread.sleep, a scheduled executor at a fixed rate,
+	# Future.get, Object.wait and parkNanos with timeouts; natively 5
+	# times faster, on virtual time exact, 5 runs the same.  The JVM's
+	# own threads block outside our waits and its own ticks (every 50 ms)
+	# are moves of the clock: this is the mover's speed with them.
+	if [ -n "${TFD_SAN:-}" ]; then
+		skip "java: a sanitizer build ($TFD_SAN): the JVM with a sanitizer's runtime preloaded"
+	elif command -v javac >/dev/null 2>&1 && command -v java >/dev/null 2>&1; then
+		if javac -d "$out" "$src/VTimers.java" >"$out/javac.err" 2>&1; then
+			run vtimers.java.linux java -cp "$out" VTimers 5
+			if again vtimers.java 5 env TFD_EXACT=1 java -cp "$out" VTimers &&
+			    cmp -s "$out/vtimers.java.linux" "$out/vtimers.java.1" &&
+			    grep -q '^all ok$' "$out/vtimers.java.1"; then
+				ok "java: Thread.sleep, ScheduledExecutorService, Future.get, Object.wait, parkNanos at their deadlines, as on Linux"
+			else
+				bad "java: timers on virtual time"
+				diff -u "$out/vtimers.java.linux" "$out/vtimers.java.1" |
+				    sed 's/^/    /'
+			fi
+		else
+			bad "java: javac VTimers.java"
+			sed 's/^/    /' "$out/javac.err"
+		fi
+	else
+		skip "java: javac or java not installed (apt-get install default-jdk-headless)"
 	fi
 	# Busy programs: a busy loop ended by alarm(); a busy Python thread
 	# preempted by another that waits on time (CPython's GIL).  Time
