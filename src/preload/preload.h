@@ -11,6 +11,8 @@
  *   exports_waits.c  the exported wrappers of the waits on virtual time
  *   exports_signals.c  sigaction(), signal() and the C library's other
  *              ways to set a handler
+ *   exports_syscall.c  syscall(): the raw calls of virtual time's (a
+ *              clock read, a sleep, a futex wait with a timeout)
  *   next.c     the table of next definitions (dlsym RTLD_NEXT)
  *   numbers.c  the table of numbers that name our timers; which process
  *              owns it (a vfork child does not)
@@ -122,7 +124,7 @@
 	X(sigwaitinfo) X(sigwait) X(timespec_get) X(sigsuspend) X(pause) \
 	X(timer_create) X(timer_settime) X(timer_gettime) X(timer_getoverrun) \
 	X(timer_delete) X(alarm) X(setitimer) X(getitimer) X(posix_spawn) \
-	X(posix_spawnp)
+	X(posix_spawnp) X(syscall)
 
 #define TFD_NEXT_FIELD(f) __typeof__(&f) f;
 struct tfd_next {
@@ -322,6 +324,9 @@ int tfd_timed_lock(void *lock, enum tfd_lock_kind kind, clockid_t clk,
                    const struct timespec *abs);
 int tfd_timed_join(pthread_t th, void **ret, clockid_t clk,
                    const struct timespec *abs);
+/* syscall(SYS_futex, ...): a wait with a timeout, or TFD_PASS. */
+long tfd_timed_futex(uint32_t *word, int op, uint32_t val,
+                     const struct timespec *ts, uint32_t bitset);
 
 /* ---- iowaits.c ---- */
 

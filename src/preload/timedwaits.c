@@ -8,13 +8,18 @@
  * reaches their deadline.  A deadline is counted on the clock the call
  * names, as an absolute time.  One beyond the horizon is none: the wait
  * is the call's own without a limit (slice -1), blocked outside our waits
- * as an untimed wait is, using no CPU.
+ * as an untimed wait is, using no CPU.  A raw futex wait with a timeout
+ * (syscall(2): GLib's conditions) is one more of them.
  */
 #include "preload/preload.h"
 #include "vtime/vtime.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <semaphore.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* The deadline of an absolute time on clock c, on the virtual
  * CLOCK_MONOTONIC (DOM_NEVER beyond the horizon). */
@@ -184,4 +189,61 @@ int tfd_timed_join(pthread_t th, void **ret, clockid_t clk,
 	if (!abs)
 		return pthread_join(th, ret);
 	return tfd_dom_slice_wait(deadline_of(clk, abs), join_try, &w);
+}
+
+/* ---- raw futex waits ----
+ *
+ * syscall(SYS_futex, FUTEX_WAIT or FUTEX_WAIT_BITSET with a timeout):
+ * GLib's conditions (g_cond_wait_until), and any program that waits on a
+ * futex of its own.  Each slice is a FUTEX_WAIT_BITSET with the program's
+ * word, value and bitset (and its private flag), until a real time; the
+ * look without waiting is one with a time long past, which the kernel
+ * answers as the program's call would (EAGAIN for a changed word, EFAULT,
+ * EINVAL), never ours reading its memory.
+ */
+struct fw {
+	uint32_t *word;
+	uint32_t val, bitset;
+	int priv;
+};
+
+static int futex_try(void *ctx, int64_t slice)
+{
+	struct fw *w = ctx;
+	struct timespec t = { 0, 0 };
+	long r;
+
+	if (slice > 0)
+		t = real_after(slice);
+	r = R(syscall)(SYS_futex, w->word, w->priv | FUTEX_WAIT_BITSET, w->val,
+	               slice < 0 ? NULL : &t, NULL, w->bitset);
+	return r < 0 ? errno : 0;
+}
+
+long tfd_timed_futex(uint32_t *word, int op, uint32_t val,
+                     const struct timespec *ts, uint32_t bitset)
+{
+	int cmd = op & FUTEX_CMD_MASK, e;
+	struct fw w = { word, val, bitset, op & FUTEX_PRIVATE_FLAG };
+	int64_t deadline;
+
+	if (cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET)
+		return TFD_PASS;
+	if (!ts || ts->tv_sec < 0 || ts->tv_nsec < 0 ||
+	    ts->tv_nsec >= TFD_NSEC)
+		return TFD_PASS; /* no limit, or the kernel's EINVAL */
+	if (cmd == FUTEX_WAIT) {
+		w.bitset = FUTEX_BITSET_MATCH_ANY;
+		deadline = tfd_vdeadline(tfd_ts_to_ns(ts));
+	} else {
+		deadline = deadline_of(op & FUTEX_CLOCK_REALTIME ?
+		                               CLOCK_REALTIME : CLOCK_MONOTONIC,
+		                       ts);
+	}
+	e = tfd_dom_slice_wait(deadline, futex_try, &w);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return 0;
 }

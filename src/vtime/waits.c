@@ -75,20 +75,35 @@ static int looked_nothing(struct dom_slot *s, int64_t deadline)
  * at an instant returns at once, as on Linux; only a thread that already
  * timed out there waits (an event loop polling with a zero timeout pays
  * a move of the mover's for each such poll).  Exact and repeatable: the
- * loop gives up 1 ns past its end, every run.
+ * loop gives up 1 ns past its end, every run.  A thread that goes on
+ * doing so spins on its clock (GLib's main loop running an idle callback
+ * until a timeout of its own: 1 ns a poll would take 50 million polls to
+ * its 50 ms): each such wait in a row waits twice as long as the one
+ * before, up to 1 ms, so that it sees time pass as a spinning thread does
+ * on Linux, and the same every run.
  */
 static __thread int64_t timed_out_at = -1;
 /* The program's reads of the clock since, at that instant. */
 static __thread uint32_t spin_reads;
 
+/* The step of the thread's next such wait: each one in a row waits twice
+ * as long as the one before, from 1 ns up to CRAWL_MAX_NS. */
+#define CRAWL_MAX_NS 1000000 /* 1 ms */
+static __thread int64_t crawl = 1;
+
 static int64_t past_reached(int64_t deadline)
 {
-	int64_t now;
+	int64_t now, step = crawl;
 
-	if (deadline == DOM_NEVER || timed_out_at < 0)
-		return deadline;
-	now = tfd_dom_now(tfd_dom, DC_MONO);
-	return deadline <= now && now == timed_out_at ? now + 1 : deadline;
+	if (deadline != DOM_NEVER && timed_out_at >= 0) {
+		now = tfd_dom_now(tfd_dom, DC_MONO);
+		if (deadline <= now && now == timed_out_at) {
+			crawl = step < CRAWL_MAX_NS / 2 ? 2 * step : CRAWL_MAX_NS;
+			return now + step;
+		}
+	}
+	crawl = 1;
+	return deadline;
 }
 
 /* A wait ended: at its deadline with nothing (timed_out), or not. */

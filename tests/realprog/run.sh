@@ -516,7 +516,7 @@ targets() {
 # sleep (C, perl); a tree whose mover is killed goes on in real time; the
 # clocks' start (--virtual-start, and a whole second by default).
 deadlines() {
-	selected "deadlines vdeadline alarm busy preempt killed virtual-start java" ||
+	selected "deadlines vdeadline alarm busy preempt killed virtual-start java vsyscall" ||
 	    return 0
 	if [ -x "$dir/vdeadline" ]; then
 		for m in cond poll sleep spin; do
@@ -569,6 +569,20 @@ deadlines() {
 		fi
 	else
 		skip "python3 deadlines: python3 not installed"
+	fi
+	# Clock reads, sleeps and futex waits through syscall() (GLib's
+	# conditions, libstdc++'s futures): they slept in real time.
+	if [ -x "$dir/vsyscall" ]; then
+		run vsyscall.linux "$dir/vsyscall" 10
+		if again vsyscall 5 env TFD_EXACT=1 "$dir/vsyscall" &&
+		    cmp -s "$out/vsyscall.linux" "$out/vsyscall.1"; then
+			ok "syscall(): clock_gettime, nanosleep, clock_nanosleep, futex waits at their deadlines, as on Linux"
+		else
+			bad "syscall(): clocks, sleeps and futex waits on virtual time"
+			diff -u "$out/vsyscall.linux" "$out/vsyscall.1" | sed 's/^/    /'
+		fi
+	else
+		skip "vsyscall: not built (see above)"
 	fi
 	# Java: Thread.sleep, a scheduled executor at a fixed rate,
 	# Future.get, Object.wait and parkNanos with timeouts; natively 5
@@ -894,6 +908,54 @@ stressng() {
 	fi
 }
 stressng
+
+# A second real suite (issue 21): GLib's own installed tests of its
+# timeouts, timers, conditions, queues, tasks, cancellables and child
+# processes (Debian's libglib2.0-tests), natively and on virtual time:
+# the same tests pass.  Natively they run at once, in the background.
+glib() {
+	selected glib || return 0
+	g=/usr/libexec/installed-tests/glib
+	tests="timeout timer cond asyncqueue task cancellable spawn-multithreaded contexts sleepy-stream"
+	if [ ! -x "$g/timeout" ]; then
+		skip "GLib's installed tests: not installed (apt-get install libglib2.0-tests)"
+		return
+	fi
+	if [ -n "${TFD_SAN:-}" ]; then
+		skip "GLib's installed tests: a sanitizer build ($TFD_SAN)"
+		return
+	fi
+	t0=$(date +%s%N)
+	for t in $tests; do
+		(cd "$g" && "./$t" >"$out/glib.$t.linux" 2>&1
+		 echo "exit $?" >>"$out/glib.$t.linux") &
+	done
+	wait
+	native=$(ms_since)
+	t0=$(date +%s%N)
+	for t in $tests; do
+		(cd "$g" && "$tool" exec --backend virtual -- "./$t" \
+		    >"$out/glib.$t" 2>&1
+		 echo "exit $?" >>"$out/glib.$t")
+	done
+	virtual=$(ms_since)
+	for t in $tests; do
+		for f in "$out/glib.$t.linux" "$out/glib.$t"; do
+			grep -E '^(ok|not ok|1\.\.|exit )' "$f" |
+			    sed 's/ # .*//' >"$f.tap"
+		done
+		if cmp -s "$out/glib.$t.linux.tap" "$out/glib.$t.tap" &&
+		    grep -q '^exit 0$' "$out/glib.$t.tap"; then
+			ok "GLib's $t: $(grep -c '^ok' "$out/glib.$t.tap") tests pass, as natively"
+		else
+			bad "GLib's $t on virtual time"
+			diff -u "$out/glib.$t.linux.tap" "$out/glib.$t.tap" |
+			    sed 's/^/    /'
+		fi
+	done
+	echo "note GLib's tests: natively $native ms (run at once), on virtual time $virtual ms (one after another)"
+}
+glib
 
 # tfd exec itself, its trace and tfd trace: the last group.
 selected "exec trace" || finish

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * exports_syscall.c - syscall(), the C library's door to raw system
+ * calls.  On virtual time the calls that read a clock, sleep, or wait on
+ * a futex with a timeout are the same waits and readings as the C
+ * library's wrappers of them: GLib waits on its conditions with
+ * syscall(SYS_futex, ...) and a timeout in real time, which never moved
+ * the clock (its g_cond_wait_until() returned a second early in virtual
+ * time).  Everything else, off virtual time, inside the library, and the
+ * library's own raw calls (its futexes, tgkill: they come from its own
+ * code) go straight to the C library's.  A program that makes the system
+ * call itself, with no C library between (Go), is not seen here
+ * (tfd-preload(7), BUGS).
+ */
+#include "preload/preload.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+
+/* The library's own code: from its ELF header to the end of its text. */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern const char etext[] __attribute__((visibility("hidden")));
+
+static int from_us(const void *caller)
+{
+	return (const char *)caller >= __ehdr_start &&
+	       (const char *)caller < etext;
+}
+
+/* The call on virtual time, in syscall()'s convention, or TFD_PASS. */
+static long virtual_call(long n, const long *a)
+{
+	long r;
+
+	switch (n) {
+	case SYS_futex:
+		return tfd_timed_futex((uint32_t *)a[0], (int)a[1],
+		                       (uint32_t)a[2],
+		                       (const struct timespec *)a[3],
+		                       (uint32_t)a[5]);
+	case SYS_clock_gettime:
+		return clock_gettime((clockid_t)a[0], (struct timespec *)a[1]);
+	case SYS_gettimeofday:
+		return gettimeofday((struct timeval *)a[0], (void *)a[1]);
+	case SYS_time:
+		return (long)time((time_t *)a[0]);
+	case SYS_nanosleep:
+		return nanosleep((const struct timespec *)a[0],
+		                 (struct timespec *)a[1]);
+	case SYS_clock_nanosleep:
+		r = clock_nanosleep((clockid_t)a[0], (int)a[1],
+		                    (const struct timespec *)a[2],
+		                    (struct timespec *)a[3]);
+		if (r) {
+			errno = (int)r;
+			return -1;
+		}
+		return 0;
+	default:
+		return TFD_PASS;
+	}
+}
+
+EXPORT long syscall(long n, ...)
+{
+	long a[6], r;
+	va_list ap;
+	int i;
+
+	va_start(ap, n);
+	for (i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (tfd_dom && !tfd_inside &&
+	    !from_us(__builtin_return_address(0)) &&
+	    (r = virtual_call(n, a)) != TFD_PASS)
+		return r;
+	return R(syscall)(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
