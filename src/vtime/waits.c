@@ -91,16 +91,22 @@ static __thread uint32_t spin_reads;
 #define CRAWL_MAX_NS 1000000 /* 1 ms */
 static __thread int64_t crawl = 1;
 
+static int64_t crawl_step(void)
+{
+	int64_t step = crawl;
+
+	crawl = step < CRAWL_MAX_NS / 2 ? 2 * step : CRAWL_MAX_NS;
+	return step;
+}
+
 static int64_t past_reached(int64_t deadline)
 {
-	int64_t now, step = crawl;
+	int64_t now;
 
 	if (deadline != DOM_NEVER && timed_out_at >= 0) {
 		now = tfd_dom_now(tfd_dom, DC_MONO);
-		if (deadline <= now && now == timed_out_at) {
-			crawl = step < CRAWL_MAX_NS / 2 ? 2 * step : CRAWL_MAX_NS;
-			return now + step;
-		}
+		if (deadline <= now && now == timed_out_at)
+			return now + crawl_step();
 	}
 	crawl = 1;
 	return deadline;
@@ -578,8 +584,10 @@ int tfd_virtual_sleep(int64_t ns, int64_t *left)
  * concurrent.futures.as_completed): after a wait of the thread's timed
  * out, SPIN_READS reads of the clock at that same instant with no other
  * wait between are a spin, and the last of them waits for the smallest
- * step past the instant, as a wait of zero there does.  Counted, not
- * timed: the same on every run.
+ * step past the instant, as a wait of zero there does (and as those,
+ * twice as long each time in a row: a loop that spins on the clock alone
+ * until a time of its own gets there).  Counted, not timed: the same on
+ * every run.
  */
 #define SPIN_READS 1000
 int64_t tfd_vread(clockid_t c)
@@ -595,13 +603,14 @@ int64_t tfd_vread(clockid_t c)
 		if (now != timed_out_at) {
 			timed_out_at = -1;
 			spin_reads = 0;
+			crawl = 1;
 		} else if (++spin_reads >= SPIN_READS) {
 			/* A clock read is no cancellation point and leaves
 			 * errno as it was: the wait is made as one of ours. */
 			int e = errno, cs;
 
 			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
-			wait_ended(!dom_sleep(now + 1));
+			wait_ended(!dom_sleep(now + crawl_step()));
 			pthread_setcancelstate(cs, NULL);
 			errno = e;
 		}
