@@ -29,6 +29,24 @@ static int from_us(const void *caller)
 	       (const char *)caller < etext;
 }
 
+/* A clock read: the kernel's first, for its errors (EFAULT for a pointer
+ * it cannot write, EINVAL), then the virtual clock over what it wrote. */
+static long clock_read(long n, const long *a)
+{
+	long r = R(syscall)(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+
+	if (r < 0)
+		return r;
+	switch (n) {
+	case SYS_clock_gettime:
+		return clock_gettime((clockid_t)a[0], (struct timespec *)a[1]);
+	case SYS_gettimeofday:
+		return gettimeofday((struct timeval *)a[0], (void *)a[1]);
+	default:
+		return (long)time((time_t *)a[0]);
+	}
+}
+
 /* The call on virtual time, in syscall()'s convention, or TFD_PASS. */
 static long virtual_call(long n, const long *a)
 {
@@ -41,11 +59,9 @@ static long virtual_call(long n, const long *a)
 		                       (const struct timespec *)a[3],
 		                       (uint32_t)a[5]);
 	case SYS_clock_gettime:
-		return clock_gettime((clockid_t)a[0], (struct timespec *)a[1]);
 	case SYS_gettimeofday:
-		return gettimeofday((struct timeval *)a[0], (void *)a[1]);
 	case SYS_time:
-		return (long)time((time_t *)a[0]);
+		return clock_read(n, a);
 	case SYS_nanosleep:
 		return nanosleep((const struct timespec *)a[0],
 		                 (struct timespec *)a[1]);
