@@ -267,6 +267,7 @@ HOST_CASE(alarm_jumps_out_of_every_call, H_NOLIB)
  * its rule (tfd(7), Signals; as alarm_jumps_out_of_every_call). */
 static int handler_fd = -1;
 static volatile long long handler_reads, handler_bad;
+static volatile int handler_err; /* the first failure's -errno */
 
 /* In a handler: handler_fd read, counted as read or failed. */
 static void handler_counts(void)
@@ -275,8 +276,20 @@ static void handler_counts(void)
 
 	if (n >= 1)
 		handler_reads++;
-	else if (n < 0)
-		handler_bad++;
+	else if (n < 0 && !handler_bad++)
+		handler_err = (int)n;
+}
+
+/* "never", or "yes" and the first failure's error. */
+static const char *handler_failures(void)
+{
+	static char buf[64];
+
+	if (!handler_bad)
+		return "never";
+	snprintf(buf, sizeof(buf), "yes (%lld, first %s)", handler_bad,
+	         h_err(-handler_err));
+	return buf;
 }
 
 static void read_in_handler(int sig)
@@ -286,12 +299,17 @@ static void read_in_handler(int sig)
 
 	(void)sig;
 	handler_counts();
-	if (T_gettime(handler_fd, &cur) < 0)
-		handler_bad++;
+	if (T_gettime(handler_fd, &cur) < 0 && !handler_bad++)
+		handler_err = -errno;
 	errno = e;
 }
 
-HOST_CASE(handler_reads_a_timer, H_NOLIB)
+/* Not under ThreadSanitizer: there the preload holds a signal that comes
+ * while the thread is inside and calls the handler as the thread leaves
+ * (the release builds re-queue it), and on a loaded machine the handler's
+ * poll found its timer readable and its read EAGAIN, 1 run in 4
+ * (tfd-preload(7), BUGS). */
+HOST_CASE(handler_reads_a_timer, H_NOLIB | H_NOTSAN)
 {
 	int own = h_timer(T_NONBLOCK, 1, 1), slow = h_timer(0, 150, 0), i;
 	struct itimerspec cur;
@@ -308,7 +326,7 @@ HOST_CASE(handler_reads_a_timer, H_NOLIB)
 	alarm_in(0, 0);
 	say("the handler found expirations: %s",
 	    handler_reads > 0 ? "yes" : "no");
-	say("handler's calls failed: %s", handler_bad ? "yes" : "never");
+	say("handler's calls failed: %s", handler_failures());
 	T_close(own);
 	T_close(slow);
 	return T_close(handler_fd) != 0;
@@ -631,7 +649,7 @@ HOST_CASE(handler_reads_and_arms_timers_in_a_timer_loop, H_NOLIB)
 	say("the loop's calls failed: %s", bad ? "yes" : "never");
 	say("the handler found expirations: %s",
 	    handler_reads > 0 ? "yes" : "no");
-	say("the handler's calls failed: %s", handler_bad ? "yes" : "never");
+	say("the handler's calls failed: %s", handler_failures());
 	T_close(handler_armed);
 	return T_close(handler_fd) != 0;
 }
@@ -653,7 +671,7 @@ HOST_CASE(handler_calls_timers_during_a_blocked_read, 0)
 	alarm_in(0, 0);
 	say("the handler found expirations: %s",
 	    handler_reads > 0 ? "yes" : "no");
-	say("the handler's calls failed: %s", handler_bad ? "yes" : "never");
+	say("the handler's calls failed: %s", handler_failures());
 	T_close(handler_armed);
 	T_close(slow);
 	return T_close(handler_fd) != 0;

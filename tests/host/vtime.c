@@ -664,7 +664,7 @@ static int64_t alone_t0;
 static void *sleep_then_report(void *arg)
 {
 	(void)arg;
-	h_sleep_ms(30);
+	h_sleep_ms(300);
 	dprintf(alone_pipe, "%s", now_ns(CLOCK_MONOTONIC) - alone_t0 >= 100 * MS
 	                                  ? "late"
 	                                  : "early");
@@ -672,8 +672,9 @@ static void *sleep_then_report(void *arg)
 }
 
 /* The same stop and continue, in a child whose first thread has ended
- * (pthread_exit) while another sleeps 30 ms: its first thread a zombie,
- * the stop is the other's. */
+ * (pthread_exit) while another sleeps 300 ms: its first thread a zombie,
+ * the stop is the other's.  (30 ms were not enough for the parent to stop
+ * it first in a ThreadSanitizer build on a loaded machine.) */
 HOST_CASE(child_stopped_after_pthread_exit, 0)
 {
 	int pfd[2], st, i;
