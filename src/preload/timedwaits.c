@@ -3,7 +3,7 @@
  * timedwaits.c - waits with a timeout on a condition, a semaphore, a lock
  * or a thread's end, on virtual time.  Only another thread ends them
  * early, through memory the kernel does not tell us about: they wait for
- * real in slices of a millisecond (vtime.h: tfd_dom_slice_wait), looking again
+ * real in slices (vtime.h: tfd_dom_slice_wait), looking again
  * at each slice's end, and end with ETIMEDOUT when the virtual clock
  * reaches their deadline.  A deadline is counted on the clock the call
  * names, as an absolute time.  One beyond the horizon is none: the wait
@@ -77,7 +77,7 @@ int tfd_timed_cond(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 
 	if (clk == (clockid_t)-1)
 		clk = cond_clock(c);
-	return tfd_dom_slice_wait(deadline_of(clk, abs), cond_try, &w);
+	return tfd_dom_slice_wait(deadline_of(clk, abs), cond_try, &w, 0);
 }
 
 /* ---- semaphores ---- */
@@ -105,7 +105,7 @@ int tfd_timed_sem(sem_t *s, clockid_t clk, const struct timespec *abs)
 		errno = EINVAL;
 		return -1;
 	}
-	e = tfd_dom_slice_wait(deadline_of(clk, abs), sem_try, s);
+	e = tfd_dom_slice_wait(deadline_of(clk, abs), sem_try, s, 1);
 	if (e) {
 		errno = e;
 		return -1;
@@ -155,7 +155,7 @@ int tfd_timed_lock(void *lock, enum tfd_lock_kind kind, clockid_t clk,
 		return e; /* taken, or an error (EDEADLK...) */
 	if (abs->tv_nsec < 0 || abs->tv_nsec >= TFD_NSEC)
 		return EINVAL;
-	return tfd_dom_slice_wait(deadline_of(clk, abs), lock_try, &w);
+	return tfd_dom_slice_wait(deadline_of(clk, abs), lock_try, &w, 1);
 }
 
 /* ---- joins ---- */
@@ -188,7 +188,7 @@ int tfd_timed_join(pthread_t th, void **ret, clockid_t clk,
 
 	if (!abs)
 		return pthread_join(th, ret);
-	return tfd_dom_slice_wait(deadline_of(clk, abs), join_try, &w);
+	return tfd_dom_slice_wait(deadline_of(clk, abs), join_try, &w, 1);
 }
 
 /* ---- raw futex waits ----
@@ -240,7 +240,7 @@ long tfd_timed_futex(uint32_t *word, int op, uint32_t val,
 		                               CLOCK_REALTIME : CLOCK_MONOTONIC,
 		                       ts);
 	}
-	e = tfd_dom_slice_wait(deadline, futex_try, &w);
+	e = tfd_dom_slice_wait(deadline, futex_try, &w, 1);
 	if (e) {
 		errno = e;
 		return -1;

@@ -209,9 +209,13 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
                   void *ctx);
 /* A wait that can only block in real time, in slices (a condition, a
  * lock, a join), until deadline: 0, try()'s error, or ETIMEDOUT at the
- * deadline.  Needs a domain. */
+ * deadline.  Needs a domain.  short_slices: a wake that comes between two
+ * slices is not lost (try() without waiting finds what it left: a
+ * semaphore's count, a lock, a futex word), so the slices may follow each
+ * other closely while time moves; 0 for a condition (a signal sent as a
+ * slice ends wakes nobody: waits.c). */
 int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
-                       void *ctx);
+                       void *ctx, int short_slices);
 /* A handler of the program's begins (1) or returns (0) on this thread:
  * a wait it interrupts counts as running meanwhile (waits.c). */
 struct tfd_dom_paused {

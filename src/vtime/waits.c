@@ -408,7 +408,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 #define SLICE_NS 1000000 /* 1 ms */
 #define SLICE_MIN_NS 50000 /* 50 us */
 int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
-                       void *ctx)
+                       void *ctx, int short_slices)
 {
 	struct dom_slot *s = tfd_dom_self_slot();
 	int64_t at = -1; /* the clock at its last look */
@@ -455,11 +455,19 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
 			break;
 		/* The mover waits for this look after anything ran and after
 		 * each jump: looks follow each other closely while time moves
-		 * (50 us: a Java program's 50 ms ticks were a millisecond of
-		 * real time each), and ever further apart, up to SLICE_NS,
-		 * while nothing new comes (and while time merely flows). */
-		slice = news ? SLICE_MIN_NS
-		             : slice < SLICE_NS / 2 ? 2 * slice : SLICE_NS;
+		 * (50 us: each move waited up to a millisecond for them), and
+		 * ever further apart, up to SLICE_NS, while nothing new comes
+		 * (and while time merely flows).  Not a condition's: a signal
+		 * sent while its slice times out finds no waiter and is lost
+		 * for it (its program sees the predicate only at the
+		 * deadline), and each slice's end is a chance of that
+		 * (std::condition_variable woken by a thread's notify missed
+		 * it 2 runs in 25 on a loaded machine at 50 us). */
+		if (!short_slices)
+			slice = SLICE_NS;
+		else
+			slice = news ? SLICE_MIN_NS
+			             : slice < SLICE_NS / 2 ? 2 * slice : SLICE_NS;
 		r = try(ctx, left >= 0 && left < slice ? left : slice);
 		if (r != ETIMEDOUT)
 			break;
