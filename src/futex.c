@@ -14,7 +14,7 @@
 
 void tfd_futex_wait(unsigned *word, unsigned val)
 {
-	syscall(SYS_futex, word, FUTEX_WAIT, val, NULL, NULL, 0);
+	syscall(SYS_futex, word, FUTEX_WAIT, val, NULL, NULL, TFD_FUTEX_OURS);
 }
 
 void tfd_futex_nap(unsigned *word, unsigned val, int64_t ns)
@@ -27,7 +27,7 @@ void tfd_futex_nap(unsigned *word, unsigned val, int64_t ns)
 	}
 	ts.tv_sec = (time_t)(ns / TFD_NSEC);
 	ts.tv_nsec = (long)(ns % TFD_NSEC);
-	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
+	syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, TFD_FUTEX_OURS);
 }
 
 void tfd_futex_wake(unsigned *word, int n)

@@ -10,6 +10,12 @@
 
 #include <stdint.h>
 
+/* The last argument of the library's own FUTEX_WAITs, which the kernel
+ * ignores: the drop-in's syscall() passes them on untouched, also from a
+ * copy of the library linked into the program (on virtual time it takes
+ * the program's timed futex waits as waits of virtual time). */
+#define TFD_FUTEX_OURS 0x74666421u /* "tfd!" */
+
 /* Sleeps while *word == val. */
 void tfd_futex_wait(unsigned *word, unsigned val);
 /* The same, for ns nanoseconds at most (ns < 0: no limit). */

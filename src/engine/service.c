@@ -28,6 +28,7 @@
 #define _GNU_SOURCE
 #include "engine/engine.h"
 #include "engine/notify.h"
+#include "futex.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -80,7 +81,7 @@ struct waitv { /* struct futex_waitv of <linux/futex.h> (Linux 5.16) */
  * wake it. */
 static void futex_wait(unsigned *word, unsigned val, const struct timespec *ts)
 {
-	syscall(SYS_futex, word, FUTEX_WAIT, val, ts, NULL, 0);
+	syscall(SYS_futex, word, FUTEX_WAIT, val, ts, NULL, TFD_FUTEX_OURS);
 }
 
 /* Sleep on any of n words until the absolute CLOCK_MONOTONIC time at (NULL:

@@ -8,13 +8,18 @@
  * the clock (its g_cond_wait_until() returned a second early in virtual
  * time).  Everything else, off virtual time, inside the library, and the
  * library's own raw calls (its futexes, tgkill: they come from its own
- * code) go straight to the C library's.  A program that makes the system
- * call itself, with no C library between (Go), is not seen here
- * (tfd-preload(7), BUGS).
+ * code, or carry TFD_FUTEX_OURS from a copy of it in the program) go
+ * straight to the C library's.  64-bit only (a long holds each argument
+ * and the kernel's timespec is the C library's).  A program that makes
+ * the system call itself, with no C library between (Go), is not seen
+ * here (tfd-preload(7), BUGS).
  */
 #include "preload/preload.h"
 
+#include "futex.h"
+
 #include <errno.h>
+#include <linux/futex.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -37,49 +42,70 @@ static long clock_read(long n, const long *a)
 
 	if (r < 0)
 		return r;
-	switch (n) {
-	case SYS_clock_gettime:
+	if (n == SYS_clock_gettime)
 		return clock_gettime((clockid_t)a[0], (struct timespec *)a[1]);
-	case SYS_gettimeofday:
+	if (n == SYS_gettimeofday)
 		return gettimeofday((struct timeval *)a[0], (void *)a[1]);
-	default:
-		return (long)time((time_t *)a[0]);
+	return (long)time((time_t *)a[0]);
+}
+
+/* A sleep: as the C library's, but no cancellation point (syscall() is
+ * none). */
+static long sleep_call(long n, const long *a)
+{
+	int cs;
+	long r;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+	if (n == SYS_nanosleep) {
+		r = nanosleep((const struct timespec *)a[0],
+		              (struct timespec *)a[1]);
+	} else {
+		r = clock_nanosleep((clockid_t)a[0], (int)a[1],
+		                    (const struct timespec *)a[2],
+		                    (struct timespec *)a[3]);
+		if (r) {
+			errno = (int)r;
+			r = -1;
+		}
 	}
+	pthread_setcancelstate(cs, NULL);
+	return r;
 }
 
 /* The call on virtual time, in syscall()'s convention, or TFD_PASS. */
 static long virtual_call(long n, const long *a)
 {
-	long r;
-
 	switch (n) {
 	case SYS_futex:
+		/* Slices need the domain; a copy of the library's own passes. */
+		if (!tfd_dom ||
+		    (((int)a[1] & FUTEX_CMD_MASK) == FUTEX_WAIT &&
+		     (uint32_t)a[5] == TFD_FUTEX_OURS))
+			return TFD_PASS;
 		return tfd_timed_futex((uint32_t *)a[0], (int)a[1],
 		                       (uint32_t)a[2],
 		                       (const struct timespec *)a[3],
 		                       (uint32_t)a[5]);
 	case SYS_clock_gettime:
 	case SYS_gettimeofday:
+#ifdef SYS_time
 	case SYS_time:
+#endif
 		return clock_read(n, a);
 	case SYS_nanosleep:
-		return nanosleep((const struct timespec *)a[0],
-		                 (struct timespec *)a[1]);
 	case SYS_clock_nanosleep:
-		r = clock_nanosleep((clockid_t)a[0], (int)a[1],
-		                    (const struct timespec *)a[2],
-		                    (struct timespec *)a[3]);
-		if (r) {
-			errno = (int)r;
-			return -1;
-		}
-		return 0;
+		return sleep_call(n, a);
 	default:
 		return TFD_PASS;
 	}
 }
 
-EXPORT long syscall(long n, ...)
+/* Six arguments are read whatever the caller passed, as the C library's
+ * own syscall() does (the kernel takes what it needs): past the caller's
+ * arguments on its stack, which AddressSanitizer would take for an
+ * error. */
+EXPORT __attribute__((no_sanitize_address)) long syscall(long n, ...)
 {
 	long a[6], r;
 	va_list ap;
@@ -89,7 +115,7 @@ EXPORT long syscall(long n, ...)
 	for (i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	if (tfd_dom && !tfd_inside &&
+	if (sizeof(long) == 8 && tfd_virt && !tfd_inside &&
 	    !from_us(__builtin_return_address(0)) &&
 	    (r = virtual_call(n, a)) != TFD_PASS)
 		return r;

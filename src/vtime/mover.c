@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -171,21 +172,31 @@ static struct seen look_thread(int pid, int tid)
  * nothing in the program's table.  By slot, with the thread it was
  * opened for; fd + 1, 0 for none.  Out of descriptors, none is kept.
  */
-static int keep_files;
+static int keep_files, nkept, kept_max;
 static struct {
 	int32_t pid, tid;
 	int fd1;
 } kept[DOM_SLOTS];
 
+/* At most a quarter of the descriptors `tfd exec` may have, and 256: the
+ * mover's other looks open files too (a failed open would take a thread
+ * for gone). */
 void tfd_dom_mover_keeps_files(void)
 {
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	kept_max = rl.rlim_cur / 4 < 256 ? (int)(rl.rlim_cur / 4) : 256;
 	keep_files = 1;
 }
 
 static void drop_kept(size_t k)
 {
-	if (kept[k].fd1)
+	if (kept[k].fd1) {
 		close(kept[k].fd1 - 1);
+		nkept--;
+	}
 	kept[k].fd1 = 0;
 }
 
@@ -207,6 +218,8 @@ static struct seen look_slot(const struct tfd_dom *d,
 		char path[64];
 		int fd;
 
+		if (nkept >= kept_max)
+			return look_thread(pid, tid);
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid,
 		         tid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -221,6 +234,7 @@ static struct seen look_slot(const struct tfd_dom *d,
 		kept[k].pid = pid;
 		kept[k].tid = tid;
 		kept[k].fd1 = fd + 1;
+		nkept++;
 	}
 	n = pread(kept[k].fd1 - 1, buf, sizeof(buf) - 1, 0);
 	if (n <= 0) { /* gone (its tid may be another thread's now) */

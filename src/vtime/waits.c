@@ -426,7 +426,7 @@ int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
 	}
 	for (;;) {
 		int64_t left = tfd_dom_real_left(tfd_dom, deadline);
-		int same = 0, news = 1;
+		int same = 0, news = s != NULL; /* no slot: none waits on it */
 
 		if (s) {
 			/* A look again at a slice's end, when nothing ran, no

@@ -287,8 +287,7 @@ static const char *handler_failures(void)
 
 	if (!handler_bad)
 		return "never";
-	snprintf(buf, sizeof(buf), "yes (%lld, first %s)", handler_bad,
-	         h_err(-handler_err));
+	snprintf(buf, sizeof(buf), "yes (first %s)", h_err(-handler_err));
 	return buf;
 }
 

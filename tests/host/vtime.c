@@ -665,7 +665,7 @@ static void *sleep_then_report(void *arg)
 {
 	(void)arg;
 	h_sleep_ms(300);
-	dprintf(alone_pipe, "%s", now_ns(CLOCK_MONOTONIC) - alone_t0 >= 100 * MS
+	dprintf(alone_pipe, "%s", now_ns(CLOCK_MONOTONIC) - alone_t0 >= 600 * MS
 	                                  ? "late"
 	                                  : "early");
 	exit(0);
@@ -673,8 +673,9 @@ static void *sleep_then_report(void *arg)
 
 /* The same stop and continue, in a child whose first thread has ended
  * (pthread_exit) while another sleeps 300 ms: its first thread a zombie,
- * the stop is the other's.  (30 ms were not enough for the parent to stop
- * it first in a ThreadSanitizer build on a loaded machine.) */
+ * the stop is the other's: stopped for 600 ms, its word comes after that
+ * ("late"), never while it is stopped.  (With a 30 ms sleep the parent
+ * stopped it too late in a ThreadSanitizer build on a loaded machine.) */
 HOST_CASE(child_stopped_after_pthread_exit, 0)
 {
 	int pfd[2], st, i;
@@ -702,7 +703,7 @@ HOST_CASE(child_stopped_after_pthread_exit, 0)
 	kill(pid, SIGSTOP);
 	if (waitpid(pid, &st, WUNTRACED) == pid && WIFSTOPPED(st))
 		say("stopped by signal %d", WSTOPSIG(st));
-	h_sleep_ms(100);
+	h_sleep_ms(600);
 	say("pipe while stopped: %s", h_poll(pfd[0], 0) ? "readable" : "empty");
 	kill(pid, SIGCONT);
 	if (read(pfd[0], buf, sizeof(buf) - 1) < 0)

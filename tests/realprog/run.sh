@@ -575,7 +575,8 @@ deadlines() {
 	if [ -x "$dir/vsyscall" ]; then
 		run vsyscall.linux "$dir/vsyscall" 10
 		if again vsyscall 5 env TFD_EXACT=1 "$dir/vsyscall" &&
-		    cmp -s "$out/vsyscall.linux" "$out/vsyscall.1"; then
+		    cmp -s "$out/vsyscall.linux" "$out/vsyscall.1" &&
+		    grep -q '^all ok$' "$out/vsyscall.1"; then
 			ok "syscall(): clock_gettime, nanosleep, clock_nanosleep, futex waits at their deadlines, as on Linux"
 		else
 			bad "syscall(): clocks, sleeps and futex waits on virtual time"
@@ -598,12 +599,14 @@ deadlines() {
 	elif command -v javac >/dev/null 2>&1 && command -v java >/dev/null 2>&1; then
 		if javac -d "$out" "$src/VTimers.java" >"$out/javac.err" 2>&1; then
 			run vtimers.java.linux java -cp "$out" VTimers 5
+			# 13.7 s of timers: on virtual time well under 8 s.
 			if again vtimers.java 5 java -cp "$out" VTimers &&
 			    cmp -s "$out/vtimers.java.linux" "$out/vtimers.java.1" &&
-			    grep -q '^all ok$' "$out/vtimers.java.1"; then
+			    grep -q '^all ok$' "$out/vtimers.java.1" &&
+			    [ "$med" -lt 8000 ]; then
 				ok "java: Thread.sleep, ScheduledExecutorService, Future.get, Object.wait, parkNanos at their deadlines, as on Linux"
 			else
-				bad "java: timers on virtual time"
+				bad "java: timers on virtual time (median $med ms)"
 				diff -u "$out/vtimers.java.linux" "$out/vtimers.java.1" |
 				    sed 's/^/    /'
 			fi
@@ -927,21 +930,29 @@ glib() {
 		skip "GLib's installed tests: a sanitizer build ($TFD_SAN)"
 		return
 	fi
-	t0=$(date +%s%N)
+	have=
 	for t in $tests; do
-		(cd "$g" && "./$t" >"$out/glib.$t.linux" 2>&1
+		if [ -x "$g/$t" ]; then
+			have="$have $t"
+		else
+			skip "GLib's $t: not in this version of libglib2.0-tests"
+		fi
+	done
+	t0=$(date +%s%N)
+	for t in $have; do
+		(cd "$g" && timeout -k 5 120 "./$t" >"$out/glib.$t.linux" 2>&1
 		 echo "exit $?" >>"$out/glib.$t.linux") &
 	done
 	wait
 	native=$(ms_since)
 	t0=$(date +%s%N)
-	for t in $tests; do
-		(cd "$g" && "$tool" exec --backend virtual -- "./$t" \
-		    >"$out/glib.$t" 2>&1
+	for t in $have; do
+		(cd "$g" && timeout -k 5 120 "$tool" exec --backend virtual -- \
+		    "./$t" >"$out/glib.$t" 2>&1
 		 echo "exit $?" >>"$out/glib.$t")
 	done
 	virtual=$(ms_since)
-	for t in $tests; do
+	for t in $have; do
 		for f in "$out/glib.$t.linux" "$out/glib.$t"; do
 			grep -E '^(ok|not ok|1\.\.|exit )' "$f" |
 			    sed 's/ # .*//' >"$f.tap"

@@ -638,13 +638,14 @@ static volatile int64_t thread_at;
 
 /* A SIGEV_THREAD call: counted, and the third's time kept (the main
  * thread, woken by its own sleep at the same instant, may look before the
- * third is counted and sleep on: a fourth must not overwrite it). */
+ * third is counted and sleep on: a fourth must not overwrite it, and the
+ * main thread waits for the time as well as the count). */
 static void notified(union sigval v)
 {
 	int64_t at = mono();
 
 	if (__atomic_add_fetch(&thread_calls, v.sival_int, __ATOMIC_SEQ_CST) == 3)
-		thread_at = at;
+		__atomic_store_n(&thread_at, at, __ATOMIC_SEQ_CST);
 }
 
 static void timers_(void)
@@ -701,6 +702,7 @@ static void timers_(void)
 	timer_delete(t);
 
 	thread_calls = 0;
+	thread_at = 0;
 	memset(&ev, 0, sizeof(ev));
 	ev.sigev_notify = SIGEV_THREAD;
 	ev.sigev_notify_function = notified;
@@ -711,7 +713,8 @@ static void timers_(void)
 	its.it_interval = ts_of(unit);
 	t0 = mono();
 	timer_settime(t, 0, &its, NULL);
-	while (thread_calls < 3)
+	while (thread_calls < 3 ||
+	       !__atomic_load_n(&thread_at, __ATOMIC_SEQ_CST))
 		sleep_units(1);
 	its.it_value = ts_of(0);
 	timer_settime(t, 0, &its, NULL);
