@@ -657,6 +657,14 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 		if (tid == 0 || is_stopped(d, slot_proc(s)))
 			continue; /* free, or stopped: it holds no time */
 		if (tid < 0) { /* a thread or child on its way */
+			/* A thread whose process ended (exit_group) while it
+			 * was being started never starts: nothing else frees
+			 * its slot. */
+			if (tid == -1 && s->pid > 0 && proc_dead(s->pid)) {
+				reclaim(d, s);
+				tfd_dom_changed(d);
+				grace_until = tfd_dom_real_mono() + GRACE_NS;
+			}
 			v = V_BUSY;
 			continue;
 		}
