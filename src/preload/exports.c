@@ -676,7 +676,13 @@ static void init_once(void)
 	tfd_rawsys_init(); /* needs tfd_virt */
 }
 
-__attribute__((constructor)) static void preload_init(void)
+/* The C library calls constructors with main()'s arguments and the
+ * environment as the kernel gave it. */
+__attribute__((constructor)) static void preload_init(int argc, char **argv,
+                                                      char **envp)
 {
+	(void)argc;
+	(void)argv;
 	pthread_once(&init, init_once);
+	tfd_gosys_init(envp);
 }

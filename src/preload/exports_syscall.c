@@ -11,8 +11,8 @@
  * code, or carry TFD_FUTEX_OURS from a copy of it in the program) go
  * straight to the C library's.  64-bit only (a long holds each argument
  * and the kernel's timespec is the C library's).  A program that makes
- * the system call itself, with no C library between (Go), is not seen
- * here (tfd-preload(7), BUGS).
+ * the system call itself, with no C library between (Go), comes here
+ * through gosys.c's trap: tfd_vsyscall().
  */
 #include "preload/preload.h"
 
@@ -22,6 +22,7 @@
 #include <linux/futex.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
+#include <sys/epoll.h>
 #include <sys/time.h>
 
 /* The library's own code: from its ELF header to the end of its text. */
@@ -96,6 +97,14 @@ static long virtual_call(long n, const long *a)
 	case SYS_nanosleep:
 	case SYS_clock_nanosleep:
 		return sleep_call(n, a);
+	case SYS_epoll_pwait: /* the kernel's sigsetsize, a[5], is libc's */
+		return epoll_pwait((int)a[0], (struct epoll_event *)a[1],
+		                   (int)a[2], (int)a[3], (const sigset_t *)a[4]);
+#ifdef SYS_epoll_wait
+	case SYS_epoll_wait:
+		return epoll_wait((int)a[0], (struct epoll_event *)a[1],
+		                  (int)a[2], (int)a[3]);
+#endif
 	default:
 		return TFD_PASS;
 	}
@@ -120,4 +129,20 @@ EXPORT __attribute__((no_sanitize_address)) long syscall(long n, ...)
 	    (r = virtual_call(n, a)) != TFD_PASS)
 		return r;
 	return R(syscall)(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* System call n made by the program with no C library between (gosys.c),
+ * on virtual time: its result as the kernel gives it, -errno on failure.
+ * errno is left as it was. */
+long tfd_vsyscall(long n, const long *a)
+{
+	int e = errno;
+	long r = sizeof(long) == 8 && tfd_virt ? virtual_call(n, a) : TFD_PASS;
+
+	if (r == TFD_PASS)
+		r = R(syscall)(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (r == -1)
+		r = -errno;
+	errno = e;
+	return r;
 }

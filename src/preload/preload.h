@@ -30,6 +30,8 @@
  *   trace.c    TFD_TRACE
  *   rawsys.c   raw timerfd system calls (TFD_RAW_SYSCALLS): a seccomp
  *              filter, a SIGSYS handler, the program's SIGSYS action
+ *   gosys.c    a Go program on virtual time: the runtime's own clock
+ *              reads and waits trap (ud2, SIGILL) to syscall()'s
  *
  * The library is reached through the public API, the operations of the
  * backend in use (backend.h) and the hooks backend.h gives a host (fork's
@@ -378,6 +380,21 @@ void tfd_rawsys_forked(void); /* in a child of fork(): the lock anew */
 int tfd_rawsys_catching(void); /* 1: the filter is in, SIGSYS kept here */
 /* The program's SIGSYS action while the filter is in: asked, set. */
 int tfd_rawsys_action(const struct sigaction *act, struct sigaction *old);
+
+/* ---- gosys.c, and its doors ---- */
+
+/* On virtual time, in a Go program: the runtime's clock reads and waits
+ * trap (SIGILL) and are made as syscall() makes them (envp: the first
+ * thread's, as the program got it). */
+void tfd_gosys_init(char **envp);
+extern int tfd_gosys_on;
+/* A SIGILL (signals.c): 1 if it was one of ours, made. */
+int tfd_gosys_trap(siginfo_t *si, void *uc);
+/* System call n of the program's own, on virtual time where it is one of
+ * syscall()'s: the kernel's convention (exports_syscall.c). */
+long tfd_vsyscall(long n, const long *a);
+/* signals.c: sig's handler is ours for good, whatever the program sets. */
+int tfd_sig_take_faults(int sig);
 
 /* ---- exports_signals.c ---- */
 

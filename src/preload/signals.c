@@ -58,6 +58,9 @@ __thread int tfd_ndeferred __attribute__((tls_model("initial-exec")));
 static __thread sigset_t deferred __attribute__((tls_model("initial-exec")));
 static struct sigaction prog[_NSIG]; /* the program's, where wrapped */
 static unsigned char wrapped[_NSIG];
+/* Taken for good (gosys.c: SIGILL): ours is installed whatever the
+ * program's action, and the signal is in no handler's mask. */
+static unsigned char taken[_NSIG];
 static int (*next_action)(int, const struct sigaction *, struct sigaction *);
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 TFD_LOCK_RANK(lock, LK_SIGNALS);
@@ -98,6 +101,12 @@ __attribute__((constructor)) static void find_tsan(void)
 }
 
 static void through(int sig, siginfo_t *si, void *uc);
+
+static int catches(const struct sigaction *a)
+{
+	return (a->sa_flags & SA_SIGINFO) ||
+	       (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN);
+}
 
 static void hold(int sig, const siginfo_t *si)
 {
@@ -175,6 +184,8 @@ static void through(int sig, siginfo_t *si, void *uc)
 	struct tfd_dom_paused p;
 	int e = errno;
 
+	if (sig == SIGILL && tfd_gosys_trap(si, uc))
+		return; /* a system call of Go's runtime, made */
 	a = prog[sig];
 	if (tfd_inside && !fault(sig, si)) {
 		if ((a.sa_flags & SA_RESETHAND) && next_action) {
@@ -189,6 +200,19 @@ static void through(int sig, siginfo_t *si, void *uc)
 		defer(sig, si, uc);
 		errno = e;
 		return;
+	}
+	if (!catches(&a)) { /* taken, the program's action the default */
+		struct sigaction dfl;
+
+		if (a.sa_handler == SIG_IGN && !fault(sig, si))
+			return;
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		next_action(sig, &dfl, NULL);
+		wrapped[sig] = 0;
+		if (!fault(sig, si)) /* sent: comes again as we return */
+			raise(sig);
+		return; /* a fault: the instruction faults again, and kills */
 	}
 	if (a.sa_flags & SA_RESETHAND) {
 		/* The kernel has reset it (ours has the flag). */
@@ -217,11 +241,6 @@ static void through(int sig, siginfo_t *si, void *uc)
 	errno = e;
 }
 
-static int catches(const struct sigaction *a)
-{
-	return (a->sa_flags & SA_SIGINFO) ||
-	       (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN);
-}
 
 /* sigaction() for sig; next is libc's. */
 int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
@@ -239,11 +258,15 @@ int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
 	pthread_mutex_lock(&lock);
 	prev = prog[sig];
-	if (act && catches(act)) {
+	if (act && (catches(act) || taken[sig])) {
 		mine = *act;
 		mine.sa_flags |= SA_SIGINFO;
 		mine.sa_flags &= ~SA_NODEFER;
 		mine.sa_sigaction = through;
+		if (taken[sig])
+			mine.sa_flags |= SA_ONSTACK; /* Go's stacks are small */
+		if (taken[SIGILL])
+			sigdelset(&mine.sa_mask, SIGILL);
 		prog[sig] = *act;
 		r = next(sig, &mine, &was);
 		if (r == 0)
@@ -261,6 +284,18 @@ int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
 	pthread_mutex_unlock(&lock);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	return r;
+}
+
+/* sig is taken for good from now on (gosys.c): ours is installed over
+ * the program's action, whatever it is. */
+int tfd_sig_take_faults(int sig)
+{
+	struct sigaction cur;
+
+	if (tfd_next_sigaction(sig, NULL, &cur) < 0)
+		return -1;
+	taken[sig] = 1;
+	return tfd_sig_action(sig, &cur, NULL, tfd_next_sigaction);
 }
 
 /* In a child of fork(): the lock, which another thread of the parent may
