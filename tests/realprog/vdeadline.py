@@ -3,13 +3,15 @@
 # deadline (issue 21): subprocess.run(timeout=) with its output captured
 # (a selector's wait, "if now > end: raise"), and concurrent.futures'
 # result(timeout=) and as_completed(timeout=) (Event.wait(0) only tries a
-# lock), also of a process pool.  On virtual time they spun at their deadline for ever.  Prints
+# lock), also of a process pool; a vfork child read through select().  On
+# virtual time they spun at their deadline for ever.  Prints
 # facts, never times: each timeout raised, never early; with TFD_EXACT
 # set (virtual time) at its deadline to the microsecond.
 #
 #   python3 vdeadline.py [SCALE]   (times divided by SCALE)
 import concurrent.futures as cf
 import os
+import select
 import subprocess
 import sys
 import time
@@ -55,6 +57,22 @@ with cf.ThreadPoolExecutor(2) as ex:
         report("as_completed(timeout=2): TimeoutError",
                time.monotonic() - t0, 5 / scale)
 report("the pool's task done after it", time.monotonic() - t0, 10 / scale)
+
+# A child started with vfork (Popen), read through select() on its pipe:
+# the child's sleep, not the select's timeout, ends the wait (the child
+# had no place in the tree until its program loaded the library, and the
+# select ran out first, 4 runs in 5).
+t0 = time.monotonic()
+p = subprocess.Popen(["sh", "-c", "sleep %s; echo done" % (13 / scale)],
+                     stdout=subprocess.PIPE)
+r, _, _ = select.select([p.stdout], [], [], 20 / scale)
+if r and p.stdout.read().strip() == b"done":
+    report("Popen + select(20) on its pipe: the child's output at 13 s",
+           time.monotonic() - t0, 13 / scale)
+else:
+    print("FAIL Popen + select(20): %s" % ("no output" if r else "timeout"))
+    ok = False
+p.wait()
 
 # A process pool: its manager thread and the result's wait (it livelocked).
 with cf.ProcessPoolExecutor(1) as ex:
