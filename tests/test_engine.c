@@ -801,3 +801,74 @@ TEST(create_while_the_service_thread_ends_delivers)
 			usleep(200); /* the thread ends meanwhile */
 	}
 }
+
+/* More timers than three chunks of holds (engine.h: 126 each), closed in
+ * an order that empties some chunks and leaves others with room, made
+ * again into the free holds, and inherited by a child: each timer is the
+ * one its number names, and every hold goes with its last number. */
+#define MANY 400
+
+static void all_fire(const int *fd, const unsigned char *open_, int n)
+{
+	uint64_t v;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (open_[i])
+			t_arm(fd[i], 0, MS + i * 1000, 0);
+	for (i = 0; i < n; i++)
+		if (open_[i])
+			CHECK(tfd_read(fd[i], &v, 8) == 8 && v == 1);
+}
+
+TEST(holds_in_chunks_come_and_go)
+{
+	static int fd[MANY];
+	static unsigned char open_[MANY];
+	struct itimerspec cur;
+	int i, st, left;
+	pid_t pid;
+
+	for (i = 0; i < MANY; i++) {
+		fd[i] = t_timer(CLOCK_MONOTONIC, 0);
+		open_[i] = 1;
+	}
+	CHECK_EQ(tfd_engine_holds(), MANY);
+	/* The first chunk emptied, every third of the others (but
+	 * MANY - 2). */
+	for (i = 0; i < MANY; i++)
+		if (i < 126 || i % 3 == 0) {
+			CHECK_OK(tfd_close(fd[i]));
+			open_[i] = 0;
+		}
+	for (i = left = 0; i < MANY; i++)
+		left += open_[i];
+	CHECK_EQ(tfd_engine_holds(), (size_t)left);
+	all_fire(fd, open_, MANY);
+	/* A child inherits them, and closes its numbers. */
+	t_arm(fd[MANY - 2], 0, 10 * SEC, SEC);
+	pid = fork();
+	CHECK_GE(pid, 0);
+	if (pid == 0) {
+		CHECK(tfd_gettime(fd[MANY - 2], &cur) == 0 &&
+		      t_ns(&cur.it_interval) == SEC);
+		for (i = 0; i < MANY; i++)
+			if (open_[i])
+				CHECK_OK(tfd_close(fd[i]));
+		CHECK_EQ(tfd_engine_holds(), 0);
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0);
+	/* Made again, into the free holds. */
+	for (i = 0; i < MANY; i++)
+		if (!open_[i]) {
+			fd[i] = t_timer(CLOCK_MONOTONIC, 0);
+			open_[i] = 1;
+		}
+	CHECK_EQ(tfd_engine_holds(), MANY);
+	all_fire(fd, open_, MANY);
+	for (i = MANY; i-- > 0;)
+		CHECK_OK(tfd_close(fd[i]));
+	CHECK_EQ(tfd_engine_holds(), 0);
+}

@@ -58,10 +58,10 @@ unsigned tfd_clock_queues(int clockid)
  * does (a plain read(2) shows them). */
 void tfd_clock_was_set(void)
 {
-	size_t i;
+	struct tfd_hold *h;
 
-	for (i = 0; i < tfd_eng.nholds; i++) {
-		struct tfd_timer *t = tfd_eng.holds[i]->t;
+	TFD_HOLDS_EACH(h) {
+		struct tfd_timer *t = h->t;
 
 		if (t->deliverer == tfd_eng.self && (t->flags & T_CANCEL_ON_SET)) {
 			t->flags |= T_CANCELLED;

@@ -114,6 +114,7 @@ void tfd_engine_queues_forget(void)
 /* Queue again, from their models, every timer we deliver. */
 static void rebuild(void)
 {
+	struct tfd_hold *h;
 	size_t i;
 	int b;
 
@@ -122,9 +123,9 @@ static void rebuild(void)
 			tfd_eng.q[b].a[i].node->pos = TFD_QUEUE_NONE;
 		tfd_eng.q[b].len = 0;
 	}
-	for (i = 0; i < tfd_eng.nholds; i++)
-		if (mine(tfd_eng.holds[i]->t))
-			local_requeue(tfd_eng.holds[i]->t);
+	TFD_HOLDS_EACH(h)
+		if (mine(h->t))
+			local_requeue(h->t);
 }
 
 /* Take over every timer we hold whose deliverer let go of it or died,
@@ -133,11 +134,10 @@ static void rebuild(void)
  * thread. */
 static int adopt(int service)
 {
-	size_t i;
+	struct tfd_hold *h;
 	int left = 0;
 
-	for (i = 0; i < tfd_eng.nholds; i++) {
-		struct tfd_hold *h = tfd_eng.holds[i];
+	TFD_HOLDS_EACH(h) {
 		struct tfd_timer *t = h->t;
 
 		if (t->deliverer != NO_PROC)

@@ -7,7 +7,8 @@
  *              the lock, a record per process, the timer records; a
  *              process that dies, and the timers it delivered
  *   table.c    numbers and lifetimes: which descriptor names which timer
- *              here, create, dup, release, close, holds; the backend tables
+ *              here, create, dup, release, close, holds (in chunks of
+ *              their own, which are also their list); the backend tables
  *   ops.c      settime, gettime, read on a timer
  *   deadline.c where a timer's deadline waits: in the queues of the process
  *              that delivers it, or in its inbox when another changed it
@@ -154,13 +155,17 @@ struct tfd_family {
 extern struct tfd_family *tfd_fam;
 
 /* One process's hold on a timer, in its own memory: the numbers naming
- * it here, the threads waiting on it here, and its copy of the file. */
+ * it here, the threads waiting on it here, and its copy of the file.
+ * 32 bytes, in a chunk of its own (struct tfd_chunk): it never moves, as
+ * the slot table, transit records, tfd_eng.freed and the preload's waits
+ * point to it. */
 struct tfd_hold {
-	struct tfd_timer *t;
 	union {
-		unsigned idx;             /* [L] in tfd_eng.holds */
-		struct tfd_hold *next;    /* [S] on the list tfd_eng.freed */
-	} u;
+		struct tfd_timer *t;   /* [L] while it is taken, but on
+		                        * tfd_eng.freed */
+		struct tfd_hold *next; /* [L] on tfd_eng.freed, or free in
+		                        * its chunk */
+	};
 	int file;        /* [L] this process's number for the timer's file:
 	                  * in the private table, or (direct) the user's;
 	                  * -1 when there is none to post to */
@@ -179,6 +184,25 @@ struct tfd_hold {
 	unsigned char unchecked; /* [L] file is the copy a forked child's
 	                          * thread took of its number at fork(),
 	                          * its id not yet compared (fork.c) */
+	unsigned char listed; /* [L] one of this process's holds (counted in
+	                       * tfd_eng.nholds, seen by TFD_HOLDS_EACH); 0:
+	                       * free, being made, or on tfd_eng.freed */
+	unsigned char ix;     /* [I] its place in its chunk (set as the
+	                       * chunk is made) */
+};
+
+/* Holds are kept in chunks of HOLD_CHUNK (4 KB each, from calloc, and
+ * never moved), which are also their list: there is no list of pointers
+ * to grow, and a hold has no allocator's header of its own.  A chunk is
+ * on tfd_eng.room while it has a free hold, else on tfd_eng.full; one
+ * left empty is freed unless it is the only one with room (table.c). */
+#define HOLD_CHUNK 126
+struct tfd_chunk {
+	struct tfd_chunk *next, *prev; /* [L] on tfd_eng.room or .full */
+	struct tfd_hold *free;  /* [L] its free holds, through next */
+	unsigned used;          /* [L] holds taken from it: listed, being
+	                         * made, or on tfd_eng.freed */
+	struct tfd_hold h[HOLD_CHUNK];
 };
 
 /* A tfd_read() blocked in read(2) on number fd, in this process.  Another
@@ -219,8 +243,10 @@ struct tfd_fetch {
 struct tfd_engine {
 	struct tfd_hold **slot;  /* [L] by user descriptor */
 	size_t nslot;            /* [L] */
-	struct tfd_hold **holds; /* [L] every hold of this process */
-	size_t nholds, capholds; /* [L] */
+	struct tfd_chunk *room;  /* [L] chunks of holds with a free one */
+	struct tfd_chunk *full;  /* [L] the others: every hold of this
+	                          * process is in one of these (listed) */
+	size_t nholds;           /* [L] holds listed */
 	size_t ntimers;          /* [L] holds with a descriptor (open) */
 	size_t nq[NBASE];        /* [L] holds that may sit on each queue */
 	struct tfd_queue q[NBASE]; /* [L] deadlines of what we deliver */
@@ -268,6 +294,49 @@ struct tfd_engine {
 extern struct tfd_engine tfd_eng;
 
 _Static_assert(sizeof(struct tfd_timer) <= 64, "a timer record is 64 bytes");
+_Static_assert(sizeof(struct tfd_hold) <= 32, "a hold is 32 bytes");
+_Static_assert(HOLD_CHUNK <= 256, "a hold's place in its chunk is a byte");
+_Static_assert(sizeof(struct tfd_chunk) + 8 <= 4080,
+               "a chunk of holds is 4 KB with malloc's header");
+
+/* The chunk h is in. */
+static inline struct tfd_chunk *tfd_chunk_of(struct tfd_hold *h)
+{
+	return (struct tfd_chunk *)(void *)((char *)(h - h->ix) -
+	                                    offsetof(struct tfd_chunk, h));
+}
+
+/* The first hold listed from place i of chunk c on, then in the chunks
+ * after c, and in the full ones after those with room (full: c is one of
+ * those already); or NULL. */
+static inline struct tfd_hold *tfd_holds_from(struct tfd_chunk *c,
+                                              unsigned i, int full)
+{
+	for (;;) {
+		for (; c; c = c->next, i = 0)
+			for (; c->used && i < HOLD_CHUNK; i++)
+				if (c->h[i].listed)
+					return &c->h[i];
+		if (full)
+			return NULL;
+		full = 1;
+		c = tfd_eng.full;
+		i = 0;
+	}
+}
+
+static inline struct tfd_hold *tfd_holds_next(struct tfd_hold *h)
+{
+	struct tfd_chunk *c = tfd_chunk_of(h);
+
+	return tfd_holds_from(c, h->ix + 1U, !c->free);
+}
+
+/* Every hold of this process, lock held.  The body may unlist h but not
+ * free any hold (tfd_hold_free): chunks stay where they are. */
+#define TFD_HOLDS_EACH(h)                                                   \
+	for ((h) = tfd_holds_from(tfd_eng.room, 0, 0); (h);                 \
+	     (h) = tfd_holds_next(h))
 
 #ifdef TFD_DEBUG_LOCKS
 void tfd_engine_assert_locked(void);
@@ -309,10 +378,11 @@ int tfd_engine_find(int fd, struct tfd_hold **h);
 void tfd_engine_let_hold_go(struct tfd_hold *h); /* the last reference */
 int tfd_engine_wait_inflight(struct tfd_hold *h); /* may drop the lock;
                                       * 1 if h was closed meanwhile */
-int tfd_engine_grow_holds(void);
+struct tfd_hold *tfd_hold_new(void); /* zeroed, not listed; or NULL */
+void tfd_hold_free(struct tfd_hold *h); /* not listed */
 int tfd_engine_hold_file(struct tfd_hold *h, int service); /* its file
                                  * here, taken now if need be, or -1 */
-void tfd_engine_hold_add(struct tfd_hold *h);
+void tfd_engine_hold_add(struct tfd_hold *h); /* listed */
 void tfd_engine_holds_direct(int own); /* the fallback from now on;
                                       * own: the caller's table is its own */
 

@@ -95,11 +95,9 @@ static int saved_errno;
  * for. */
 static void mark_holders(int c, int on)
 {
-	size_t i;
+	struct tfd_hold *h;
 
-	for (i = 0; i < tfd_eng.nholds; i++) {
-		struct tfd_hold *h = tfd_eng.holds[i];
-
+	TFD_HOLDS_EACH(h) {
 		if (!h->nfds)
 			continue;
 		if (on)
@@ -114,23 +112,21 @@ static void mark_holders(int c, int on)
  * kept, should the fork fail after all). */
 static void outside(void)
 {
-	size_t i;
+	struct tfd_hold *h;
 
-	for (i = 0; i < tfd_eng.nholds; i++)
-		if (tfd_eng.holds[i]->nfds)
-			tfd_eng.holds[i]->t->flags |= T_OUTSIDE;
+	TFD_HOLDS_EACH(h)
+		if (h->nfds)
+			h->t->flags |= T_OUTSIDE;
 }
 
 /* A file we hold whose eventfd id is not known yet. */
 static int ids_missing(void)
 {
-	size_t i;
+	struct tfd_hold *h;
 
 	if (tfd_eng.state != RUNNING || !tfd_eng.private_files)
 		return 0;
-	for (i = 0; i < tfd_eng.nholds; i++) {
-		struct tfd_hold *h = tfd_eng.holds[i];
-
+	TFD_HOLDS_EACH(h) {
 		if (h->nfds && !h->efd_id && !h->direct && h->file >= 0 &&
 		    !h->unchecked)
 			return 1;
@@ -212,7 +208,8 @@ static void discard(struct tfd_hold *h)
 }
 
 /* Forget h here only: the family never counted this process as its holder
- * (or no longer does). */
+ * (or no longer does).  Unlisted, it waits on tfd_eng.freed: a loop over
+ * the holds (TFD_HOLDS_EACH) may go on past it. */
 static void forget_here(struct tfd_hold *h)
 {
 	size_t i;
@@ -222,24 +219,24 @@ static void forget_here(struct tfd_hold *h)
 			tfd_eng.slot[i] = NULL;
 	if (h->nfds)
 		tfd_eng.ntimers--;
-	tfd_eng.holds[h->u.idx] = tfd_eng.holds[--tfd_eng.nholds];
-	tfd_eng.holds[h->u.idx]->u.idx = h->u.idx;
+	h->listed = 0;
+	tfd_eng.nholds--;
 	tfd_engine_unreserve(tfd_clock_queues(h->t->clockid));
 	discard(h);
 }
 
 /* Let go of every timer, as if each number had been released: they stay
- * open as plain eventfds. */
+ * open as plain eventfds.  Letting go may free a hold and its chunk: the
+ * first one listed each time. */
 static void let_all_go(void)
 {
+	struct tfd_hold *h;
 	size_t i;
 
 	for (i = 0; i < tfd_eng.nslot; i++)
 		tfd_eng.slot[i] = NULL;
 	tfd_eng.ntimers = 0;
-	while (tfd_eng.nholds) {
-		struct tfd_hold *h = tfd_eng.holds[tfd_eng.nholds - 1];
-
+	while ((h = tfd_holds_from(tfd_eng.room, 0, 0))) {
 		h->nfds = 0;
 		h->file = -1;
 		tfd_engine_let_hold_go(h);
@@ -251,7 +248,7 @@ static void let_all_go(void)
 static int claim(int c)
 {
 	struct tfd_family *f = tfd_fam;
-	size_t i;
+	struct tfd_hold *h;
 
 	if (c >= 0 && f->proc[c].state == P_PENDING &&
 	    f->proc[c].parent == forker) {
@@ -264,9 +261,7 @@ static int claim(int c)
 	if (c < 0)
 		return -1;
 	tfd_eng.self = c;
-	for (i = tfd_eng.nholds; i-- > 0;) {
-		struct tfd_hold *h = tfd_eng.holds[i];
-
+	TFD_HOLDS_EACH(h) {
 		if (h->nfds && (h->t->flags & T_USED) && h->t->gen == h->gen &&
 		    h->t->holders)
 			h->t->holders |= tfd_proc_bit(c);
@@ -323,7 +318,6 @@ int tfd_engine_keep_inherited(void)
 static void child(void)
 {
 	struct tfd_hold *h;
-	size_t i;
 	int c = pending, was;
 
 	if (!locked) {
@@ -338,15 +332,14 @@ static void child(void)
 	/* What was the parent's alone: its thread, its private numbers. */
 	tfd_engine_after_fork();
 	tfd_engine_queues_forget();
-	for (h = tfd_eng.freed; h; h = h->u.next)
+	for (h = tfd_eng.freed; h; h = h->next)
 		h->file = -1; /* numbers of the parent's thread's table */
 	tfd_eng.transit = NULL; /* the parent's readers */
 	tfd_waits_forget();
 	tfd_eng.self = -1;
 	tfd_eng.in_fork = 1;
 	tfd_family_lock(); /* once the parent's handler let go of it */
-	for (i = tfd_eng.nholds; i-- > 0;) {
-		h = tfd_eng.holds[i];
+	TFD_HOLDS_EACH(h) {
 		h->waiters = 0; /* the parent's threads */
 		h->file = -1;   /* the parent's; ours as fork() returns */
 		h->unchecked = 0;
@@ -357,13 +350,11 @@ static void child(void)
 		if (c >= 0) /* made for numbers since forgotten: unused */
 			tfd_family_free_proc(c);
 	} else if (claim(c) != 0) {
-		for (i = 0; i < tfd_eng.nholds; i++) { /* PROC_MAX: we share nothing */
-			h = tfd_eng.holds[i];
+		TFD_HOLDS_EACH(h) { /* PROC_MAX: we share nothing */
 			if ((h->t->flags & T_USED) && h->t->gen == h->gen)
 				h->t->flags |= T_OUTSIDE;
+			forget_here(h);
 		}
-		while (tfd_eng.nholds)
-			forget_here(tfd_eng.holds[tfd_eng.nholds - 1]);
 	} else if (!tfd_eng.virtual) {
 		tfd_eng.start_pending = 1;
 		if (START_IN_FORK)

@@ -285,8 +285,8 @@ int tfd_engine_read(int fd, uint64_t *count)
 
 int tfd_engine_next_due(int64_t *in_ns)
 {
+	struct tfd_hold *h;
 	int64_t best = -1;
-	size_t i;
 	int b, cs, shared;
 
 	tfd_engine_lock(&cs);
@@ -304,12 +304,13 @@ int tfd_engine_next_due(int64_t *in_ns)
 			best = d;
 	}
 	shared = tfd_eng.virtual && tfd_engine_virtual_shared();
-	for (i = 0; shared && i < tfd_eng.nholds; i++) {
+	for (h = shared ? tfd_holds_from(tfd_eng.room, 0, 0) : NULL; h;
+	     h = tfd_holds_next(h)) {
 		/* What we hold and may post for another (virtual.c). */
-		struct tfd_timer *t = tfd_eng.holds[i]->t;
+		struct tfd_timer *t = h->t;
 		int64_t d;
 
-		if (!t->m.next || tfd_engine_virtual_foreign(tfd_eng.holds[i]) < 0)
+		if (!t->m.next || tfd_engine_virtual_foreign(h) < 0)
 			continue;
 		d = t->m.next - tfd_clock_now(t->base);
 		if (d < 0)

@@ -321,13 +321,11 @@ static void fetch_files(void)
  * are; about 3 us a file, once in each timer's life. */
 static void read_ids(void)
 {
-	size_t i;
+	struct tfd_hold *h;
 
 	if (tfd_eng.ids_done == tfd_eng.ids_asked)
 		return;
-	for (i = 0; i < tfd_eng.nholds; i++) {
-		struct tfd_hold *h = tfd_eng.holds[i];
-
+	TFD_HOLDS_EACH(h) {
 		if (h->nfds && !h->efd_id && !h->direct && h->file >= 0 &&
 		    !h->unchecked)
 			h->efd_id = tfd_files_id(h->file);
@@ -373,25 +371,25 @@ static void refill(void)
 		tfd_files_close(k[--n]);
 }
 
-/* Close the files of holds let go of, unlocked. */
+/* Close the files of holds let go of, unlocked; then the holds go back
+ * to their chunks, locked. */
 static void close_freed(void)
 {
-	struct tfd_hold *h = tfd_eng.freed;
+	struct tfd_hold *list = tfd_eng.freed, *h, *next;
 
-	if (!h)
+	if (!list)
 		return;
 	tfd_eng.freed = NULL;
 	tfd_eng.nfreed = 0;
 	tfd_family_unlock();
-	while (h) {
-		struct tfd_hold *next = h->u.next;
-
+	for (h = list; h; h = h->next)
 		if (h->file >= 0)
 			tfd_files_close(h->file);
-		free(h);
-		h = next;
-	}
 	tfd_family_lock();
+	for (h = list; h; h = next) {
+		next = h->next;
+		tfd_hold_free(h);
+	}
 }
 
 /* ---- the family ---- */
@@ -583,11 +581,9 @@ static void *service(void *arg)
 		 * replaces us posts to the program's numbers, found here,
 		 * where the kernel's ids are read in our own table
 		 * (tfd_engine_holds_direct). */
-		size_t i;
+		struct tfd_hold *h;
 
-		for (i = 0; i < tfd_eng.nholds; i++) {
-			struct tfd_hold *h = tfd_eng.holds[i];
-
+		TFD_HOLDS_EACH(h) {
 			if (!h->direct && !h->efd_id && h->file >= 0 &&
 			    !h->unchecked)
 				h->efd_id = tfd_files_id(h->file);
@@ -684,7 +680,7 @@ void tfd_engine_stop_if_idle(void)
  * two thread switches). */
 void tfd_engine_free_later(struct tfd_hold *h)
 {
-	h->u.next = tfd_eng.freed;
+	h->next = tfd_eng.freed;
 	tfd_eng.freed = h;
 	if (++tfd_eng.nfreed >= FREED_MAX)
 		tfd_engine_poke();

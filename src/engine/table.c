@@ -60,42 +60,95 @@ int tfd_engine_wait_inflight(struct tfd_hold *h)
 
 /* ---- holds ---- */
 
-/* Room for a hold of every create under way (tfd_eng.creating, the
- * caller's among them): a create lets go of the lock while the service
- * thread makes its file, and another may add its hold meanwhile (room for
- * one only was taken, and two were added: a write past the list, seen by
- * AddressSanitizer in the stress test, 1 run in 150 on a loaded machine). */
-int tfd_engine_grow_holds(void)
-{
-	size_t n, need = tfd_eng.nholds + tfd_eng.creating;
-	struct tfd_hold **a;
+/* Holds are taken from chunks of their own (engine.h, struct tfd_chunk),
+ * those with a free hold first; a hold is listed in place.  A create
+ * takes its hold before it may drop the lock (open_timer), so there is no
+ * room to reserve for creates under way. */
 
-	if (need <= tfd_eng.capholds)
-		return 0;
-	n = tfd_eng.capholds ? tfd_eng.capholds + tfd_eng.capholds / 8 + 16 : 16;
-	if (n < need)
-		n = need + 16;
-	a = realloc(tfd_eng.holds, n * sizeof(*a));
-	if (!a)
-		return ENOMEM;
-	tfd_eng.holds = a;
-	tfd_eng.capholds = n;
-	return 0;
+static void chunk_unlink(struct tfd_chunk **list, struct tfd_chunk *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		*list = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
 }
 
-/* Room taken with tfd_engine_grow_holds(). */
+static void chunk_push(struct tfd_chunk **list, struct tfd_chunk *c)
+{
+	c->prev = NULL;
+	c->next = *list;
+	if (c->next)
+		c->next->prev = c;
+	*list = c;
+}
+
+/* A free hold, zeroed and not listed, or NULL (no memory).  Lock held, not
+ * inside fork() (it may allocate). */
+struct tfd_hold *tfd_hold_new(void)
+{
+	struct tfd_chunk *c = tfd_eng.room;
+	struct tfd_hold *h;
+	unsigned i;
+
+	TFD_ASSERT_LOCKED();
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		for (i = HOLD_CHUNK; i-- > 0;) {
+			c->h[i].ix = (unsigned char)i;
+			c->h[i].next = c->free;
+			c->free = &c->h[i];
+		}
+		chunk_push(&tfd_eng.room, c);
+	}
+	h = c->free;
+	c->free = h->next;
+	c->used++;
+	if (!c->free) {
+		chunk_unlink(&tfd_eng.room, c);
+		chunk_push(&tfd_eng.full, c);
+	}
+	i = h->ix;
+	memset(h, 0, sizeof(*h));
+	h->ix = (unsigned char)i;
+	return h;
+}
+
+/* h back to its chunk; the chunk goes if that leaves it empty, unless it
+ * is the only one with room (a program that makes and closes one timer at
+ * a time keeps it).  Lock held, not inside fork() (it may free). */
+void tfd_hold_free(struct tfd_hold *h)
+{
+	struct tfd_chunk *c = tfd_chunk_of(h);
+
+	TFD_ASSERT_LOCKED();
+	if (!c->free) {
+		chunk_unlink(&tfd_eng.full, c);
+		chunk_push(&tfd_eng.room, c);
+	}
+	h->listed = 0;
+	h->next = c->free;
+	c->free = h;
+	if (--c->used == 0 && (tfd_eng.room != c || c->next)) {
+		chunk_unlink(&tfd_eng.room, c);
+		free(c);
+	}
+}
+
+/* h, taken with tfd_hold_new(), is one of this process's holds now. */
 void tfd_engine_hold_add(struct tfd_hold *h)
 {
-	h->u.idx = (unsigned)tfd_eng.nholds;
-	tfd_eng.holds[tfd_eng.nholds++] = h;
+	h->listed = 1;
+	tfd_eng.nholds++;
 }
 
 static void hold_remove(struct tfd_hold *h)
 {
-	struct tfd_hold *last = tfd_eng.holds[--tfd_eng.nholds];
-
-	tfd_eng.holds[h->u.idx] = last;
-	last->u.idx = h->u.idx;
+	h->listed = 0;
+	tfd_eng.nholds--;
 }
 
 /* No descriptor and no waiter is left here: this process lets go of the
@@ -127,7 +180,7 @@ void tfd_engine_let_hold_go(struct tfd_hold *h)
 		h->file = -1; /* inside fork(): freed later (fork.c) */
 		tfd_engine_free_later(h);
 	} else {
-		free(h);
+		tfd_hold_free(h);
 	}
 	if (tfd_eng.nholds == 0 && tfd_eng.state == STOPPED &&
 	    tfd_eng.self >= 0 && !tfd_eng.freed && !tfd_eng.creating) {
@@ -183,11 +236,11 @@ static void free_dropped(void)
 
 	while ((h = *link)) {
 		if (h->file < 0) {
-			*link = h->u.next;
+			*link = h->next;
 			tfd_eng.nfreed--;
-			free(h);
+			tfd_hold_free(h);
 		} else {
-			link = &h->u.next;
+			link = &h->next;
 		}
 	}
 }
@@ -236,10 +289,9 @@ static int other_number(const struct tfd_hold *h)
  * no post of ours being written. */
 void tfd_engine_holds_direct(int own)
 {
-	size_t i;
+	struct tfd_hold *h;
 
-	for (i = 0; i < tfd_eng.nholds; i++) {
-		struct tfd_hold *h = tfd_eng.holds[i];
+	TFD_HOLDS_EACH(h) {
 		struct tfd_timer *t = h->t;
 		uint32_t id;
 		int k;
@@ -412,7 +464,7 @@ static int open_timer(int flags, unsigned char *direct, int *fd, int *file,
 }
 
 /* Everything a timer needs is taken at create, where Linux can fail too:
- * a record in the family, room on our queues and in our list of holds,
+ * its hold (the caller's), a record in the family, room on our queues,
  * the service thread, the timer's record, its file, the table entry.
  * Holding it, arming it or taking it over later needs nothing more.  On
  * failure h is disposed of. */
@@ -423,8 +475,6 @@ static int take(int clockid, int flags, struct tfd_hold *h, int *fd)
 	uint32_t id = 0;
 	int e, file = -1;
 
-	if (tfd_engine_grow_holds())
-		goto fail;
 	if (tfd_eng.self < 0 &&
 	    (tfd_eng.self = tfd_family_new_proc(NO_PROC, P_LIVE)) < 0 &&
 	    (tfd_eng.nholds || tfd_family_start_anew() ||
@@ -465,7 +515,8 @@ static int take(int clockid, int flags, struct tfd_hold *h, int *fd)
 fail:
 	e = ENOMEM;
 out:
-	free(h);
+	if (h)
+		tfd_hold_free(h);
 	if (tfd_eng.self >= 0 && tfd_eng.nholds == 0 &&
 	    tfd_eng.state == STOPPED && !tfd_eng.freed) {
 		tfd_family_free_proc(tfd_eng.self);
@@ -484,12 +535,14 @@ static int e_create(int clockid, int flags, int *out)
 	tfd_engine_fork_init();
 	if (tfd_family_open())
 		return ENOMEM;
-	h = calloc(1, sizeof(*h));
-	if (!h)
-		return ENOMEM;
 	tfd_engine_lock(&cs);
 	if (tfd_eng.state == STOPPED)
 		free_dropped();
+	h = tfd_hold_new();
+	if (!h) {
+		tfd_engine_unlock(cs);
+		return ENOMEM;
+	}
 	tfd_eng.creating++;
 	e = take(clockid, flags, h, &fd);
 	tfd_eng.creating--;

@@ -53,15 +53,16 @@ int tfd_engine_virtual_shared(void)
 /* How many timers we hold that another delivers are due. */
 static size_t foreign_due(void)
 {
-	size_t i, n = 0;
+	struct tfd_hold *h;
+	size_t n = 0;
 
 	if (!tfd_engine_virtual_shared())
 		return 0;
-	for (i = 0; i < tfd_eng.nholds; i++) {
-		struct tfd_timer *t = tfd_eng.holds[i]->t;
+	TFD_HOLDS_EACH(h) {
+		struct tfd_timer *t = h->t;
 
 		n += t->m.next && t->m.next <= tfd_eng.vnow[t->base] &&
-		     tfd_engine_virtual_foreign(tfd_eng.holds[i]) >= 0;
+		     tfd_engine_virtual_foreign(h) >= 0;
 	}
 	return n;
 }
@@ -84,10 +85,9 @@ void tfd_engine_virtual_deliver(const int64_t *before)
 	foreign = foreign_due();
 	for (;;) {
 		struct tfd_qnode *first = NULL;
-		struct tfd_hold *held = NULL;
+		struct tfd_hold *held = NULL, *h;
 		struct tfd_timer *t;
 		int64_t off = 0;
-		size_t i;
 		int b, fb = 0, file = -1;
 
 		for (b = 0; b < NBASE; b++) {
@@ -101,8 +101,8 @@ void tfd_engine_virtual_deliver(const int64_t *before)
 				fb = b;
 			}
 		}
-		for (i = 0; foreign && i < tfd_eng.nholds; i++) {
-			struct tfd_hold *h = tfd_eng.holds[i];
+		for (h = foreign ? tfd_holds_from(tfd_eng.room, 0, 0) : NULL;
+		     h; h = tfd_holds_next(h)) {
 			int64_t next = h->t->m.next;
 
 			b = h->t->base;
