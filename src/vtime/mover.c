@@ -300,6 +300,9 @@ static void reclaim(struct tfd_dom *d, struct dom_slot *s)
 	else
 		__atomic_add_fetch(&d->actrun, ACT_ONE, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&s->state, DS_FREE, __ATOMIC_RELAXED);
+	/* No pid of a process that has ended is left for the next taker's
+	 * slot to be read with (slot_take names it after taking it). */
+	__atomic_store_n(&s->pid, 0, __ATOMIC_RELAXED);
 	__atomic_compare_exchange_n(&s->tid, &tid, 0, 0, __ATOMIC_RELEASE,
 	                            __ATOMIC_RELAXED);
 }
@@ -659,8 +662,17 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 		if (tid < 0) { /* a thread or child on its way */
 			/* A thread whose process ended (exit_group) while it
 			 * was being started never starts: nothing else frees
-			 * its slot. */
-			if (tid == -1 && s->pid > 0 && proc_dead(s->pid)) {
+			 * its slot.  A thread's slot only (its pid is its
+			 * maker's; a child's slot being named has the child's),
+			 * claimed first as a thread starting would (-3). */
+			int32_t pid = __atomic_load_n(&s->pid, __ATOMIC_ACQUIRE);
+			int32_t claim = -1;
+
+			if (tid == -1 && pid > 0 && pid == s->parent &&
+			    proc_dead(pid) &&
+			    __atomic_compare_exchange_n(&s->tid, &claim, -3, 0,
+			                                __ATOMIC_ACQ_REL,
+			                                __ATOMIC_RELAXED)) {
 				reclaim(d, s);
 				tfd_dom_changed(d);
 				grace_until = tfd_dom_real_mono() + GRACE_NS;

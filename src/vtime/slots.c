@@ -134,6 +134,8 @@ static void slot_free(struct tfd_dom *d, int i)
 	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == DS_RUN)
 		__atomic_sub_fetch(&d->actrun, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&s->state, DS_FREE, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->pid, 0, __ATOMIC_RELAXED); /* read by the mover
+	                                                 * with tid -1 */
 	__atomic_store_n(&s->tid, 0, __ATOMIC_RELEASE);
 	tfd_dom_changed(d);
 }
@@ -318,7 +320,9 @@ int tfd_dom_slots_adopt(int32_t pid, int32_t tid)
 
 		if (s->pid != pid || s->tid == 0 || (int)i == mine)
 			continue;
-		if (s->tid > 0)
+		/* The old image's threads, and those it was starting (a
+		 * thread's slot: its maker's pid), which never start. */
+		if (s->tid > 0 || (s->tid == -1 && s->parent == pid))
 			tfd_dom_slot_free((int)i);
 	}
 	if (mine >= 0 &&
