@@ -156,6 +156,23 @@ EXPORT sighandler_t sigset(int sig, sighandler_t h)
 	return sigismember(&prev, sig) ? SIG_HOLD : old.sa_handler;
 }
 
+/* The signal masks: a signal taken for good (SIGILL, in a Go program on
+ * virtual time: gosys.c) is never blocked. */
+EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	sigset_t copy;
+
+	return R(sigprocmask)(how, tfd_sig_never_blocked(how, set, &copy), old);
+}
+
+EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	sigset_t copy;
+
+	return R(pthread_sigmask)(how, tfd_sig_never_blocked(how, set, &copy),
+	                          old);
+}
+
 /* siginterrupt(): SA_RESTART off (flag) or on, through ours. */
 EXPORT int siginterrupt(int sig, int flag)
 {

@@ -97,7 +97,9 @@ static long virtual_call(long n, const long *a)
 	case SYS_nanosleep:
 	case SYS_clock_nanosleep:
 		return sleep_call(n, a);
-	case SYS_epoll_pwait: /* the kernel's sigsetsize, a[5], is libc's */
+	case SYS_epoll_pwait:
+		if (a[4] && a[5] != _NSIG / 8)
+			return TFD_PASS; /* the kernel's EINVAL */
 		return epoll_pwait((int)a[0], (struct epoll_event *)a[1],
 		                   (int)a[2], (int)a[3], (const sigset_t *)a[4]);
 #ifdef SYS_epoll_wait

@@ -30,9 +30,11 @@
  * The code is patched in this process only: a program it executes starts
  * with its own (and the preload, if its environment keeps it, patches
  * that one).  A SIGILL must never come blocked (the kernel would kill):
- * signals.c takes SIGILL out of the mask of every handler it installs,
- * and Go's runtime never blocks SIGILL itself (it must not be blocked:
- * _SigUnblock).  A Go runtime that lacks one of the functions (another
+ * the runtime's own changes of its signal mask are taken too and never
+ * block it; signals.c installs SIGILL's handler with SA_NODEFER and takes
+ * SIGILL out of the mask of every handler it installs, the C library's
+ * sigprocmask() and pthread_sigmask() leave it out (exports_signals.c),
+ * and each thread of the program starts with it unblocked (tree.c).  A Go runtime that lacks one of the functions (another
  * version), or a stripped binary, is told on standard error and runs in
  * real time (tfd-preload(7), Go).  x86_64 only.
  */
@@ -41,11 +43,13 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <link.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -77,26 +81,36 @@ static void say(const char *what)
 
 
 /* The runtime's functions whose system calls are taken (ABI0 names from
- * Go 1.17, plain before), and whether one of each group is needed. */
+ * Go 1.17, plain before), and whether one of each group is needed.  Its
+ * signal mask and actions too: SIGILL must never be blocked where a
+ * taken call may come (the runtime blocks every signal as a thread ends,
+ * as a thread of C's enters Go, and around fork), and keeps its handler
+ * in a child that the runtime forks with CLONE_VM, where it sets every
+ * action to the default with rt_sigaction itself (with cgo, its other
+ * calls go through the C library's sigaction()). */
 static const struct {
 	const char *name;
-	int group; /* 0: futex, 1: clock, 2: poller, 3: sleep, 4: optional */
+	int group; /* 0: futex, 1: clock, 2: poller, 3: sleep, 4: mask,
+	            * 5: optional */
 } funcs[] = {
+	{ "runtime.rtsigprocmask.abi0", 4 }, { "runtime.rtsigprocmask", 4 },
+	{ "runtime.rt_sigaction.abi0", 4 },  { "runtime.rt_sigaction", 4 },
 	{ "runtime.futex.abi0", 0 },     { "runtime.futex", 0 },
 	{ "runtime.nanotime1.abi0", 1 }, { "runtime.nanotime1", 1 },
-	{ "time.now.abi0", 4 },          { "time.now", 4 },
-	{ "runtime.walltime.abi0", 4 },  { "runtime.walltime", 4 },
-	{ "runtime.walltime1.abi0", 4 }, { "runtime.walltime1", 4 },
+	{ "time.now.abi0", 5 },          { "time.now", 5 },
+	{ "runtime.walltime.abi0", 5 },  { "runtime.walltime", 5 },
+	{ "runtime.walltime1.abi0", 5 }, { "runtime.walltime1", 5 },
 	{ "runtime.epollwait.abi0", 2 }, { "runtime.epollwait", 2 },
 	{ "runtime.usleep.abi0", 3 },    { "runtime.usleep", 3 },
 };
 #define NFUNCS (sizeof(funcs) / sizeof(funcs[0]))
-#define NGROUPS 4
+#define NGROUPS 5
 
 /* The calls whose instructions are patched. */
 static int wanted(uint32_t nr)
 {
 	return nr == SYS_futex || nr == SYS_nanosleep ||
+	       nr == SYS_rt_sigprocmask || nr == SYS_rt_sigaction ||
 	       nr == SYS_clock_gettime || nr == SYS_epoll_pwait ||
 	       nr == SYS_epoll_wait || nr == SYS_clock_nanosleep ||
 	       nr == SYS_gettimeofday;
@@ -107,21 +121,37 @@ struct image {
 	size_t n;
 };
 
-/* Section i's header, or NULL where the file is too short. */
+/* [off, off + size) lies in the file (no sum that can wrap). */
+static int inside(const struct image *im, uint64_t off, uint64_t size)
+{
+	return off <= im->n && size <= im->n - off;
+}
+
+/* Section i's header, or NULL where the file does not hold it. */
 static const Elf64_Shdr *section(const struct image *im, unsigned i)
 {
 	const Elf64_Ehdr *eh = (const void *)im->p;
-	size_t at = eh->e_shoff + (size_t)i * sizeof(Elf64_Shdr);
+	uint64_t at = (uint64_t)i * sizeof(Elf64_Shdr);
 
-	if (i >= eh->e_shnum || at + sizeof(Elf64_Shdr) > im->n)
+	if (i >= eh->e_shnum || eh->e_shoff % 8 ||
+	    !inside(im, eh->e_shoff, at + sizeof(Elf64_Shdr)))
 		return NULL;
-	return (const void *)(im->p + at);
+	return (const void *)(im->p + eh->e_shoff + at);
+}
+
+/* Section s's name is name (n bytes with its NUL). */
+static int named(const struct image *im, const Elf64_Shdr *names,
+                 const Elf64_Shdr *s, const char *name, size_t n)
+{
+	return s->sh_name <= names->sh_size &&
+	       n <= names->sh_size - s->sh_name &&
+	       !memcmp(im->p + names->sh_offset + s->sh_name, name, n);
 }
 
 /* The file's symbol table, and whether it is a Go program (a section
- * Go's linker writes: .go.buildinfo, or .gopclntab before Go 1.18; they
- * stay in a stripped binary).  0 with the table, -1 Go without one (st
- * empty), 1 not Go. */
+ * Go's linker writes: .go.buildinfo since Go 1.13, .gopclntab always;
+ * both stay in a stripped binary).  0 with the table, -1 Go without one
+ * (st empty), 1 not Go. */
 struct symtab {
 	const Elf64_Sym *sym;
 	size_t nsym;
@@ -141,22 +171,19 @@ static int find_symtab(const struct image *im, struct symtab *st)
 	    eh->e_shentsize != sizeof(Elf64_Shdr))
 		return 1;
 	names = section(im, eh->e_shstrndx);
-	if (!names || names->sh_offset + names->sh_size > im->n)
+	if (!names || !inside(im, names->sh_offset, names->sh_size))
 		return 1;
 	memset(st, 0, sizeof(*st));
 	for (i = 0; (s = section(im, i)); i++) {
-		const char *n = (const char *)im->p + names->sh_offset +
-		                s->sh_name;
-
-		if (s->sh_name + 14 <= names->sh_size &&
-		    (!memcmp(n, ".go.buildinfo", 14) ||
-		     !memcmp(n, ".gopclntab", 11)))
+		if (named(im, names, s, ".go.buildinfo", 14) ||
+		    named(im, names, s, ".gopclntab", 11))
 			go = 1;
 		if (s->sh_type != SHT_SYMTAB)
 			continue;
 		l = section(im, s->sh_link);
-		if (!l || s->sh_offset + s->sh_size > im->n ||
-		    l->sh_offset + l->sh_size > im->n)
+		if (!l || s->sh_offset % 8 ||
+		    !inside(im, s->sh_offset, s->sh_size) ||
+		    !inside(im, l->sh_offset, l->sh_size))
 			continue;
 		st->sym = (const void *)(im->p + s->sh_offset);
 		st->nsym = s->sh_size / sizeof(Elf64_Sym);
@@ -184,6 +211,16 @@ static int first_object(struct dl_phdr_info *info, size_t size, void *p)
 	return 1;
 }
 
+static int have_site(uintptr_t a)
+{
+	int i;
+
+	for (i = 0; i < nsites; i++)
+		if (sites[i] == a)
+			return 1;
+	return 0;
+}
+
 /* The system call instructions of wanted calls in [lo, hi), each after
  * "mov $imm32, %eax" (b8 imm32) or "mov $imm32, %rax" (48 c7 c0 imm32):
  * how many, or -1 when there is no room for them. */
@@ -204,7 +241,7 @@ static int scan(uintptr_t lo, uintptr_t hi)
 			memcpy(&nr, c + i - 4, 4);
 		else
 			continue;
-		if (!wanted(nr))
+		if (!wanted(nr) || have_site(lo + i))
 			continue;
 		if (nsites == SITES_MAX)
 			return -1;
@@ -268,7 +305,8 @@ static int find_sites(const char **why)
 	for (k = 0; k < NGROUPS; k++)
 		if (!found[k]) {
 			*why = "its runtime is not one tfd knows (no futex, "
-			       "nanotime1, epollwait or usleep of its own)";
+			       "nanotime1, epollwait, usleep or rtsigprocmask "
+			       "of its own)";
 			goto out;
 		}
 	r = 0;
@@ -279,7 +317,7 @@ out:
 
 /* Two bytes at a, written over code: through /proc/self/mem, which
  * writes to a page the process may not (as a debugger does), or with the
- * page made writable for the moment. */
+ * page made writable for the moment.  0 once they are written. */
 static int poke(uintptr_t a, const unsigned char b[2])
 {
 	long pg = sysconf(_SC_PAGESIZE);
@@ -298,26 +336,42 @@ static int poke(uintptr_t a, const unsigned char b[2])
 		return -1;
 	memcpy((void *)a, b, 2);
 	__builtin___clear_cache((char *)a, (char *)a + 2);
-	return mprotect((void *)page, (size_t)(a + 2 - page),
-	                PROT_READ | PROT_EXEC);
+	(void)mprotect((void *)page, (size_t)(a + 2 - page),
+	               PROT_READ | PROT_EXEC); /* else it stays writable */
+	return 0;
 }
 
 /* AT_SYSINFO_EHDR in the vector after envp (the first thread's stack, as
- * the kernel laid it out): AT_IGNORE. */
+ * the kernel laid it out): AT_IGNORE.  Only if what follows envp is that
+ * vector (its page size and vDSO are the process's): envp may be another
+ * array where the library was loaded late.  getauxval(AT_SYSINFO_EHDR)
+ * then finds none either. */
 static void hide_vdso(char **envp)
 {
-	Elf64_auxv_t *av;
+	unsigned long vdso = getauxval(AT_SYSINFO_EHDR);
+	unsigned long pagesz = getauxval(AT_PAGESZ);
+	Elf64_auxv_t *av, *at = NULL;
+	int n, page = 0;
 
+	if (!vdso)
+		return;
 	while (*envp)
 		envp++;
-	for (av = (Elf64_auxv_t *)(envp + 1); av->a_type != AT_NULL; av++)
-		if (av->a_type == AT_SYSINFO_EHDR)
-			av->a_type = AT_IGNORE;
+	av = (Elf64_auxv_t *)(envp + 1);
+	for (n = 0; n < 64 && av[n].a_type != AT_NULL; n++) {
+		if (av[n].a_type == AT_SYSINFO_EHDR && av[n].a_un.a_val == vdso)
+			at = &av[n];
+		if (av[n].a_type == AT_PAGESZ && av[n].a_un.a_val == pagesz)
+			page = 1;
+	}
+	if (n < 64 && page && at)
+		at->a_type = AT_IGNORE;
 }
 
 void tfd_gosys_init(char **envp)
 {
 	static const unsigned char ud2[2] = { 0x0f, 0x0b };
+	static const unsigned char syscall_insn[2] = { 0x0f, 0x05 };
 	const char *why = NULL;
 	int i, r;
 
@@ -338,13 +392,45 @@ void tfd_gosys_init(char **envp)
 	__atomic_store_n(&tfd_gosys_on, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < nsites; i++) {
 		if (poke(sites[i], ud2) < 0) {
-			/* The ones made stay ours; the rest run in real time. */
+			/* All or none: the ones made are undone. */
+			while (i-- > 0)
+				(void)poke(sites[i], syscall_insn);
+			__atomic_store_n(&tfd_gosys_on, 0, __ATOMIC_RELEASE);
 			say("its code could not be changed");
-			nsites = i;
-			break;
+			return;
 		}
 	}
 	hide_vdso(envp);
+}
+
+/* rt_sigprocmask(how, set, old, size) of the runtime's: the mask the
+ * thread gets back as the handler returns is the context's, changed
+ * there, never with SIGILL (nor SIGKILL, SIGSTOP) in it. */
+static long mask_call(ucontext_t *uc, const long *a)
+{
+	const uint64_t never = 1ULL << (SIGILL - 1) | 1ULL << (SIGKILL - 1) |
+	                       1ULL << (SIGSTOP - 1);
+	uint64_t cur, set = 0;
+
+	if (a[3] != 8)
+		return -EINVAL;
+	memcpy(&cur, &uc->uc_sigmask, 8);
+	if (a[1]) {
+		memcpy(&set, (const void *)a[1], 8);
+		if (a[0] == SIG_BLOCK)
+			set |= cur;
+		else if (a[0] == SIG_UNBLOCK)
+			set = cur & ~set;
+		else if (a[0] != SIG_SETMASK)
+			return -EINVAL;
+	}
+	if (a[2])
+		memcpy((void *)a[2], &cur, 8);
+	if (a[1]) {
+		set &= ~never;
+		memcpy(&uc->uc_sigmask, &set, 8);
+	}
+	return 0;
 }
 
 /* A SIGILL: one of ours is made here and 1 returned, anything else 0. */
@@ -372,10 +458,33 @@ int tfd_gosys_trap(siginfo_t *si, void *ucv)
 	a[3] = g[REG_R10];
 	a[4] = g[REG_R8];
 	a[5] = g[REG_R9];
-	/* As the system call would run: with the interrupted code's mask. */
-	pthread_sigmask(SIG_SETMASK, &uc->uc_sigmask, &was);
-	g[REG_RAX] = tfd_vsyscall(g[REG_RAX], a);
-	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	if (g[REG_RAX] == SYS_rt_sigprocmask) {
+		g[REG_RAX] = mask_call(uc, a);
+	} else if (g[REG_RAX] == SYS_rt_sigaction && a[0] == SIGILL) {
+		/* SIGILL keeps ours: only the old action is told. */
+		a[1] = 0;
+		g[REG_RAX] = tfd_vsyscall(SYS_rt_sigaction, a);
+	} else if (g[REG_RAX] == SYS_clock_gettime ||
+	           (g[REG_RAX] == SYS_futex &&
+	            ((int)a[1] & FUTEX_CMD_MASK) != FUTEX_WAIT &&
+	            ((int)a[1] & FUTEX_CMD_MASK) != FUTEX_WAIT_BITSET)) {
+		/* No wait: no signal to let in.  The runtime's pointers are
+		 * its own, valid (syscall()'s read of the kernel's clock
+		 * first, for its EFAULT, is not needed). */
+		if (g[REG_RAX] == SYS_clock_gettime)
+			g[REG_RAX] = clock_gettime((clockid_t)a[0],
+			                           (struct timespec *)a[1])
+			                     ? -errno
+			                     : 0;
+		else
+			g[REG_RAX] = tfd_vsyscall(SYS_futex, a);
+	} else {
+		/* As the system call would run: with the interrupted code's
+		 * mask. */
+		pthread_sigmask(SIG_SETMASK, &uc->uc_sigmask, &was);
+		g[REG_RAX] = tfd_vsyscall(g[REG_RAX], a);
+		pthread_sigmask(SIG_SETMASK, &was, NULL);
+	}
 	g[REG_RIP] = (greg_t)(ip + 2);
 	/* The kernel's syscall clobbers rcx and r11 (the return address and
 	 * flags): Go's code expects nothing else. */

@@ -126,7 +126,7 @@
 	X(sigwaitinfo) X(sigwait) X(timespec_get) X(sigsuspend) X(pause) \
 	X(timer_create) X(timer_settime) X(timer_gettime) X(timer_getoverrun) \
 	X(timer_delete) X(alarm) X(setitimer) X(getitimer) X(posix_spawn) \
-	X(posix_spawnp) X(syscall)
+	X(posix_spawnp) X(syscall) X(sigprocmask) X(pthread_sigmask)
 
 #define TFD_NEXT_FIELD(f) __typeof__(&f) f;
 struct tfd_next {
@@ -393,8 +393,11 @@ int tfd_gosys_trap(siginfo_t *si, void *uc);
 /* System call n of the program's own, on virtual time where it is one of
  * syscall()'s: the kernel's convention (exports_syscall.c). */
 long tfd_vsyscall(long n, const long *a);
-/* signals.c: sig's handler is ours for good, whatever the program sets. */
+/* signals.c: sig's handler is ours, whatever the program sets, and sig
+ * is never blocked (its handler's mask, the C library's masks). */
 int tfd_sig_take_faults(int sig);
+const sigset_t *tfd_sig_never_blocked(int how, const sigset_t *set,
+                                      sigset_t *copy);
 
 /* ---- exports_signals.c ---- */
 

@@ -61,6 +61,8 @@ static unsigned char wrapped[_NSIG];
 /* Taken for good (gosys.c: SIGILL): ours is installed whatever the
  * program's action, and the signal is in no handler's mask. */
 static unsigned char taken[_NSIG];
+/* The program's action for DOM_POKE_SIG, kept while the mover's is in. */
+static struct sigaction poke_prog;
 static int (*next_action)(int, const struct sigaction *, struct sigaction *);
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 TFD_LOCK_RANK(lock, LK_SIGNALS);
@@ -187,7 +189,7 @@ static void through(int sig, siginfo_t *si, void *uc)
 	if (sig == SIGILL && tfd_gosys_trap(si, uc))
 		return; /* a system call of Go's runtime, made */
 	a = prog[sig];
-	if (tfd_inside && !fault(sig, si)) {
+	if (tfd_inside && !fault(sig, si) && !taken[sig]) {
 		if ((a.sa_flags & SA_RESETHAND) && next_action) {
 			struct sigaction mine = a;
 
@@ -215,10 +217,11 @@ static void through(int sig, siginfo_t *si, void *uc)
 		return; /* a fault: the instruction faults again, and kills */
 	}
 	if (a.sa_flags & SA_RESETHAND) {
-		/* The kernel has reset it (ours has the flag). */
+		/* The kernel has reset it (ours has the flag), but for a
+		 * taken signal, whose reset is only the program's. */
 		memset(&prog[sig], 0, sizeof(prog[sig]));
 		prog[sig].sa_handler = SIG_DFL;
-		wrapped[sig] = 0;
+		wrapped[sig] = taken[sig];
 	}
 	if (a.sa_flags & SA_NODEFER) {
 		sigset_t one;
@@ -251,8 +254,22 @@ int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
 	sigset_t all, saved;
 	int r;
 
-	if (sig <= 0 || sig >= _NSIG || sig == DOM_POKE_SIG || sig == SIGSYS)
+	if (sig <= 0 || sig >= _NSIG || sig == SIGSYS)
 		return next(sig, act, old);
+	if (sig == DOM_POKE_SIG) {
+		/* The mover's, once the domain is joined: the program's
+		 * action is kept here, never installed (Go's runtime sets a
+		 * handler of its own on every signal). */
+		if (!tfd_dom)
+			return next(sig, act, old);
+		pthread_mutex_lock(&lock);
+		if (old)
+			*old = poke_prog;
+		if (act)
+			poke_prog = *act;
+		pthread_mutex_unlock(&lock);
+		return 0;
+	}
 	next_action = next;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
@@ -263,8 +280,12 @@ int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
 		mine.sa_flags |= SA_SIGINFO;
 		mine.sa_flags &= ~SA_NODEFER;
 		mine.sa_sigaction = through;
-		if (taken[sig])
-			mine.sa_flags |= SA_ONSTACK; /* Go's stacks are small */
+		if (taken[sig]) {
+			/* Never blocked, never reset by the kernel; on the
+			 * alternate stack (Go's stacks are small). */
+			mine.sa_flags |= SA_ONSTACK | SA_NODEFER;
+			mine.sa_flags &= ~SA_RESETHAND;
+		}
 		if (taken[SIGILL])
 			sigdelset(&mine.sa_mask, SIGILL);
 		prog[sig] = *act;
@@ -286,16 +307,52 @@ int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
 	return r;
 }
 
-/* sig is taken for good from now on (gosys.c): ours is installed over
- * the program's action, whatever it is. */
+/* sig is taken from now on (gosys.c: SIGILL): ours is installed over
+ * the program's action, whatever it is, and the handlers already
+ * wrapped are installed again without sig in their masks.  A program's
+ * SIG_DFL or SIG_IGN is its own again only when the signal comes (the
+ * process ends). */
 int tfd_sig_take_faults(int sig)
 {
 	struct sigaction cur;
+	int i, was;
 
-	if (tfd_next_sigaction(sig, NULL, &cur) < 0)
+	pthread_mutex_lock(&lock);
+	was = wrapped[sig];
+	if (was)
+		cur = prog[sig];
+	pthread_mutex_unlock(&lock);
+	if (!was && tfd_next_sigaction(sig, NULL, &cur) < 0)
 		return -1;
 	taken[sig] = 1;
-	return tfd_sig_action(sig, &cur, NULL, tfd_next_sigaction);
+	if (tfd_sig_action(sig, &cur, NULL, tfd_next_sigaction) < 0) {
+		taken[sig] = 0;
+		return -1;
+	}
+	for (i = 1; i < _NSIG; i++) {
+		pthread_mutex_lock(&lock);
+		was = wrapped[i] && i != sig;
+		if (was)
+			cur = prog[i];
+		pthread_mutex_unlock(&lock);
+		if (was)
+			tfd_sig_action(i, &cur, NULL, tfd_next_sigaction);
+	}
+	return 0;
+}
+
+/* sigprocmask() and pthread_sigmask() of the program's: a set to block
+ * or set without the signals taken (exports_signals.c); set itself, or
+ * copy. */
+const sigset_t *tfd_sig_never_blocked(int how, const sigset_t *set,
+                                      sigset_t *copy)
+{
+	if (!set || how == SIG_UNBLOCK || !taken[SIGILL] ||
+	    !sigismember(set, SIGILL))
+		return set;
+	*copy = *set;
+	sigdelset(copy, SIGILL);
+	return copy;
 }
 
 /* In a child of fork(): the lock, which another thread of the parent may

@@ -31,6 +31,13 @@ static void *start_in_tree(void *p)
 	struct start s = *(struct start *)p;
 
 	free(p);
+	if (tfd_gosys_on) { /* its maker may have blocked every signal */
+		sigset_t ill;
+
+		sigemptyset(&ill);
+		sigaddset(&ill, SIGILL);
+		pthread_sigmask(SIG_UNBLOCK, &ill, NULL);
+	}
 	tfd_dom_set_self(s.slot);
 	tfd_dom_slot_name(s.slot, getpid(), gettid());
 	return s.fn(s.arg);

@@ -436,7 +436,8 @@ static int ewait_block(void *ctx, const sigset_t *mask, int64_t ns)
  * a wait on the outside (poll_outside). */
 static void epoll_outside(int ep)
 {
-	char path[48], buf[4096], *p, *nl;
+	char path[48], buf[1024], *p, *nl; /* small: it may run on a Go
+	                                    * signal stack (gosys.c) */
 	size_t have = 0;
 	ssize_t n;
 	int fd, found = 0;

@@ -170,6 +170,45 @@ HOST_CASE(child__exit_from_worker, H_NOTSAN)
 	return worker_ends_child();
 }
 
+/* ---- a handler on the mover's signal ---- */
+
+static volatile sig_atomic_t rtmax1_seen;
+
+static void on_rtmax1(int sig)
+{
+	(void)sig;
+	rtmax1_seen++;
+}
+
+/* A program's handler for SIGRTMAX-1, the signal virtual time's mover
+ * knocks with: sigaction() tells it back, a sleep and a timer's read
+ * after it end, and the handler never runs, as nobody sends the signal
+ * (on virtual time it replaced the mover's handler and ran at each of
+ * its knocks). */
+HOST_CASE(handler_on_sigrtmax_minus_1, 0)
+{
+	struct sigaction sa, back;
+	int fd;
+	long long n;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_rtmax1;
+	if (sigaction(SIGRTMAX - 1, &sa, NULL) ||
+	    sigaction(SIGRTMAX - 1, NULL, &back)) {
+		say("sigaction: %s", strerror(errno));
+		return 1;
+	}
+	say("sigaction tells the handler back: %s",
+	    back.sa_handler == on_rtmax1 ? "yes" : "no");
+	h_sleep_ms(100);
+	fd = h_timer(0, 50, 0);
+	n = h_read(fd);
+	T_close(fd);
+	say("a sleep and a timer's read (%lld) after it end; the handler "
+	    "ran %s", n, rtmax1_seen ? "(it was sent none)" : "never");
+	return 0;
+}
+
 /* ---- twenty children ---- */
 
 /* Twenty children sleep until 15 to 300 ms after their parent has

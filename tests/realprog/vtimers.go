@@ -6,7 +6,9 @@
 // time.Sleep, a Ticker, time.After in a select, context.WithTimeout,
 // AfterFunc and Reset, a read deadline on a TCP connection, a child
 // process.  Prints facts, never times: each wait ends, never early; with
-// TFD_EXACT set (virtual time) at its deadline to the microsecond.
+// TFD_EXACT set (virtual time) less than a millisecond after its deadline
+// (the runtime's own short sleeps move the clock too: its usleep(3) as it
+// steals work, its monitor's 20 us).
 //
 //   vtimers [SCALE]   (times divided by SCALE, the hour by 100 SCALE)
 //   vtimers now       (the Unix time, in seconds)
@@ -34,7 +36,7 @@ func ms(n int64) time.Duration {
 }
 
 func report(what string, got, want time.Duration) {
-	good := got >= want && (!exact || got-want < time.Microsecond)
+	good := got >= want && (!exact || got-want < time.Millisecond)
 	ok = ok && good
 	if good {
 		fmt.Println("ok   " + what)
