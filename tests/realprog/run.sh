@@ -988,14 +988,14 @@ golang() {
 		skip "go: not installed (apt-get install golang-go)"
 		return
 	fi
-	gb() { # gb SOURCE OUT [FLAGS...]
-		g=$1 o=$2
-		shift 2
+	gb() { # gb OUT [FLAGS...] SOURCES...
+		o=$1
+		shift
 		env GOCACHE="$dir/gocache" GO111MODULE=off GOFLAGS= \
-		    HOME="${HOME:-$dir}" go build "$@" -o "$o" "$g" \
+		    HOME="${HOME:-$dir}" go build -o "$o" "$@" \
 		    >"$out/go.build" 2>&1
 	}
-	if ! CGO_ENABLED=1 gb "$src/vtimers.go" "$dir/vtimers"; then
+	if ! CGO_ENABLED=1 gb "$dir/vtimers" "$src/vtimers.go" "$src/vfacts.go"; then
 		bad "go: go build vtimers.go"
 		sed 's/^/    /' "$out/go.build"
 		return
@@ -1017,7 +1017,7 @@ golang() {
 		fi
 	}
 	gocase vtimers "time.Sleep, Ticker, select, context.WithTimeout, AfterFunc, a TCP read deadline, a child, an hour"
-	if CGO_ENABLED=1 gb "$src/vguest.go" "$dir/vguest"; then
+	if CGO_ENABLED=1 gb "$dir/vguest" "$src/vguest.go" "$src/vfacts.go"; then
 		gocase vguest "threads locked and ended, C threads calling Go, signal.Notify, SIGILL sent and caught, a context's child killed"
 	else
 		bad "go: go build vguest.go"
@@ -1034,9 +1034,9 @@ golang() {
 	else
 		bad "go: time.Now() against the shell's date: $(cat "$out/go.now.1")"
 	fi
-	if CGO_ENABLED=1 gb "$src/vtimers.go" "$dir/vtimers.s" -ldflags=-s; then
+	if CGO_ENABLED=1 gb "$dir/vtimers.s" -ldflags=-s "$src/vtimers.go" "$src/vfacts.go"; then
 		run go.stripped "$tool" exec --backend virtual -- "$dir/vtimers.s" now
-		has "$out/go.stripped" "go: a stripped program is told it stays in real time, and runs" \
+		has "$out/go.stripped" "go: a stripped program is told it stays in real time" \
 		    'libtfd-preload: a Go program: its symbol table is stripped; its clocks and waits stay in real time'
 		has "$out/go.stripped" "go: the stripped program runs" '^[0-9]+$'
 	else
@@ -1044,7 +1044,7 @@ golang() {
 		sed 's/^/    /' "$out/go.build"
 	fi
 	printf 'package main\n\nfunc main() {}\n' >"$out/nocgo.go"
-	if CGO_ENABLED=0 gb "$out/nocgo.go" "$dir/nocgo" &&
+	if CGO_ENABLED=0 gb "$dir/nocgo" "$out/nocgo.go" &&
 	    ! ldd "$dir/nocgo" >/dev/null 2>&1; then
 		expect 125 "go: a program built without cgo (static) is refused" \
 		    "$tool" exec --backend virtual -- "$dir/nocgo"

@@ -7,9 +7,7 @@
 // takes such a thread in), signal.Notify of a signal sent while the
 // receiver sleeps, SIGILL itself sent and caught, a C handler for SIGILL
 // with SA_RESETHAND, a child killed by its context's deadline.  Prints
-// facts, never times; the same natively and on virtual time (with
-// TFD_EXACT set, each wait less than a millisecond after its deadline, as
-// in vtimers.go).
+// facts (vfacts.go), the same natively and on virtual time.
 //
 //   vguest [SCALE]   (times divided by SCALE)
 package main
@@ -64,46 +62,19 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 )
 
-var exact = os.Getenv("TFD_EXACT") != ""
-var ok = true
-var scale int64 = 1
 var calls int32
 
 //export goCallback
 func goCallback(i C.int) { atomic.AddInt32(&calls, 1) }
 
-func ms(n int64) time.Duration {
-	return time.Duration(n * 1000000 / scale)
-}
-
-func fact(what string, good bool) {
-	ok = ok && good
-	if good {
-		fmt.Println("ok   " + what)
-	} else {
-		fmt.Println("FAIL " + what)
-	}
-}
-
-func report(what string, got, want time.Duration) {
-	good := got >= want && (!exact || got-want < time.Millisecond)
-	if !good {
-		what += fmt.Sprintf(" (%v, want %v)", got, want)
-	}
-	fact(what, good)
-}
-
 func main() {
-	if len(os.Args) > 1 {
-		scale, _ = strconv.ParseInt(os.Args[1], 10, 64)
-	}
+	setScale()
 
 	// Threads that end with their goroutine (LockOSThread).
 	var wg sync.WaitGroup
@@ -156,9 +127,5 @@ func main() {
 	time.Sleep(ms(10))
 	fact("and time.Sleep after it", true)
 
-	if ok {
-		fmt.Println("all ok")
-	} else {
-		os.Exit(1)
-	}
+	finish()
 }
