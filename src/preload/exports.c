@@ -212,6 +212,9 @@ EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
                  const sigset_t *mask)
 {
+	sigset_t copy;
+
+	mask = tfd_sig_never_blocked(SIG_SETMASK, mask, &copy);
 	if (tfd_inside || !tfd_hook_waits())
 		return R(ppoll)(fds, n, ts, mask);
 	return tfd_wait_ppoll(fds, n, ts, mask);
@@ -245,6 +248,9 @@ EXPORT int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 EXPORT int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
                    const struct timespec *ts, const sigset_t *mask)
 {
+	sigset_t copy;
+
+	mask = tfd_sig_never_blocked(SIG_SETMASK, mask, &copy);
 	if (tfd_inside || !tfd_hook_waits() || nfds < 0)
 		return R(pselect)(nfds, rd, wr, ex, ts, mask);
 	return tfd_wait_pselect(nfds, rd, wr, ex, ts, mask);
@@ -260,6 +266,9 @@ EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int timeout)
 EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int timeout,
                        const sigset_t *mask)
 {
+	sigset_t copy;
+
+	mask = tfd_sig_never_blocked(SIG_SETMASK, mask, &copy);
 	if (!tfd_virt || tfd_inside)
 		return R(epoll_pwait)(ep, ev, max, timeout, mask);
 	return tfd_wait_epoll(ep, ev, max, tfd_ms_ns(timeout), mask);
@@ -268,6 +277,9 @@ EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int timeout,
 EXPORT int epoll_pwait2(int ep, struct epoll_event *ev, int max,
                         const struct timespec *ts, const sigset_t *mask)
 {
+	sigset_t copy;
+
+	mask = tfd_sig_never_blocked(SIG_SETMASK, mask, &copy);
 	if (!LOADED(epoll_pwait2)) {
 		errno = ENOSYS;
 		return -1;

@@ -156,12 +156,16 @@ EXPORT sighandler_t sigset(int sig, sighandler_t h)
 	return sigismember(&prev, sig) ? SIG_HOLD : old.sa_handler;
 }
 
-/* The signal masks: a signal taken for good (SIGILL, in a Go program on
- * virtual time: gosys.c) is never blocked. */
+/* The signal masks: a signal taken (SIGILL, in a Go program on virtual
+ * time: gosys.c) is never blocked by the program's threads.  The
+ * library's own threads, which run no code of the program's, block
+ * what they block. */
 EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	sigset_t copy;
 
+	if (tfd_inside)
+		return R(sigprocmask)(how, set, old);
 	return R(sigprocmask)(how, tfd_sig_never_blocked(how, set, &copy), old);
 }
 
@@ -169,6 +173,8 @@ EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	sigset_t copy;
 
+	if (tfd_inside)
+		return R(pthread_sigmask)(how, set, old);
 	return R(pthread_sigmask)(how, tfd_sig_never_blocked(how, set, &copy),
 	                          old);
 }

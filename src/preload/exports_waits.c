@@ -407,7 +407,10 @@ EXPORT int sigwait(const sigset_t *set, int *sig)
 
 EXPORT int sigsuspend(const sigset_t *mask)
 {
+	sigset_t copy;
+
 	LAUNDER(mask);
+	mask = tfd_sig_never_blocked(SIG_SETMASK, mask, &copy);
 	if (OFF || !mask)
 		return R(sigsuspend)(mask);
 	return tfd_sig_suspend(mask);

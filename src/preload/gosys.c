@@ -91,20 +91,20 @@ static void say(const char *what)
 static const struct {
 	const char *name;
 	int group; /* 0: futex, 1: clock, 2: poller, 3: sleep, 4: mask,
-	            * 5: optional */
+	            * 5: actions, 6: optional */
 } funcs[] = {
 	{ "runtime.rtsigprocmask.abi0", 4 }, { "runtime.rtsigprocmask", 4 },
-	{ "runtime.rt_sigaction.abi0", 4 },  { "runtime.rt_sigaction", 4 },
+	{ "runtime.rt_sigaction.abi0", 5 },  { "runtime.rt_sigaction", 5 },
 	{ "runtime.futex.abi0", 0 },     { "runtime.futex", 0 },
 	{ "runtime.nanotime1.abi0", 1 }, { "runtime.nanotime1", 1 },
-	{ "time.now.abi0", 5 },          { "time.now", 5 },
-	{ "runtime.walltime.abi0", 5 },  { "runtime.walltime", 5 },
-	{ "runtime.walltime1.abi0", 5 }, { "runtime.walltime1", 5 },
+	{ "time.now.abi0", 6 },          { "time.now", 6 },
+	{ "runtime.walltime.abi0", 6 },  { "runtime.walltime", 6 },
+	{ "runtime.walltime1.abi0", 6 }, { "runtime.walltime1", 6 },
 	{ "runtime.epollwait.abi0", 2 }, { "runtime.epollwait", 2 },
 	{ "runtime.usleep.abi0", 3 },    { "runtime.usleep", 3 },
 };
 #define NFUNCS (sizeof(funcs) / sizeof(funcs[0]))
-#define NGROUPS 5
+#define NGROUPS 6
 
 /* The calls whose instructions are patched. */
 static int wanted(uint32_t nr)
@@ -305,8 +305,8 @@ static int find_sites(const char **why)
 	for (k = 0; k < NGROUPS; k++)
 		if (!found[k]) {
 			*why = "its runtime is not one tfd knows (no futex, "
-			       "nanotime1, epollwait, usleep or rtsigprocmask "
-			       "of its own)";
+			       "nanotime1, epollwait, usleep, rtsigprocmask or "
+			       "rt_sigaction of its own)";
 			goto out;
 		}
 	r = 0;
@@ -396,6 +396,7 @@ void tfd_gosys_init(char **envp)
 			while (i-- > 0)
 				(void)poke(sites[i], syscall_insn);
 			__atomic_store_n(&tfd_gosys_on, 0, __ATOMIC_RELEASE);
+			tfd_sig_untake(SIGILL);
 			say("its code could not be changed");
 			return;
 		}
@@ -441,7 +442,7 @@ int tfd_gosys_trap(siginfo_t *si, void *ucv)
 	uintptr_t ip;
 	long a[6];
 	sigset_t was;
-	int i;
+	int i, e;
 
 	if (!__atomic_load_n(&tfd_gosys_on, __ATOMIC_ACQUIRE) || !uc ||
 	    si->si_code != ILL_ILLOPN)
@@ -458,6 +459,7 @@ int tfd_gosys_trap(siginfo_t *si, void *ucv)
 	a[3] = g[REG_R10];
 	a[4] = g[REG_R8];
 	a[5] = g[REG_R9];
+	e = errno;
 	if (g[REG_RAX] == SYS_rt_sigprocmask) {
 		g[REG_RAX] = mask_call(uc, a);
 	} else if (g[REG_RAX] == SYS_rt_sigaction && a[0] == SIGILL) {
@@ -486,6 +488,7 @@ int tfd_gosys_trap(siginfo_t *si, void *ucv)
 		pthread_sigmask(SIG_SETMASK, &was, NULL);
 	}
 	g[REG_RIP] = (greg_t)(ip + 2);
+	errno = e;
 	/* The kernel's syscall clobbers rcx and r11 (the return address and
 	 * flags): Go's code expects nothing else. */
 	return 1;

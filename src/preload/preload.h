@@ -396,6 +396,10 @@ long tfd_vsyscall(long n, const long *a);
 /* signals.c: sig's handler is ours, whatever the program sets, and sig
  * is never blocked (its handler's mask, the C library's masks). */
 int tfd_sig_take_faults(int sig);
+void tfd_sig_untake(int sig);
+/* The mover's DOM_POKE_SIG handler in (vtime/join.c); the program's
+ * action is kept, never installed. */
+void tfd_sig_poke_install(const struct sigaction *sa);
 const sigset_t *tfd_sig_never_blocked(int how, const sigset_t *set,
                                       sigset_t *copy);
 

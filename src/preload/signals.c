@@ -174,6 +174,8 @@ void tfd_undefer(void)
 	tfd_ndeferred = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	if (nheld) /* a taken signal, kept in memory */
+		run_held();
 	errno = e;
 }
 
@@ -189,7 +191,14 @@ static void through(int sig, siginfo_t *si, void *uc)
 	if (sig == SIGILL && tfd_gosys_trap(si, uc))
 		return; /* a system call of Go's runtime, made */
 	a = prog[sig];
-	if (tfd_inside && !fault(sig, si) && !taken[sig]) {
+	if (tfd_inside && !fault(sig, si) && taken[sig]) {
+		/* Sent while inside: kept in memory (its mask never holds
+		 * it), its handler called as the thread leaves. */
+		hold(sig, si);
+		errno = e;
+		return;
+	}
+	if (tfd_inside && !fault(sig, si)) {
 		if ((a.sa_flags & SA_RESETHAND) && next_action) {
 			struct sigaction mine = a;
 
@@ -262,12 +271,15 @@ int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
 		 * handler of its own on every signal). */
 		if (!tfd_dom)
 			return next(sig, act, old);
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &saved);
 		pthread_mutex_lock(&lock);
 		if (old)
 			*old = poke_prog;
 		if (act)
 			poke_prog = *act;
 		pthread_mutex_unlock(&lock);
+		pthread_sigmask(SIG_SETMASK, &saved, NULL);
 		return 0;
 	}
 	next_action = next;
@@ -339,6 +351,34 @@ int tfd_sig_take_faults(int sig)
 			tfd_sig_action(i, &cur, NULL, tfd_next_sigaction);
 	}
 	return 0;
+}
+
+/* The mover's handler for DOM_POKE_SIG, installed as the domain is
+ * joined: the action it replaces is the program's from now on. */
+void tfd_sig_poke_install(const struct sigaction *sa)
+{
+	struct sigaction was;
+
+	if (tfd_next_sigaction(DOM_POKE_SIG, sa, &was) == 0)
+		poke_prog = was;
+}
+
+/* Taken no more (gosys.c gave up): the program's action, as it is. */
+void tfd_sig_untake(int sig)
+{
+	struct sigaction cur;
+	int was;
+
+	pthread_mutex_lock(&lock);
+	was = wrapped[sig];
+	cur = prog[sig];
+	pthread_mutex_unlock(&lock);
+	taken[sig] = 0;
+	if (!was) {
+		memset(&cur, 0, sizeof(cur));
+		cur.sa_handler = SIG_DFL;
+	}
+	tfd_sig_action(sig, &cur, NULL, tfd_next_sigaction);
 }
 
 /* sigprocmask() and pthread_sigmask() of the program's: a set to block

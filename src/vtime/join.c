@@ -70,7 +70,7 @@ int tfd_dom_join(const char *name)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_poke;
 	sa.sa_flags = SA_RESTART;
-	tfd_next_sigaction(DOM_POKE_SIG, &sa, NULL); /* the C library's */
+	tfd_sig_poke_install(&sa); /* the program's action kept */
 	tfd_counting_signals = 1;
 	tfd_dom_procs_forget(pid);
 	tfd_dom_me = tfd_dom_proc_take(pid);

@@ -668,8 +668,11 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 			int32_t pid = __atomic_load_n(&s->pid, __ATOMIC_ACQUIRE);
 			int32_t claim = -1;
 
-			if (tid == -1 && pid > 0 && pid == s->parent &&
-			    proc_dead(pid) &&
+			/* Gone for good (reaped): /proc unreadable is not
+			 * enough (the table may be full). */
+			if (tid == -1 && pid > 0 &&
+			    pid == __atomic_load_n(&s->parent, __ATOMIC_RELAXED) &&
+			    kill(pid, 0) < 0 && errno == ESRCH &&
 			    __atomic_compare_exchange_n(&s->tid, &claim, -3, 0,
 			                                __ATOMIC_ACQ_REL,
 			                                __ATOMIC_RELAXED)) {

@@ -5,7 +5,8 @@
 // end while locked to their thread (the runtime blocks every signal as
 // such a thread ends), C threads calling into Go (it blocks them as it
 // takes such a thread in), signal.Notify of a signal sent while the
-// receiver sleeps, SIGILL itself sent and caught, a C handler for SIGILL
+// receiver sleeps, a C thread in sigsuspend() with every other signal
+// blocked, SIGILL itself sent and caught, a C handler for SIGILL
 // with SA_RESETHAND, a child killed by its context's deadline.  Prints
 // facts (vfacts.go), the same natively and on virtual time.
 //
@@ -16,23 +17,53 @@ package main
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 extern void goCallback(int);
 
 static void *run(void *a) { goCallback((int)(long)a); return 0; }
 
-static int start(int n)
+// The same, from a thread that blocks every signal first.
+static void *run_blocked(void *a)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, 0);
+	goCallback((int)(long)a);
+	return 0;
+}
+
+static int start(int n, int blocked)
 {
 	pthread_t t[64];
 	int i, made = 0;
 
 	for (i = 0; i < n && i < 64; i++)
-		if (pthread_create(&t[i], 0, run, (void *)(long)i) == 0)
+		if (pthread_create(&t[i], 0, blocked ? run_blocked : run,
+		                   (void *)(long)i) == 0)
 			made++;
 	for (i = 0; i < made; i++)
 		pthread_join(t[i], 0);
 	return made;
 }
+
+// sigsuspend() with every signal blocked but SIGUSR1, on a thread of
+// its own: its tid first, then what sigsuspend() returned.
+static volatile int susp_tid;
+
+static int susp(void)
+{
+	sigset_t m;
+
+	susp_tid = (int)syscall(SYS_gettid);
+	sigfillset(&m);
+	sigdelset(&m, SIGUSR1);
+	return sigsuspend(&m);
+}
+
+static int susp_thread(void) { return susp_tid; }
 
 static volatile sig_atomic_t seen;
 static void once(int s) { (void)s; seen++; }
@@ -90,9 +121,12 @@ func main() {
 	wg.Wait()
 	report("20 goroutines locked to their threads sleep 0.1 s and end", time.Since(t0), ms(100))
 
-	// C threads calling Go.
-	made := C.start(32)
+	// C threads calling Go, then from threads that block every signal.
+	made := C.start(32, 0)
 	fact("32 C threads call into Go", made == 32 && atomic.LoadInt32(&calls) == 32)
+	made = C.start(16, 1)
+	fact("16 C threads that block every signal call into Go",
+		made == 16 && atomic.LoadInt32(&calls) == 48)
 
 	// A signal sent while the receiver sleeps on a channel.
 	c := make(chan os.Signal, 2)
@@ -112,6 +146,21 @@ func main() {
 	case <-time.After(ms(3000)):
 		fact("signal.Notify: SIGILL sent", false)
 	}
+
+	// A C thread in sigsuspend() with every other signal blocked, sent
+	// SIGUSR1: Go's handler runs there.
+	res := make(chan int)
+	go func() {
+		runtime.LockOSThread()
+		res <- int(C.susp())
+	}()
+	for C.susp_thread() == 0 {
+		time.Sleep(ms(10))
+	}
+	time.Sleep(ms(100))
+	syscall.Tgkill(os.Getpid(), int(C.susp_thread()), syscall.SIGUSR1)
+	fact("sigsuspend() with all but SIGUSR1 blocked, sent SIGUSR1: -1", <-res == -1)
+	fact("and signal.Notify has it", <-c == syscall.SIGUSR1)
 	signal.Reset(syscall.SIGUSR1, syscall.SIGILL)
 
 	// A child killed at its context's deadline.
