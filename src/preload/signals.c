@@ -58,8 +58,9 @@ __thread int tfd_ndeferred __attribute__((tls_model("initial-exec")));
 static __thread sigset_t deferred __attribute__((tls_model("initial-exec")));
 static struct sigaction prog[_NSIG]; /* the program's, where wrapped */
 static unsigned char wrapped[_NSIG];
-/* Taken for good (gosys.c: SIGILL): ours is installed whatever the
- * program's action, and the signal is in no handler's mask. */
+/* Taken (gosys.c: SIGILL): ours is installed whatever the program's
+ * action, and the signal is in no handler's mask nor the program's
+ * masks. */
 static unsigned char taken[_NSIG];
 /* The program's action for DOM_POKE_SIG, kept while the mover's is in. */
 static struct sigaction poke_prog;
@@ -252,7 +253,6 @@ static void through(int sig, siginfo_t *si, void *uc)
 	tfd_dom_handler(0, &p);
 	errno = e;
 }
-
 
 /* sigaction() for sig; next is libc's. */
 int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
