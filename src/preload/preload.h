@@ -397,6 +397,11 @@ long tfd_vsyscall(long n, const long *a);
  * is never blocked (its handler's mask, the C library's masks). */
 int tfd_sig_take_faults(int sig);
 void tfd_sig_untake(int sig);
+/* An action kept here, not installed: old told, act kept, under lk with
+ * block blocked (signals.c; rawsys.c's SIGSYS, the mover's signal). */
+void tfd_sig_kept(struct sigaction *kept, pthread_mutex_t *lk,
+                  const sigset_t *block, const struct sigaction *act,
+                  struct sigaction *old);
 /* The mover's DOM_POKE_SIG handler in (vtime/join.c); the program's
  * action is kept, never installed. */
 void tfd_sig_poke_install(const struct sigaction *sa);

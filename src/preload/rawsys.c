@@ -455,18 +455,11 @@ void tfd_rawsys_init(void)
  * that the handler never reads it half written. */
 int tfd_rawsys_action(const struct sigaction *act, struct sigaction *old)
 {
-	sigset_t sys, was;
+	sigset_t sys;
 
 	sigemptyset(&sys);
 	sigaddset(&sys, SIGSYS);
-	pthread_sigmask(SIG_BLOCK, &sys, &was);
-	pthread_mutex_lock(&prog_lock);
-	if (old)
-		*old = prog_act;
-	if (act)
-		prog_act = *act;
-	pthread_mutex_unlock(&prog_lock);
-	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	tfd_sig_kept(&prog_act, &prog_lock, &sys, act, old);
 	return 0;
 }
 

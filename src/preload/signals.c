@@ -254,6 +254,25 @@ static void through(int sig, siginfo_t *si, void *uc)
 	errno = e;
 }
 
+/* An action kept, not installed: told as old, replaced by act, under
+ * lk with the signals of block blocked (a handler that asks for it never
+ * reads it half written, nor waits for lk on its own thread). */
+void tfd_sig_kept(struct sigaction *kept, pthread_mutex_t *lk,
+                  const sigset_t *block, const struct sigaction *act,
+                  struct sigaction *old)
+{
+	sigset_t was;
+
+	pthread_sigmask(SIG_BLOCK, block, &was);
+	pthread_mutex_lock(lk);
+	if (old)
+		*old = *kept;
+	if (act)
+		*kept = *act;
+	pthread_mutex_unlock(lk);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+}
+
 /* sigaction() for sig; next is libc's. */
 int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
                    int (*next)(int, const struct sigaction *,
@@ -272,14 +291,7 @@ int tfd_sig_action(int sig, const struct sigaction *act, struct sigaction *old,
 		if (!tfd_dom)
 			return next(sig, act, old);
 		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &saved);
-		pthread_mutex_lock(&lock);
-		if (old)
-			*old = poke_prog;
-		if (act)
-			poke_prog = *act;
-		pthread_mutex_unlock(&lock);
-		pthread_sigmask(SIG_SETMASK, &saved, NULL);
+		tfd_sig_kept(&poke_prog, &lock, &all, act, old);
 		return 0;
 	}
 	next_action = next;
