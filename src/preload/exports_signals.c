@@ -164,8 +164,6 @@ EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	sigset_t copy;
 
-	if (tfd_inside)
-		return R(sigprocmask)(how, set, old);
 	return R(sigprocmask)(how, tfd_sig_never_blocked(how, set, &copy), old);
 }
 
@@ -173,8 +171,6 @@ EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	sigset_t copy;
 
-	if (tfd_inside)
-		return R(pthread_sigmask)(how, set, old);
 	return R(pthread_sigmask)(how, tfd_sig_never_blocked(how, set, &copy),
 	                          old);
 }

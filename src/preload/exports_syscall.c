@@ -97,17 +97,17 @@ static long virtual_call(long n, const long *a)
 	case SYS_nanosleep:
 	case SYS_clock_nanosleep:
 		return sleep_call(n, a);
-	case SYS_rt_sigprocmask: /* never blocking a signal taken */
-		if (a[1] && a[3] == 8 && (int)a[0] != SIG_UNBLOCK &&
-		    tfd_gosys_on) {
-			sigset_t copy, *set = (sigset_t *)a[1];
-			long b[6] = { a[0], 0, a[2], a[3], a[4], a[5] };
+	case SYS_rt_sigprocmask: { /* never blocking a signal taken */
+		sigset_t copy;
 
-			b[1] = (long)tfd_sig_never_blocked(SIG_SETMASK, set,
-			                                   &copy);
-			return R(syscall)(n, b[0], b[1], b[2], b[3], b[4], b[5]);
-		}
-		return TFD_PASS;
+		if (a[3] != 8)
+			return TFD_PASS;
+		return R(syscall)(n, a[0],
+		                  (long)tfd_sig_never_blocked(
+		                          (int)a[0], (const sigset_t *)a[1],
+		                          &copy),
+		                  a[2], a[3], a[4], a[5]);
+	}
 	case SYS_epoll_pwait:
 		if (a[4] && a[5] != _NSIG / 8)
 			return TFD_PASS; /* the kernel's EINVAL */

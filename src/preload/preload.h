@@ -405,8 +405,19 @@ void tfd_sig_kept(struct sigaction *kept, pthread_mutex_t *lk,
 /* The mover's DOM_POKE_SIG handler in (vtime/join.c); the program's
  * action is kept, never installed. */
 void tfd_sig_poke_install(const struct sigaction *sa);
-const sigset_t *tfd_sig_never_blocked(int how, const sigset_t *set,
+const sigset_t *tfd_sig_without_taken(int how, const sigset_t *set,
                                       sigset_t *copy);
+/* A mask the program gives (sigprocmask(), a wait's): without the signals
+ * taken, in a copy if need be; as it is off Go's virtual time and for the
+ * library's own calls (inside), which block what they block. */
+static inline const sigset_t *tfd_sig_never_blocked(int how,
+                                                    const sigset_t *set,
+                                                    sigset_t *copy)
+{
+	if (!unlikely(tfd_gosys_on) || tfd_inside)
+		return set;
+	return tfd_sig_without_taken(how, set, copy);
+}
 
 /* ---- exports_signals.c ---- */
 

@@ -396,7 +396,7 @@ void tfd_sig_untake(int sig)
 /* sigprocmask() and pthread_sigmask() of the program's: a set to block
  * or set without the signals taken (exports_signals.c); set itself, or
  * copy. */
-const sigset_t *tfd_sig_never_blocked(int how, const sigset_t *set,
+const sigset_t *tfd_sig_without_taken(int how, const sigset_t *set,
                                       sigset_t *copy)
 {
 	if (!set || how == SIG_UNBLOCK || !taken[SIGILL] ||

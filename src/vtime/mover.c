@@ -307,6 +307,27 @@ static void reclaim(struct tfd_dom *d, struct dom_slot *s)
 	                            __ATOMIC_RELAXED);
 }
 
+/* A thread whose process ended (exit_group) while it was being started
+ * (its slot's tid -1) never starts: nothing else frees its slot.  A
+ * thread's slot only (its pid is its maker's; a child's slot being named
+ * has the child's), once the process is reaped (/proc unreadable is not
+ * enough: the table may be full), claimed first as a thread starting
+ * would (-3). */
+static void starting_gone(struct tfd_dom *d, struct dom_slot *s)
+{
+	int32_t pid = __atomic_load_n(&s->pid, __ATOMIC_ACQUIRE);
+	int32_t claim = -1;
+
+	if (pid <= 0 || pid != __atomic_load_n(&s->parent, __ATOMIC_RELAXED) ||
+	    kill(pid, 0) == 0 || errno != ESRCH ||
+	    !__atomic_compare_exchange_n(&s->tid, &claim, -3, 0,
+	                                 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	reclaim(d, s);
+	tfd_dom_changed(d);
+	grace_until = tfd_dom_real_mono() + GRACE_NS;
+}
+
 /* What /proc says of a process, from its first thread's stat line (the
  * cheapest of its files): whether it is ending. */
 struct pseen {
@@ -660,26 +681,8 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 		if (tid == 0 || is_stopped(d, slot_proc(s)))
 			continue; /* free, or stopped: it holds no time */
 		if (tid < 0) { /* a thread or child on its way */
-			/* A thread whose process ended (exit_group) while it
-			 * was being started never starts: nothing else frees
-			 * its slot.  A thread's slot only (its pid is its
-			 * maker's; a child's slot being named has the child's),
-			 * claimed first as a thread starting would (-3). */
-			int32_t pid = __atomic_load_n(&s->pid, __ATOMIC_ACQUIRE);
-			int32_t claim = -1;
-
-			/* Gone for good (reaped): /proc unreadable is not
-			 * enough (the table may be full). */
-			if (tid == -1 && pid > 0 &&
-			    pid == __atomic_load_n(&s->parent, __ATOMIC_RELAXED) &&
-			    kill(pid, 0) < 0 && errno == ESRCH &&
-			    __atomic_compare_exchange_n(&s->tid, &claim, -3, 0,
-			                                __ATOMIC_ACQ_REL,
-			                                __ATOMIC_RELAXED)) {
-				reclaim(d, s);
-				tfd_dom_changed(d);
-				grace_until = tfd_dom_real_mono() + GRACE_NS;
-			}
+			if (tid == -1)
+				starting_gone(d, s);
 			v = V_BUSY;
 			continue;
 		}
