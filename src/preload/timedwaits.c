@@ -3,11 +3,12 @@
  * timedwaits.c - waits with a timeout on a condition, a semaphore, a lock
  * or a thread's end, on virtual time.  Only another thread ends them
  * early, through memory the kernel does not tell us about: they wait for
- * real in slices (vtime.h: tfd_dom_slice_wait), looking again
- * at each slice's end, and end with ETIMEDOUT when the virtual clock
- * reaches their deadline.  A deadline is counted on the clock the call
- * names, as an absolute time.  One beyond the horizon is none: the wait
- * is the call's own without a limit (slice -1), blocked outside our waits
+ * real in slices (vtime.h: tfd_dom_slice_wait), each the call's own with
+ * a real time as its limit, which the mover's poke moves to long past
+ * when the virtual clock reaches their deadline (they end with
+ * ETIMEDOUT).  A deadline is counted on the clock the call names, as an
+ * absolute time.  One beyond the horizon is none: the wait is the call's
+ * own without a limit (NULL), blocked outside our waits
  * as an untimed wait is, using no CPU.  A raw futex wait with a timeout
  * (syscall(2): GLib's conditions) is one more of them.
  */
@@ -33,16 +34,6 @@ static int64_t deadline_of(clockid_t c, const struct timespec *abs)
 	return left < 0 ? now : now + left;
 }
 
-/* The real time slice ns from now on CLOCK_MONOTONIC, as an absolute
- * timespec for the real call. */
-static struct timespec real_after(int64_t ns)
-{
-	struct timespec ts;
-
-	R(clock_gettime)(CLOCK_MONOTONIC, &ts);
-	return tfd_ns_to_ts(tfd_ts_to_ns(&ts) + ns);
-}
-
 /* Which clock a condition variable measures its timeouts on: glibc keeps
  * it in bit 1 of __wrefs (pthread_condattr_setclock). */
 static clockid_t cond_clock(const pthread_cond_t *c)
@@ -57,17 +48,15 @@ struct cw {
 	pthread_mutex_t *m;
 };
 
-static int cond_try(void *ctx, int64_t slice)
+static int cond_try(void *ctx, const struct timespec *until)
 {
 	struct cw *w = ctx;
-	struct timespec t;
 
-	if (!slice)
+	if (tfd_no_wait(until))
 		return ETIMEDOUT; /* nothing to try without waiting */
-	if (slice < 0)
+	if (!until)
 		return pthread_cond_wait(w->c, w->m);
-	t = real_after(slice);
-	return R(pthread_cond_clockwait)(w->c, w->m, CLOCK_MONOTONIC, &t);
+	return R(pthread_cond_clockwait)(w->c, w->m, CLOCK_MONOTONIC, until);
 }
 
 int tfd_timed_cond(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
@@ -77,22 +66,19 @@ int tfd_timed_cond(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 
 	if (clk == (clockid_t)-1)
 		clk = cond_clock(c);
-	return tfd_dom_slice_wait(deadline_of(clk, abs), cond_try, &w, 0);
+	return tfd_dom_slice_wait(deadline_of(clk, abs), cond_try, &w);
 }
 
 /* ---- semaphores ---- */
 
-static int sem_try(void *ctx, int64_t slice)
+static int sem_try(void *ctx, const struct timespec *until)
 {
-	struct timespec t;
-
-	if (!slice)
+	if (tfd_no_wait(until))
 		return sem_trywait(ctx) == 0 ? 0 : errno == EAGAIN ? ETIMEDOUT
 		                                                   : errno;
-	if (slice < 0)
+	if (!until)
 		return sem_wait(ctx) == 0 ? 0 : errno;
-	t = real_after(slice);
-	return R(sem_clockwait)(ctx, CLOCK_MONOTONIC, &t) == 0 ? 0 : errno;
+	return R(sem_clockwait)(ctx, CLOCK_MONOTONIC, until) == 0 ? 0 : errno;
 }
 
 int tfd_timed_sem(sem_t *s, clockid_t clk, const struct timespec *abs)
@@ -105,7 +91,7 @@ int tfd_timed_sem(sem_t *s, clockid_t clk, const struct timespec *abs)
 		errno = EINVAL;
 		return -1;
 	}
-	e = tfd_dom_slice_wait(deadline_of(clk, abs), sem_try, s, 1);
+	e = tfd_dom_slice_wait(deadline_of(clk, abs), sem_try, s);
 	if (e) {
 		errno = e;
 		return -1;
@@ -120,42 +106,40 @@ struct lw {
 	enum tfd_lock_kind kind;
 };
 
-static int lock_try(void *ctx, int64_t slice)
+static int lock_try(void *ctx, const struct timespec *until)
 {
 	struct lw *w = ctx;
-	struct timespec t;
 
-	if (!slice) {
+	if (tfd_no_wait(until)) {
 		int e = w->kind == TL_MUTEX ? pthread_mutex_trylock(w->lock)
 		        : w->kind == TL_READ ? pthread_rwlock_tryrdlock(w->lock)
 		                       : pthread_rwlock_trywrlock(w->lock);
 
 		return e == EBUSY ? ETIMEDOUT : e;
 	}
-	if (slice < 0)
+	if (!until)
 		return w->kind == TL_MUTEX   ? pthread_mutex_lock(w->lock)
 		       : w->kind == TL_READ ? pthread_rwlock_rdlock(w->lock)
 		                      : pthread_rwlock_wrlock(w->lock);
-	t = real_after(slice);
 	if (w->kind == TL_MUTEX)
-		return R(pthread_mutex_clocklock)(w->lock, CLOCK_MONOTONIC, &t);
+		return R(pthread_mutex_clocklock)(w->lock, CLOCK_MONOTONIC, until);
 	if (w->kind == TL_READ)
 		return R(pthread_rwlock_clockrdlock)(w->lock, CLOCK_MONOTONIC,
-		                                       &t);
-	return R(pthread_rwlock_clockwrlock)(w->lock, CLOCK_MONOTONIC, &t);
+		                                       until);
+	return R(pthread_rwlock_clockwrlock)(w->lock, CLOCK_MONOTONIC, until);
 }
 
 int tfd_timed_lock(void *lock, enum tfd_lock_kind kind, clockid_t clk,
                    const struct timespec *abs)
 {
 	struct lw w = { lock, kind };
-	int e = lock_try(&w, 0);
+	int e = lock_try(&w, &(const struct timespec){ 0, 0 });
 
 	if (e != ETIMEDOUT)
 		return e; /* taken, or an error (EDEADLK...) */
 	if (abs->tv_nsec < 0 || abs->tv_nsec >= TFD_NSEC)
 		return EINVAL;
-	return tfd_dom_slice_wait(deadline_of(clk, abs), lock_try, &w, 1);
+	return tfd_dom_slice_wait(deadline_of(clk, abs), lock_try, &w);
 }
 
 /* ---- joins ---- */
@@ -165,20 +149,18 @@ struct jw {
 	void **ret;
 };
 
-static int join_try(void *ctx, int64_t slice)
+static int join_try(void *ctx, const struct timespec *until)
 {
 	struct jw *w = ctx;
-	struct timespec t;
 	int e;
 
-	if (!slice) {
+	if (tfd_no_wait(until)) {
 		e = pthread_tryjoin_np(w->th, w->ret);
 		return e == EBUSY ? ETIMEDOUT : e;
 	}
-	if (slice < 0)
+	if (!until)
 		return pthread_join(w->th, w->ret);
-	t = real_after(slice);
-	return R(pthread_clockjoin_np)(w->th, w->ret, CLOCK_MONOTONIC, &t);
+	return R(pthread_clockjoin_np)(w->th, w->ret, CLOCK_MONOTONIC, until);
 }
 
 int tfd_timed_join(pthread_t th, void **ret, clockid_t clk,
@@ -188,7 +170,7 @@ int tfd_timed_join(pthread_t th, void **ret, clockid_t clk,
 
 	if (!abs)
 		return pthread_join(th, ret);
-	return tfd_dom_slice_wait(deadline_of(clk, abs), join_try, &w, 1);
+	return tfd_dom_slice_wait(deadline_of(clk, abs), join_try, &w);
 }
 
 /* ---- raw futex waits ----
@@ -197,9 +179,9 @@ int tfd_timed_join(pthread_t th, void **ret, clockid_t clk,
  * GLib's conditions (g_cond_wait_until), and any program that waits on a
  * futex of its own.  Each slice is a FUTEX_WAIT_BITSET with the program's
  * word, value and bitset (and its private flag), until a real time; the
- * look without waiting is one with a time long past, which the kernel
- * answers as the program's call would (EAGAIN for a changed word, EFAULT,
- * EINVAL), never ours reading its memory.
+ * look without waiting is one with a time long past ({0, 0}), which the
+ * kernel answers as the program's call would (EAGAIN for a changed word,
+ * EFAULT, EINVAL), never ours reading its memory.
  */
 struct fw {
 	uint32_t *word;
@@ -207,16 +189,13 @@ struct fw {
 	int priv;
 };
 
-static int futex_try(void *ctx, int64_t slice)
+static int futex_try(void *ctx, const struct timespec *until)
 {
 	struct fw *w = ctx;
-	struct timespec t = { 0, 0 };
 	long r;
 
-	if (slice > 0)
-		t = real_after(slice);
 	r = R(syscall)(SYS_futex, w->word, w->priv | FUTEX_WAIT_BITSET, w->val,
-	               slice < 0 ? NULL : &t, NULL, w->bitset);
+	               until, NULL, w->bitset);
 	return r < 0 ? errno : 0;
 }
 
@@ -240,7 +219,7 @@ long tfd_timed_futex(uint32_t *word, int op, uint32_t val,
 		                               CLOCK_REALTIME : CLOCK_MONOTONIC,
 		                       ts);
 	}
-	e = tfd_dom_slice_wait(deadline, futex_try, &w, 1);
+	e = tfd_dom_slice_wait(deadline, futex_try, &w);
 	if (e) {
 		errno = e;
 		return -1;

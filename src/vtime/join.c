@@ -12,10 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-/* DOM_POKE_SIG: its arrival is all (the wait it interrupts looks again). */
+/* DOM_POKE_SIG: the wait it interrupts looks again; a wait in slices
+ * ends its slice. */
 static void on_poke(int sig)
 {
 	(void)sig;
+	tfd_dom_slice_poked();
 }
 
 static int never_stop(void *ctx)

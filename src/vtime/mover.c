@@ -67,8 +67,7 @@ static void wake_all(struct tfd_dom *d)
 		struct dom_slot *s = &d->slot[i];
 
 		if (s->tid > 0 &&
-		    __atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == DS_WAIT &&
-		    s->kind != DK_SLICE)
+		    __atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == DS_WAIT)
 			syscall(SYS_tgkill, s->pid, s->tid, DOM_POKE_SIG);
 	}
 	hi = __atomic_load_n(&d->phiwater, __ATOMIC_ACQUIRE);
@@ -103,13 +102,26 @@ static void flow(struct tfd_dom *d, int on)
 	flow_to(d, on, DOM_NEVER);
 }
 
-/* What /proc says of a thread outside our waits. */
+/*
+ * What /proc says of a thread: its state and its process's threads (from
+ * stat, the cheapest of its files with them), whether it has SIGKILL
+ * pending, and a count that grows whenever it runs: schedstat's CPU time
+ * and times run (stat and schedstat together cost half what status does,
+ * which a kernel without schedstat gives instead: its context switches).
+ * The CPU time, not the times run alone: a thread seen S before its
+ * switch away (it sets its state, then schedules) may be woken before
+ * that switch and block again without being switched in anew; the CPU
+ * time it used meanwhile is counted at the latest as it blocks.
+ */
 struct seen {
-	char state;    /* R S D T t Z..., 0 gone */
-	long switches; /* voluntary + involuntary context switches */
-	long vol;      /* voluntary ones: it blocked */
-	long threads;  /* of its process */
+	char state;   /* R S D T t Z X..., 0 gone or unreadable */
+	int killed;   /* SIGKILL pending: a fatal signal, or exit_group() in
+	               * another thread (the kernel sends it to the others) */
+	long threads; /* of its process */
+	int64_t runs; /* grows whenever it runs */
 };
+
+static int no_schedstat = -1; /* not known yet */
 
 /* /proc/PID/task/TID/NAME into buf, NUL-terminated: 1, or 0 (gone). */
 static int read_task_file(int pid, int tid, const char *name, char *buf,
@@ -131,51 +143,115 @@ static int read_task_file(int pid, int tid, const char *name, char *buf,
 	return 1;
 }
 
-/* A thread's status file, read into buf. */
-static struct seen parse_status(const char *buf)
+/* A stat line: state, threads, SIGKILL pending. */
+static struct seen parse_stat(const char *buf)
 {
-	const char *p;
 	struct seen s = { 0, 0, 0, 0 };
+	unsigned long long sig = 0;
+	const char *p = strrchr(buf, ')'); /* the name may hold anything */
+	int k;
 
-	p = strstr(buf, "\nState:");
-	if (p)
-		s.state = p[8] == ' ' || p[8] == '\t' ? p[9] : p[8];
-	p = strstr(buf, "\nThreads:");
-	if (p)
-		s.threads = atol(p + 9);
-	p = strstr(buf, "\nvoluntary_ctxt_switches:");
-	if (p)
-		s.vol = atol(p + 25);
-	s.switches += s.vol;
-	p = strstr(buf, "\nnonvoluntary_ctxt_switches:");
-	if (p)
-		s.switches += atol(p + 28);
+	if (!p || p[1] != ' ')
+		return s;
+	p += 2;
+	s.state = *p;
+	/* After the state (field 3): num_threads is field 20, the thread's
+	 * pending signals field 31. */
+	for (k = 1; k <= 28 && p; k++) {
+		p = strchr(p, ' ');
+		if (p && *++p && k == 17)
+			s.threads = atol(p);
+		if (p && k == 28)
+			sig = strtoull(p, NULL, 10);
+	}
+	s.killed = (sig >> (SIGKILL - 1)) & 1;
 	return s;
 }
 
+/* A status file's context switches, voluntary ones into *vol. */
+static long status_switches(const char *buf, long *vol)
+{
+	const char *p = strstr(buf, "\nvoluntary_ctxt_switches:");
+	long n = 0;
+
+	*vol = p ? atol(p + 25) : 0;
+	p = strstr(buf, "\nnonvoluntary_ctxt_switches:");
+	if (p)
+		n = atol(p + 28);
+	return n + *vol;
+}
+
+/* The voluntary context switches of a thread (it blocked): -1 if gone. */
+static long thread_blocked_count(int pid, int tid)
+{
+	char buf[2048];
+	long vol;
+
+	if (!read_task_file(pid, tid, "status", buf, sizeof(buf)))
+		return -1;
+	status_switches(buf, &vol);
+	return vol;
+}
+
+/* The runs count from a schedstat (or status) file read into buf. */
+static int64_t parse_runs(const char *buf)
+{
+	long vol;
+	const char *p;
+
+	if (no_schedstat > 0)
+		return status_switches(buf, &vol);
+	p = strrchr(buf, ' '); /* "cpu_ns wait_ns runs" */
+	return strtoll(buf, NULL, 10) + (p ? strtoll(p + 1, NULL, 10) : 0);
+}
+
+/* The file that holds the runs count. */
+static const char *runs_file(void)
+{
+	if (no_schedstat < 0)
+		no_schedstat = access("/proc/self/schedstat", R_OK) != 0;
+	return no_schedstat ? "status" : "schedstat";
+}
+
+static struct seen look_stat(int pid, int tid)
+{
+	char buf[1024];
+	struct seen none = { 0, 0, 0, 0 };
+
+	if (!read_task_file(pid, tid, "stat", buf, sizeof(buf)))
+		return none;
+	return parse_stat(buf);
+}
+
+/* stat, then the runs count: a thread seen blocked (S) at two looks with
+ * the same count has not run since the first look read it. */
 static struct seen look_thread(int pid, int tid)
 {
 	char buf[2048];
-	struct seen none = { 0, 0, 0, 0 };
+	struct seen s = look_stat(pid, tid), none = { 0, 0, 0, 0 };
 
-	if (!read_task_file(pid, tid, "status", buf, sizeof(buf)))
+	if (!s.state)
 		return none;
-	return parse_status(buf);
+	if (!read_task_file(pid, tid, runs_file(), buf, sizeof(buf)))
+		return none;
+	s.runs = parse_runs(buf);
+	return s;
 }
 
 /*
- * The threads blocked outside our waits are looked at about three times
- * a move (a Java program has 16 of them, and its own 50 ms ticks); a
- * look by open, read and close costs three times one by pread of a file
- * kept open.  Only a mover in a process of its own keeps them (`tfd
- * exec`: its own table); the preload's, in the program's process, keeps
- * nothing in the program's table.  By slot, with the thread it was
- * opened for; fd + 1, 0 for none.  Out of descriptors, none is kept.
+ * The threads blocked outside our waits are looked at twice a move (a
+ * Java program has 16 of them, and its own 50 ms ticks); a look by open,
+ * read and close costs three times one by pread of a file kept open.
+ * Only a mover in a process of its own keeps them (`tfd exec`: its own
+ * table); the preload's, in the program's process, keeps nothing in the
+ * program's table.  By slot, with the thread they were opened for: stat's
+ * and the runs count's, fd + 1, 0 for none.  Out of descriptors, none is
+ * kept.
  */
 static int keep_files, nkept, kept_max;
 static struct {
 	int32_t pid, tid;
-	int fd1;
+	int fd1[2];
 } kept[DOM_SLOTS];
 
 /* At most a quarter of the descriptors `tfd exec` may have, and 256: the
@@ -193,11 +269,51 @@ void tfd_dom_mover_keeps_files(void)
 
 static void drop_kept(size_t k)
 {
-	if (kept[k].fd1) {
-		close(kept[k].fd1 - 1);
-		nkept--;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (kept[k].fd1[i]) {
+			close(kept[k].fd1[i] - 1);
+			kept[k].fd1[i] = 0;
+			nkept--;
+		}
+}
+
+/* Slot k's thread's file NAME kept open as kept[k].fd1[i]: 0, -1 (gone),
+ * or 1: none kept (out of room or descriptors). */
+static int keep(size_t k, int i, const char *name)
+{
+	char path[64];
+	int fd;
+
+	if (nkept >= kept_max)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", kept[k].pid,
+	         kept[k].tid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		for (k = 0; k < DOM_SLOTS; k++)
+			drop_kept(k);
+		keep_files = 0;
+		return 1;
 	}
-	kept[k].fd1 = 0;
+	if (fd < 0)
+		return -1;
+	kept[k].fd1[i] = fd + 1;
+	nkept++;
+	return 0;
+}
+
+/* A kept file read into buf: 1, or 0 (its thread gone: its tid may be
+ * another thread's now). */
+static int read_kept(size_t k, int i, char *buf, size_t len)
+{
+	ssize_t n = pread(kept[k].fd1[i] - 1, buf, len - 1, 0);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return 1;
 }
 
 /* look_thread() of slot s's thread. */
@@ -206,43 +322,31 @@ static struct seen look_slot(const struct tfd_dom *d,
 {
 	size_t k = (size_t)(s - d->slot);
 	int32_t pid = s->pid, tid = s->tid;
-	struct seen none = { 0, 0, 0, 0 };
+	struct seen t, none = { 0, 0, 0, 0 };
 	char buf[2048];
-	ssize_t n;
+	int i;
 
 	if (!keep_files)
 		return look_thread(pid, tid);
-	if (kept[k].fd1 && (kept[k].pid != pid || kept[k].tid != tid))
+	if (kept[k].pid != pid || kept[k].tid != tid) {
 		drop_kept(k);
-	if (!kept[k].fd1) {
-		char path[64];
-		int fd;
-
-		if (nkept >= kept_max)
-			return look_thread(pid, tid);
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid,
-		         tid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
-			for (k = 0; k < DOM_SLOTS; k++)
-				drop_kept(k);
-			keep_files = 0;
-			return look_thread(pid, tid);
-		}
-		if (fd < 0)
-			return none;
 		kept[k].pid = pid;
 		kept[k].tid = tid;
-		kept[k].fd1 = fd + 1;
-		nkept++;
 	}
-	n = pread(kept[k].fd1 - 1, buf, sizeof(buf) - 1, 0);
-	if (n <= 0) { /* gone (its tid may be another thread's now) */
-		drop_kept(k);
-		return none;
+	for (i = 0; i < 2; i++) {
+		int r = kept[k].fd1[i] ? 0 : keep(k, i, i ? runs_file() : "stat");
+
+		if (r > 0)
+			return look_thread(pid, tid);
+		if (r < 0 || !read_kept(k, i, buf, sizeof(buf))) {
+			drop_kept(k);
+			return none;
+		}
+		if (i == 0 && !(t = parse_stat(buf)).state)
+			return none;
 	}
-	buf[n] = 0;
-	return parse_status(buf);
+	t.runs = parse_runs(buf);
+	return t;
 }
 
 /* 1 if the process is gone, or a zombie its parent may reap: its first
@@ -326,42 +430,6 @@ static void starting_gone(struct tfd_dom *d, struct dom_slot *s)
 	reclaim(d, s);
 	tfd_dom_changed(d);
 	grace_until = tfd_dom_real_mono() + GRACE_NS;
-}
-
-/* What /proc says of a process, from its first thread's stat line (the
- * cheapest of its files): whether it is ending. */
-struct pseen {
-	char state;   /* R S D T t Z X..., 0 unreadable */
-	long threads; /* of its process */
-	int killed;   /* SIGKILL pending: a fatal signal, or exit_group() in
-	               * another thread (the kernel sends it to the others) */
-};
-
-static struct pseen look_stat(int pid, int tid)
-{
-	char buf[1024], *p;
-	struct pseen s = { 0, 0, 0 };
-	unsigned long long sig = 0;
-	int k;
-
-	if (!read_task_file(pid, tid, "stat", buf, sizeof(buf)))
-		return s;
-	p = strrchr(buf, ')'); /* the name may hold anything */
-	if (!p || p[1] != ' ')
-		return s;
-	p += 2;
-	s.state = *p;
-	/* After the state (field 3): num_threads is field 20, the thread's
-	 * pending signals field 31. */
-	for (k = 1; k <= 28 && p; k++) {
-		p = strchr(p, ' ');
-		if (p && *++p && k == 17)
-			s.threads = atol(p);
-		if (p && k == 28)
-			sig = strtoull(p, NULL, 10);
-	}
-	s.killed = (sig >> (SIGKILL - 1)) & 1;
-	return s;
 }
 
 /* The processes found stopped (SIGSTOP), by the index of their record:
@@ -467,7 +535,7 @@ static int others_ending(struct tfd_dom *d, int32_t pid, int *stopped_all)
 	for (i = 0; i < hi; i++) {
 		struct dom_slot *s = &d->slot[i];
 		int32_t tid = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
-		struct pseen t;
+		struct seen t;
 
 		if (tid <= 0 || tid == pid || s->pid != pid)
 			continue;
@@ -528,7 +596,7 @@ static enum sweep procs_sweep(struct tfd_dom *d)
 		struct dom_proc *p = &d->proc[i];
 		int32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
 		int stop = 0, hold = 0, dead = 0;
-		struct pseen t;
+		struct seen t;
 
 		if (pid > 0) {
 			t = look_stat(pid, pid);
@@ -598,8 +666,7 @@ static void wake_slot(struct tfd_dom *d, struct dom_slot *s)
 {
 	uint64_t round = poke_key(d);
 
-	if (s->kind != DK_SLICE &&
-	    __atomic_load_n(&s->poked, __ATOMIC_RELAXED) != round) {
+	if (__atomic_load_n(&s->poked, __ATOMIC_RELAXED) != round) {
 		__atomic_store_n(&s->poked, round, __ATOMIC_RELAXED);
 		syscall(SYS_tgkill, s->pid, s->tid, DOM_POKE_SIG);
 	}
@@ -627,9 +694,11 @@ struct eval {
 	int timed;   /* a wait or a timer of the tree has a deadline */
 	int busy;    /* a thread outside our waits runs busy (busy_thread) */
 	int outside; /* a wait is on the outside (waits.c) */
+	int woke;    /* a wait or an agent was due, and woken */
 	int nout;
-	int out[DOM_SLOTS]; /* slots in RUN, blocked outside our waits */
-	long sw[DOM_SLOTS];
+	int out[DOM_SLOTS]; /* slots in RUN, blocked outside our waits, and
+	                     * in a wait in slices since others ran */
+	int64_t sw[DOM_SLOTS]; /* their runs counts (seen), -1: gone */
 };
 
 /* act when the current round of looks began: the threads then running
@@ -672,6 +741,7 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 	e->exiting = 0;
 	e->timed = 0;
 	e->outside = 0;
+	e->woke = 0;
 	for (i = 0; i < hi; i++) {
 		struct dom_slot *s = &d->slot[i];
 		int32_t tid = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
@@ -730,11 +800,19 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 		}
 		if (dl <= now) { /* due: it is about to run */
 			wake_slot(d, s);
+			e->woke = 1;
 			if (v == V_MOVE)
 				v = V_SOON;
 			continue;
 		}
-		if (!look_valid(d, s, act)) {
+		if (!look_valid(d, s, act) && s->kind == DK_SLICE &&
+		    __atomic_load_n(&s->looked, __ATOMIC_ACQUIRE)) {
+			/* In the C library's wait, which only a thread that
+			 * ran could end (its deadline is fixed): /proc tells
+			 * whether it still blocks there, as for the threads
+			 * blocked outside our waits (waits.c). */
+			e->out[e->nout++] = (int)i;
+		} else if (!look_valid(d, s, act)) {
 			invalid = 1;
 			if (verified && s->kind == DK_KERNEL &&
 			    __atomic_load_n(&s->looked, __ATOMIC_ACQUIRE)) {
@@ -791,6 +869,7 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 			tfd_futex_wake(&p->wake, INT_MAX);
 			found = 1;
 		}
+		e->woke |= found;
 		if (found && v == V_MOVE)
 			v = V_SOON;
 	}
@@ -834,25 +913,26 @@ static int64_t thread_cpu(int pid, int tid)
 	return strtoll(buf, NULL, 10);
 }
 
-/* Thread k (of slot k), seen running with t: 1 if it has used more than
- * a quantum of CPU since it last blocked. */
-static int busy_thread(int k, const struct dom_slot *s, const struct seen *t)
+/* Thread k (of slot k), seen running: 1 if it has used more than a
+ * quantum of CPU since it last blocked. */
+static int busy_thread(int k, const struct dom_slot *s)
 {
 	int64_t cpu = thread_cpu(s->pid, s->tid);
+	long vol = thread_blocked_count(s->pid, s->tid);
 
-	if (cpu < 0)
+	if (cpu < 0 || vol < 0)
 		return 0;
-	if (mark[k].tid != s->tid || mark[k].vol != t->vol) {
+	if (mark[k].tid != s->tid || mark[k].vol != vol) {
 		mark[k].tid = s->tid;
-		mark[k].vol = t->vol;
+		mark[k].vol = vol;
 		mark[k].cpu = cpu;
 		return 0;
 	}
 	return cpu - mark[k].cpu > QUANTUM_NS;
 }
 
-/* The threads outside our waits: 1 if all are blocked (their context
- * switches noted in e->sw), 0 if one runs (e->busy: one runs busy); gone
+/* The threads outside our waits: 1 if all are blocked (their runs counts
+ * noted in e->sw), 0 if one runs (e->busy: one runs busy); gone
  * ones are freed. */
 static int outside_blocked(struct tfd_dom *d, struct eval *e)
 {
@@ -888,7 +968,7 @@ static int outside_blocked(struct tfd_dom *d, struct eval *e)
 			grace_until = tfd_dom_real_mono() + GRACE_NS;
 			continue;
 		}
-		e->sw[i] = t.switches;
+		e->sw[i] = t.runs;
 		/* Running, in a short wait of the kernel's (D), or stopped by
 		 * a debugger or a sanitizer's leak check at exit (t): time
 		 * holds for it.  Stopped by SIGSTOP (T), it waits for another
@@ -896,7 +976,7 @@ static int outside_blocked(struct tfd_dom *d, struct eval *e)
 		if (t.state != 'S' && t.state != 'T')
 			all = 0;
 		if (t.state == 'R' && e->timed &&
-		    busy_thread(e->out[i], s, &t))
+		    busy_thread(e->out[i], s))
 			e->busy = 1;
 	}
 	return all;
@@ -915,7 +995,7 @@ static int outside_still(struct tfd_dom *d, struct eval *e)
 			continue;
 		t = look_slot(d, s);
 		if ((t.state != 'S' && t.state != 'T') ||
-		    t.switches != e->sw[i])
+		    t.runs != e->sw[i])
 			return 0;
 	}
 	return 1;
@@ -991,18 +1071,18 @@ static void sleep_on(struct tfd_dom *d, uint32_t gen, int64_t ns)
 	__atomic_store_n(&d->sleeping, 0, __ATOMIC_SEQ_CST);
 }
 
-/* The threads outside our waits are the ones seen at the verification,
- * and have not run since. */
+/* The threads outside our waits are the ones seen at the verification. */
+static int same_set(const struct eval *e, const struct eval *snap)
+{
+	return e->nout == snap->nout &&
+	       !memcmp(e->out, snap->out, sizeof(e->out[0]) * (size_t)e->nout);
+}
+
+/* The same, and they have not run since. */
 static int same_outside(const struct eval *e, const struct eval *snap)
 {
-	int i;
-
-	if (e->nout != snap->nout)
-		return 0;
-	for (i = 0; i < e->nout; i++)
-		if (e->out[i] != snap->out[i] || e->sw[i] != snap->sw[i])
-			return 0;
-	return 1;
+	return same_set(e, snap) &&
+	       !memcmp(e->sw, snap->sw, sizeof(e->sw[0]) * (size_t)e->nout);
 }
 
 int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
@@ -1044,7 +1124,24 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 				procs_sweep(d);
 			continue;
 		}
-		if (e->nout && !outside_blocked(d, e)) {
+		if (v == V_SOON && e->woke) {
+			/* What is due was woken, and runs next: a look at the
+			 * others now would be made again after it. */
+			verified = 0;
+			sleep_on(d, gen, 2000000);
+			repoke = __atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) == gen;
+			if (repoke) /* it does not answer: is it alive? */
+				procs_sweep(d);
+			continue;
+		}
+		/* A round begun, nothing run since, the same threads outside
+		 * our waits: they were blocked at its beginning, and are
+		 * looked at once more just before time moves. */
+		if (verified && v != V_IDLE && same_set(e, snap) &&
+		    __atomic_load_n(&d->actrun, __ATOMIC_SEQ_CST) >> ACT_SHIFT ==
+		            round_act)
+			memcpy(e->sw, snap->sw, sizeof(e->sw[0]) * (size_t)e->nout);
+		else if (e->nout && !outside_blocked(d, e)) {
 			/* Time flows while one runs busy (busy_thread). */
 			flow(d, e->busy);
 			verified = 0;

@@ -209,19 +209,29 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
                   void *ctx);
 /* A wait that can only block in real time, in slices (a condition, a
  * lock, a join), until deadline: 0, try()'s error, or ETIMEDOUT at the
- * deadline.  Needs a domain.  short_slices: a wake that comes between two
- * slices is not lost (try() without waiting finds what it left: a
- * semaphore's count, a lock, a futex word), so the slices may follow each
- * other closely while time moves; 0 for a condition (a signal sent as a
- * slice ends wakes nobody: waits.c). */
-int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
-                       void *ctx, int short_slices);
+ * deadline.  Needs a domain.  try(ctx, until) waits at most until the
+ * real CLOCK_MONOTONIC time *until (NULL: no limit; {0, 0}: tries without
+ * waiting), and reads *until again when the kernel's wait is interrupted
+ * (glibc's waits do): the mover's poke sets it to {0, 0}, which ends the
+ * slice (waits.c). */
+int tfd_dom_slice_wait(int64_t deadline,
+                       int (*try)(void *, const struct timespec *),
+                       void *ctx);
+/* The mover's poke came (its handler): the slice this thread waits in
+ * ends. */
+void tfd_dom_slice_poked(void);
+/* 1 if a try() is to try without waiting. */
+static inline int tfd_no_wait(const struct timespec *until)
+{
+	return until && until->tv_sec == 0 && until->tv_nsec == 0;
+}
 /* A handler of the program's begins (1) or returns (0) on this thread:
  * a wait it interrupts counts as running meanwhile (waits.c). */
 struct tfd_dom_paused {
 	int kind;
 	int outside;
 	int64_t deadline;
+	struct timespec until; /* a slice's real end */
 };
 void tfd_dom_handler(int begin, struct tfd_dom_paused *p);
 /* A blocking read of timer fd with nothing to read waits until it has

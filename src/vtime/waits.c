@@ -142,6 +142,17 @@ static void to_run(struct dom_slot *s)
 	tfd_dom_changed(tfd_dom);
 }
 
+/* The end of the slice a wait in slices is in (tfd_dom_slice_wait): the
+ * mover's poke sets it to long past. */
+static __thread struct timespec slice_until
+	__attribute__((tls_model("initial-exec")));
+
+void tfd_dom_slice_poked(void)
+{
+	slice_until.tv_sec = 0;
+	slice_until.tv_nsec = 0;
+}
+
 /*
  * A wait ends without coming back through its own code when a handler of
  * the program's jumps out of it (siglongjmp: the timeout idiom) or the
@@ -159,6 +170,9 @@ void tfd_dom_handler(int begin, struct tfd_dom_paused *p)
 	struct dom_proc *me = tfd_dom_me;
 
 	if (begin) {
+		/* A wait in slices in the handler sets its own end; a poke
+		 * meanwhile ends the slice the handler interrupted too. */
+		p->until = slice_until;
 		p->kind = 0;
 		if (!s || __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != DS_WAIT)
 			return;
@@ -169,7 +183,12 @@ void tfd_dom_handler(int begin, struct tfd_dom_paused *p)
 			__atomic_sub_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
 		to_run(s);
 	} else if (s && p->kind) {
+		if (!tfd_no_wait(&slice_until))
+			slice_until = p->until;
 		to_wait(s, p->kind, p->deadline, p->outside);
+		/* Back in the C library's wait: the mover asks /proc. */
+		if (p->kind == DK_SLICE)
+			__atomic_store_n(&s->looked, 1, __ATOMIC_RELEASE);
 		if (p->kind == DK_KERNEL && me)
 			__atomic_add_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
 		tfd_dom_changed(tfd_dom);
@@ -397,83 +416,96 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 	return r;
 }
 
-/* A wait that can only block in real time, in slices (a condition
- * variable, a lock, a join): try(ctx, slice) waits at most slice real
- * nanoseconds (-1: no limit) and returns 0 (done), ETIMEDOUT (the slice
- * ran out) or another error.  Registered as looking again at each
- * slice's end.  Returns 0, the error, or ETIMEDOUT at the virtual
+/*
+ * A wait that can only block in real time, in slices (a condition
+ * variable, a lock, a join): try(ctx, until) waits until the real time
+ * *until at most and returns 0 (done), ETIMEDOUT (the slice ran out) or
+ * another error.  Returns 0, the error, or ETIMEDOUT at the virtual
  * deadline.  With no deadline (beyond the horizon), one wait without a
  * limit, the thread running for us (blocked outside our waits, which
- * /proc tells): slices would wake it every millisecond for ever. */
-#define SLICE_NS 1000000 /* 1 ms */
-#define SLICE_MIN_NS 50000 /* 50 us */
-int tfd_dom_slice_wait(int64_t deadline, int (*try)(void *, int64_t),
-                       void *ctx, int short_slices)
+ * /proc tells).
+ *
+ * The mover does not wait for such a wait to look again: after anything
+ * ran it asks /proc whether the thread is still blocked and has not run
+ * since (mover.c), which is all a look would tell (its deadline is the
+ * program's, fixed).  When time reaches the deadline, or starts to flow,
+ * it pokes the thread: the poke's handler sets the slice's end, which
+ * the C library's wait reads again as its wait is interrupted, to long
+ * past (tfd_dom_slice_poked), and the slice ends at once.  The slices
+ * are then only what a poke may miss (a lock that the kernel waits for
+ * without letting a signal interrupt it: a priority-inheritance mutex):
+ * long, since each slice's end is a chance to lose a condition's signal
+ * (one sent as the slice times out finds no waiter: std::condition_
+ * variable woken by a notify missed it 2 runs in 25 under load with
+ * slices of 50 us).  The poke is let through for the wait's length.
+ */
+#define SLICE_NS 100000000 /* 100 ms */
+#define SLICE_ALONE_NS 1000000 /* 1 ms, with no slot: nobody pokes it */
+
+/* The real CLOCK_MONOTONIC time ns from now (the C library's clock, not
+ * the program's: ours is virtual). */
+static struct timespec real_after(int64_t ns)
+{
+	struct timespec ts;
+
+	R(clock_gettime)(CLOCK_MONOTONIC, &ts);
+	return tfd_ns_to_ts(tfd_ts_to_ns(&ts) + ns);
+}
+
+static const struct timespec no_wait = { 0, 0 };
+
+int tfd_dom_slice_wait(int64_t deadline,
+                       int (*try)(void *, const struct timespec *),
+                       void *ctx)
 {
 	struct dom_slot *s = tfd_dom_self_slot();
-	int64_t at = -1; /* the clock at its last look */
-	uint64_t jumps = 0; /* the mover's jumps then */
-	int64_t slice = SLICE_MIN_NS;
-	int r;
+	sigset_t poke, old;
+	int r, unblocked = 0, told = 0;
 
 	if (deadline == DOM_NEVER)
-		return try(ctx, -1);
+		return try(ctx, NULL);
 
 	deadline = past_reached(deadline);
 	if (s) {
 		wait_key_set();
+		sigemptyset(&poke);
+		sigaddset(&poke, DOM_POKE_SIG);
+		unblocked = pthread_sigmask(SIG_UNBLOCK, &poke, &old) == 0 &&
+		            sigismember(&old, DOM_POKE_SIG) == 1;
 		to_wait(s, DK_SLICE, deadline, 0);
 	}
 	for (;;) {
 		int64_t left = tfd_dom_real_left(tfd_dom, deadline);
-		int same = 0, news = s != NULL; /* no slot: none waits on it */
+		int64_t slice = s ? SLICE_NS : SLICE_ALONE_NS;
+		unsigned h0 = tfd_sig_handled;
 
-		if (s) {
-			/* A look again at a slice's end, when nothing ran, no
-			 * round began and time did not move since the last
-			 * (its look, round and clock the same), tells the
-			 * mover nothing new: it is not woken, nor this
-			 * process's deadlines published again (each woke it:
-			 * with many threads to look at, a mover woken every
-			 * millisecond by each slice never ended a round). */
-			uint64_t look = s->look, round = s->look_round;
-			int had = __atomic_load_n(&s->looked, __ATOMIC_ACQUIRE);
-			int64_t now = tfd_dom_now(tfd_dom, DC_MONO);
-
-			uint64_t j = __atomic_load_n(&tfd_dom->jumps,
-			                             __ATOMIC_RELAXED);
-
+		if (s)
 			begin_look(s);
-			news = !had || s->look != look ||
-			       s->look_round != round || j != jumps;
-			same = !news && now == at;
-			at = now;
-			jumps = j;
-		}
-		r = try(ctx, 0);
-		if (r != ETIMEDOUT || looked_nothing_q(s, deadline, same))
+		r = try(ctx, &no_wait);
+		/* The mover is told of the first look (the thread waits now),
+		 * not of the others: it does not wait for them (above). */
+		if (r != ETIMEDOUT || looked_nothing_q(s, deadline, told))
 			break;
-		/* The mover waits for this look after anything ran and after
-		 * each jump: looks follow each other closely while time moves
-		 * (50 us: each move waited up to a millisecond for them), and
-		 * ever further apart, up to SLICE_NS, while nothing new comes
-		 * (and while time merely flows).  Not a condition's: a signal
-		 * sent while its slice times out finds no waiter and is lost
-		 * for it (its program sees the predicate only at the
-		 * deadline), and each slice's end is a chance of that
-		 * (std::condition_variable woken by a thread's notify missed
-		 * it 2 runs in 25 on a loaded machine at 50 us). */
-		if (!short_slices)
-			slice = SLICE_NS;
-		else
-			slice = news ? SLICE_MIN_NS
-			             : slice < SLICE_NS / 2 ? 2 * slice : SLICE_NS;
-		r = try(ctx, left >= 0 && left < slice ? left : slice);
+		told = 1;
+		slice_until = real_after(left >= 0 && left < slice ? left : slice);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		/* A poke before the line above was for a clock moved before it
+		 * (the mover moves, then pokes): seen here. */
+		if (tfd_dom_now(tfd_dom, DC_MONO) >= deadline) {
+			r = ETIMEDOUT;
+			break;
+		}
+		r = try(ctx, &slice_until);
+		if (r == EINTR && tfd_sig_handled == h0)
+			r = ETIMEDOUT; /* only the poke: look again */
 		if (r != ETIMEDOUT)
 			break;
 	}
-	if (s)
+	if (s) {
 		to_run(s);
+		if (unblocked)
+			pthread_sigmask(SIG_BLOCK, &poke, NULL);
+	}
 	wait_ended(r == ETIMEDOUT);
 	return r;
 }

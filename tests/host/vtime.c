@@ -695,6 +695,81 @@ HOST_CASE(far_timers_wait_quietly, 0)
 	return 0;
 }
 
+/* ---- a timed wait on a condition, waited in real slices ---- */
+
+static pthread_mutex_t hour_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hour_cond = PTHREAD_COND_INITIALIZER;
+static int hour_done;
+
+static void *hour_waiter(void *arg)
+{
+	struct timespec when;
+	int r = 0;
+
+	(void)arg;
+	clock_gettime(CLOCK_REALTIME, &when);
+	when.tv_sec += 3600;
+	pthread_mutex_lock(&hour_lock);
+	while (!hour_done && r != ETIMEDOUT)
+		r = pthread_cond_timedwait(&hour_cond, &hour_lock, &when);
+	r = hour_done;
+	pthread_mutex_unlock(&hour_lock);
+	return (void *)(intptr_t)r;
+}
+
+/* The real CLOCK_MONOTONIC, past the preload (a raw system call). */
+static int64_t real_ns(void)
+{
+	struct timespec ts;
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * A thread waits on a condition variable for an hour while the first
+ * thread computes for 150 ms (on virtual time, time stands, then flows
+ * with it: the hour is not reached), then signals it.  The waiter uses
+ * little CPU meanwhile, as on Linux.  Virtual time waits in real slices,
+ * whose ends the library once read on the virtual clock: once that clock
+ * was behind the real one, each slice timed out at once and the waiter
+ * spun.  On virtual time, the first thread first sleeps 1.1 s for real
+ * (a raw system call, nothing due: time stands), which puts the virtual
+ * clock behind (it starts less than a second ahead).
+ */
+HOST_CASE(condition_wait_uses_no_cpu, 0)
+{
+	struct timespec c0, c1, behind = { 1, 100 * MS };
+	clockid_t cpu;
+	pthread_t th;
+	void *ended;
+	int64_t end;
+
+	if (getenv("TFD_DOMAIN"))
+		syscall(SYS_ppoll, NULL, 0, &behind, NULL, 8);
+	if (pthread_create(&th, NULL, hour_waiter, NULL) != 0 ||
+	    pthread_getcpuclockid(th, &cpu) != 0)
+		return 1;
+	h_sleep_ms(10); /* it waits */
+	clock_gettime(cpu, &c0);
+	end = real_ns() + 150 * MS;
+	while (real_ns() < end)
+		;
+	clock_gettime(cpu, &c1);
+	say("the waiter's CPU in 150 ms: %s",
+	    (c1.tv_sec - c0.tv_sec) * 1000 * MS + c1.tv_nsec - c0.tv_nsec <
+	                    30 * MS
+	            ? "little"
+	            : "much");
+	pthread_mutex_lock(&hour_lock);
+	hour_done = 1;
+	pthread_cond_signal(&hour_cond);
+	pthread_mutex_unlock(&hour_lock);
+	pthread_join(th, &ended);
+	say("then it was signalled: %s", ended ? "yes" : "no");
+	return 0;
+}
+
 /* ---- a stopped process whose first thread has ended ---- */
 
 static int alone_pipe;
