@@ -51,8 +51,9 @@ enum dom_kind {
 	DK_SLEEP = 1, /* only time (or a signal to the thread) ends it */
 	DK_KERNEL,    /* blocked in the kernel on something else as well
 	               * (descriptors, signals): poked with DOM_POKE_SIG */
-	DK_SLICE,     /* a real wait in short slices (a condition, a lock):
-	               * it looks again at each slice's end by itself */
+	DK_SLICE,     /* a real wait in slices (a condition, a lock): poked
+	               * at its deadline, which ends its slice; blocked there
+	               * as /proc tells (waits.c) */
 };
 
 struct dom_slot {

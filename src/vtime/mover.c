@@ -8,8 +8,9 @@
  * every thread of the tree is in a wait of ours (or blocked outside them,
  * which /proc tells), it makes sure that each wait which something else
  * than time could end has looked since the last thing that could have
- * ended it (else it pokes it and waits for its look), then moves the
- * clocks to the earliest deadline of the tree, and wakes what is due.
+ * ended it (else it pokes it and waits for its look; a wait in slices is
+ * asked of /proc instead), then moves the clocks to the earliest
+ * deadline of the tree, and wakes what is due.
  */
 #define _GNU_SOURCE
 #include "core/time.h"
@@ -682,7 +683,8 @@ static void poke(struct tfd_dom *d, struct dom_slot *s)
 
 enum verdict {
 	V_BUSY,    /* something runs: wait for a change */
-	V_SOON,    /* waiting for looks or slices: a change, or a moment */
+	V_SOON,    /* waiting for looks, or for what is due: a change, or a
+	            * moment */
 	V_OUTSIDE, /* a thread outside our waits runs: look again soon */
 	V_IDLE,    /* all blocked, no deadline */
 	V_MOVE,    /* all blocked: move to *to */
@@ -1071,6 +1073,18 @@ static void sleep_on(struct tfd_dom *d, uint32_t gen, int64_t ns)
 	__atomic_store_n(&d->sleeping, 0, __ATOMIC_SEQ_CST);
 }
 
+/* Looks, or what is due, to come: their change, or a moment.  1 if
+ * nothing came: a poke may have come before its wait began (poke again),
+ * or the wait does not answer (the processes looked at: is it alive?). */
+static int wait_soon(struct tfd_dom *d, uint32_t gen)
+{
+	sleep_on(d, gen, 2000000);
+	if (__atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) != gen)
+		return 0;
+	procs_sweep(d);
+	return 1;
+}
+
 /* The threads outside our waits are the ones seen at the verification. */
 static int same_set(const struct eval *e, const struct eval *snap)
 {
@@ -1128,10 +1142,7 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			/* What is due was woken, and runs next: a look at the
 			 * others now would be made again after it. */
 			verified = 0;
-			sleep_on(d, gen, 2000000);
-			repoke = __atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) == gen;
-			if (repoke) /* it does not answer: is it alive? */
-				procs_sweep(d);
+			repoke = wait_soon(d, gen);
 			continue;
 		}
 		/* A round begun, nothing run since, the same threads outside
@@ -1171,12 +1182,7 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			continue;
 		}
 		if (v == V_SOON) {
-			/* Looks and slices: their change, or a moment (a poke
-			 * may have come before its wait began: poke again). */
-			sleep_on(d, gen, 2000000);
-			repoke = __atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) == gen;
-			if (repoke) /* a wait does not answer: is it alive? */
-				procs_sweep(d);
+			repoke = wait_soon(d, gen);
 			continue;
 		}
 		if (relooks_pending(d)) {

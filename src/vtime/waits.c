@@ -2,9 +2,10 @@
 /*
  * waits.c - the waits of a virtual-time domain, in three ways of blocking:
  * a sleep (only time ends it), a wait in the kernel on something else as
- * well (descriptors, signals: poked to look again), a wait in slices (a
- * condition, a lock: it looks again at each slice's end); and on them the
- * program's sleeps and blocking reads of a timer.
+ * well (descriptors, signals: poked to look again), a wait in real
+ * slices (a condition, a lock: poked to end its slice at its deadline,
+ * and looked at in /proc meanwhile); and on them the program's sleeps and
+ * blocking reads of a timer.
  *
  * A wait registers its thread (WAIT, with its deadline and kind) before
  * it looks at what it waits for, and blocks only if the look found
