@@ -78,6 +78,9 @@ struct dom_slot {
 	                    * thread of its process */
 	uint32_t outside;  /* its wait is on a descriptor whose other end
 	                    * may be held outside the tree (while WAIT) */
+	uint32_t slice_ended; /* a poke ended its wait in slices' slice: it
+	                       * is on its way out of the C library's wait,
+	                       * or blocked there for the program's mutex */
 };
 
 struct dom_proc {

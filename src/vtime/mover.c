@@ -206,11 +206,17 @@ static int64_t parse_runs(const char *buf)
 	return strtoll(buf, NULL, 10) + (p ? strtoll(p + 1, NULL, 10) : 0);
 }
 
-/* The file that holds the runs count. */
+/* The file that holds the runs count: schedstat where it counts (a kernel
+ * without the statistics prints zeros: this thread has run). */
 static const char *runs_file(void)
 {
-	if (no_schedstat < 0)
-		no_schedstat = access("/proc/self/schedstat", R_OK) != 0;
+	if (no_schedstat < 0) {
+		char buf[128];
+
+		no_schedstat = !read_task_file(getpid(), gettid(), "schedstat",
+		                               buf, sizeof(buf)) ||
+		               strtoll(buf, NULL, 10) <= 0;
+	}
 	return no_schedstat ? "status" : "schedstat";
 }
 
@@ -800,18 +806,39 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 			tfd_dom_changed(d);
 			continue;
 		}
-		if (dl <= now) { /* due: it is about to run */
-			wake_slot(d, s);
+		if (dl <= now && s->kind == DK_SLICE &&
+		    __atomic_load_n(&s->slice_ended, __ATOMIC_ACQUIRE)) {
+			/* Poked at its deadline, its slice ended: it is on its
+			 * way out of the C library's wait (running: it tells
+			 * us as it leaves), or blocked there for the program's
+			 * mutex, which a thread that waits holds: time goes on
+			 * without it, as on Linux. */
+			if (look_slot(d, s).state != 'R') {
+				e->out[e->nout++] = (int)i;
+				continue;
+			}
 			e->woke = 1;
 			if (v == V_MOVE)
 				v = V_SOON;
 			continue;
 		}
-		if (!look_valid(d, s, act) && s->kind == DK_SLICE &&
+		if (dl <= now) { /* due: it is about to run */
+			if (repoke) /* the last poke may have come too early */
+				poke(d, s);
+			else
+				wake_slot(d, s);
+			e->woke = 1;
+			if (v == V_MOVE)
+				v = V_SOON;
+			continue;
+		}
+		if (s->kind == DK_SLICE &&
 		    __atomic_load_n(&s->looked, __ATOMIC_ACQUIRE)) {
 			/* In the C library's wait, which only a thread that
-			 * ran could end (its deadline is fixed): /proc tells
-			 * whether it still blocks there, as for the threads
+			 * ran could end (its deadline is fixed), or that
+			 * another's release of the program's mutex made
+			 * runnable without anything of ours running: /proc
+			 * tells whether it still blocks, as for the threads
 			 * blocked outside our waits (waits.c). */
 			e->out[e->nout++] = (int)i;
 		} else if (!look_valid(d, s, act)) {

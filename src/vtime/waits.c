@@ -128,6 +128,7 @@ static void to_wait(struct dom_slot *s, int kind, int64_t deadline,
                     int outside)
 {
 	s->kind = (uint32_t)kind;
+	__atomic_store_n(&s->slice_ended, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->outside, (uint32_t)outside, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->deadline, deadline, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->looked, kind == DK_SLEEP, __ATOMIC_RELAXED);
@@ -143,15 +144,27 @@ static void to_run(struct dom_slot *s)
 	tfd_dom_changed(tfd_dom);
 }
 
-/* The end of the slice a wait in slices is in (tfd_dom_slice_wait): the
- * mover's poke sets it to long past. */
+/* The end of the slice a wait in slices is in (tfd_dom_slice_wait), {0,
+ * 0} outside one: the mover's poke sets it to long past, and tells the
+ * wait's slot. */
 static __thread struct timespec slice_until
 	__attribute__((tls_model("initial-exec")));
+static __thread struct dom_slot *slice_slot
+	__attribute__((tls_model("initial-exec")));
 
-void tfd_dom_slice_poked(void)
+static void end_slice(void)
 {
 	slice_until.tv_sec = 0;
 	slice_until.tv_nsec = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (slice_slot)
+		__atomic_store_n(&slice_slot->slice_ended, 1, __ATOMIC_RELEASE);
+}
+
+void tfd_dom_slice_poked(void)
+{
+	if (!tfd_no_wait(&slice_until))
+		end_slice();
 }
 
 /*
@@ -184,12 +197,18 @@ void tfd_dom_handler(int begin, struct tfd_dom_paused *p)
 			__atomic_sub_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
 		to_run(s);
 	} else if (s && p->kind) {
-		if (!tfd_no_wait(&slice_until))
-			slice_until = p->until;
 		to_wait(s, p->kind, p->deadline, p->outside);
-		/* Back in the C library's wait: the mover asks /proc. */
-		if (p->kind == DK_SLICE)
+		if (p->kind == DK_SLICE) {
+			/* Back in the C library's wait: the mover asks /proc.
+			 * Its slice goes on, unless its deadline came meanwhile
+			 * (a poke for it ended only a wait of the handler's). */
 			__atomic_store_n(&s->looked, 1, __ATOMIC_RELEASE);
+			slice_slot = s;
+			if (tfd_dom_now(tfd_dom, DC_MONO) < p->deadline)
+				slice_until = p->until;
+			else
+				end_slice();
+		}
 		if (p->kind == DK_KERNEL && me)
 			__atomic_add_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
 		tfd_dom_changed(tfd_dom);
@@ -243,8 +262,8 @@ static void hold_signals(sigset_t *old)
 	pthread_sigmask(SIG_BLOCK, &all, old);
 }
 
-/* A poke that came after the last look is dropped; the mask restored. */
-static void release_signals(const sigset_t *old)
+/* A poke pending (blocked) is dropped. */
+static void drop_pokes(void)
 {
 	struct timespec zero = { 0, 0 };
 	sigset_t poke;
@@ -254,6 +273,12 @@ static void release_signals(const sigset_t *old)
 	while (syscall(SYS_rt_sigtimedwait, &poke, NULL, &zero, _NSIG / 8) ==
 	       DOM_POKE_SIG)
 		;
+}
+
+/* A poke that came after the last look is dropped; the mask restored. */
+static void release_signals(const sigset_t *old)
+{
+	drop_pokes();
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
@@ -426,19 +451,22 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
  * limit, the thread running for us (blocked outside our waits, which
  * /proc tells).
  *
- * The mover does not wait for such a wait to look again: after anything
- * ran it asks /proc whether the thread is still blocked and has not run
- * since (mover.c), which is all a look would tell (its deadline is the
- * program's, fixed).  When time reaches the deadline, or starts to flow,
- * it pokes the thread: the poke's handler sets the slice's end, which
- * the C library's wait reads again as its wait is interrupted, to long
- * past (tfd_dom_slice_poked), and the slice ends at once.  The slices
- * are then only what a poke may miss (a lock that the kernel waits for
- * without letting a signal interrupt it: a priority-inheritance mutex):
- * long, since each slice's end is a chance to lose a condition's signal
- * (one sent as the slice times out finds no waiter: std::condition_
- * variable woken by a notify missed it 2 runs in 25 under load with
- * slices of 50 us).  The poke is let through for the wait's length.
+ * The mover does not wait for such a wait to look again: it asks /proc
+ * whether the thread is still blocked and has not run since (mover.c),
+ * which is all a look would tell (its deadline is the program's, fixed).
+ * When time reaches the deadline, or starts to flow, it pokes the
+ * thread: the poke's handler sets the slice's end, which the C library's
+ * wait reads again as its wait is interrupted (glibc 2.36's conditions,
+ * locks, priority-inheritance mutexes and joins; a semaphore's wait and
+ * a raw futex return EINTR, and the slice loop looks again), to long
+ * past (tfd_dom_slice_poked), and the slice ends at once; the slot is
+ * told (slice_ended), and the mover then takes a thread that stays
+ * blocked for a condition's mutex for one blocked outside our waits.
+ * The slices are what a poke may miss: long, since each slice's end is
+ * a chance to lose a condition's signal (one sent as the slice times out
+ * finds no waiter: std::condition_variable woken by a notify missed it 2
+ * runs in 25 under load with slices of 50 us).  The poke is let through
+ * for the wait's length, also where the program's mask blocks it.
  */
 #define SLICE_NS 100000000 /* 100 ms */
 #define SLICE_ALONE_NS 1000000 /* 1 ms, with no slot: nobody pokes it */
@@ -474,6 +502,7 @@ int tfd_dom_slice_wait(int64_t deadline,
 		unblocked = pthread_sigmask(SIG_UNBLOCK, &poke, &old) == 0 &&
 		            sigismember(&old, DOM_POKE_SIG) == 1;
 		to_wait(s, DK_SLICE, deadline, 0);
+		slice_slot = s;
 	}
 	for (;;) {
 		int64_t left = tfd_dom_real_left(tfd_dom, deadline);
@@ -490,8 +519,13 @@ int tfd_dom_slice_wait(int64_t deadline,
 		told = 1;
 		slice_until = real_after(left >= 0 && left < slice ? left : slice);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		/* A poke before the line above was for a clock moved before it
-		 * (the mover moves, then pokes): seen here. */
+		/* A poke before the line below ended no slice (or set its end
+		 * to long past: the wait ends at once, unblocked): not told. */
+		if (s)
+			__atomic_store_n(&s->slice_ended, 0, __ATOMIC_RELEASE);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		/* A poke before the lines above was for a clock moved before
+		 * them (the mover moves, then pokes): seen here. */
 		if (tfd_dom_now(tfd_dom, DC_MONO) >= deadline) {
 			r = ETIMEDOUT;
 			break;
@@ -502,10 +536,13 @@ int tfd_dom_slice_wait(int64_t deadline,
 		if (r != ETIMEDOUT)
 			break;
 	}
+	slice_until = no_wait; /* no slice: a poke now ends none */
 	if (s) {
 		to_run(s);
-		if (unblocked)
+		if (unblocked) { /* blocked again, a poke come since dropped */
 			pthread_sigmask(SIG_BLOCK, &poke, NULL);
+			drop_pokes();
+		}
 	}
 	wait_ended(r == ETIMEDOUT);
 	return r;

@@ -770,6 +770,62 @@ HOST_CASE(condition_wait_uses_no_cpu, 0)
 	return 0;
 }
 
+/* ---- a timed wait whose mutex is held past its deadline ---- */
+
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t held_cond = PTHREAD_COND_INITIALIZER;
+static int held_signals;
+
+static void *hold_a_second(void *arg)
+{
+	(void)arg;
+	h_sleep_ms(10);
+	pthread_mutex_lock(&held_lock);
+	if (held_signals)
+		pthread_cond_signal(&held_cond);
+	h_sleep_ms(1000);
+	pthread_mutex_unlock(&held_lock);
+	return NULL;
+}
+
+/*
+ * A condition variable's wait of 100 ms, while another thread takes the
+ * mutex at 10 ms (and signals, or not) and holds it for a second: the
+ * wait returns (ETIMEDOUT, or 0 when signalled) only once it has the
+ * mutex back, after the second, as on Linux.  On virtual time the mover
+ * poked the wait at its deadline, then waited for it for ever: the wait,
+ * blocked for the mutex, was due and never ran, and time never reached
+ * the end of the holder's sleep.
+ */
+HOST_CASE(condition_timeout_while_mutex_held, 0)
+{
+	for (held_signals = 0; held_signals < 2; held_signals++) {
+		struct timespec until;
+		pthread_t th;
+		int64_t t0;
+		int r;
+
+		pthread_mutex_lock(&held_lock);
+		if (pthread_create(&th, NULL, hold_a_second, NULL) != 0)
+			return 1;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 100 * MS;
+		if (until.tv_nsec >= 1000 * MS) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000 * MS;
+		}
+		t0 = now_ns(CLOCK_MONOTONIC);
+		r = pthread_cond_timedwait(&held_cond, &held_lock, &until);
+		say("%s: %s, once the mutex was let go: %s",
+		    held_signals ? "signalled" : "not signalled",
+		    r == 0 ? "0" : r == ETIMEDOUT ? "ETIMEDOUT" : "other",
+		    now_ns(CLOCK_MONOTONIC) - t0 >= 1010 * MS ? "yes" : "no");
+		pthread_mutex_unlock(&held_lock);
+		pthread_join(th, NULL);
+	}
+	return 0;
+}
+
 /* ---- a stopped process whose first thread has ended ---- */
 
 static int alone_pipe;
