@@ -161,6 +161,16 @@ static void end_slice(void)
 		__atomic_store_n(&slice_slot->slice_ended, 1, __ATOMIC_RELEASE);
 }
 
+/* slice_until set: no poke has ended this slice yet (one before this
+ * ended none, or set slice_until to long past: seen by the caller). */
+static void begin_slice(struct dom_slot *s)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (s)
+		__atomic_store_n(&s->slice_ended, 0, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* before the clock's read */
+}
+
 void tfd_dom_slice_poked(void)
 {
 	if (!tfd_no_wait(&slice_until))
@@ -200,13 +210,16 @@ void tfd_dom_handler(int begin, struct tfd_dom_paused *p)
 		to_wait(s, p->kind, p->deadline, p->outside);
 		if (p->kind == DK_SLICE) {
 			/* Back in the C library's wait: the mover asks /proc.
-			 * Its slice goes on, unless its deadline came meanwhile
-			 * (a poke for it ended only a wait of the handler's). */
+			 * Its slice goes on, unless it had ended, or its
+			 * deadline came meanwhile (a poke for it ended only a
+			 * wait of the handler's); set in the slice loop's order
+			 * (a poke after the end is restored ends it). */
 			__atomic_store_n(&s->looked, 1, __ATOMIC_RELEASE);
 			slice_slot = s;
-			if (tfd_dom_now(tfd_dom, DC_MONO) < p->deadline)
-				slice_until = p->until;
-			else
+			slice_until = p->until;
+			begin_slice(s);
+			if (tfd_no_wait(&p->until) ||
+			    tfd_dom_now(tfd_dom, DC_MONO) >= p->deadline)
 				end_slice();
 		}
 		if (p->kind == DK_KERNEL && me)
@@ -518,12 +531,7 @@ int tfd_dom_slice_wait(int64_t deadline,
 			break;
 		told = 1;
 		slice_until = real_after(left >= 0 && left < slice ? left : slice);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		/* A poke before the line below ended no slice (or set its end
-		 * to long past: the wait ends at once, unblocked): not told. */
-		if (s)
-			__atomic_store_n(&s->slice_ended, 0, __ATOMIC_RELEASE);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		begin_slice(s);
 		/* A poke before the lines above was for a clock moved before
 		 * them (the mover moves, then pokes): seen here. */
 		if (tfd_dom_now(tfd_dom, DC_MONO) >= deadline) {
