@@ -705,7 +705,7 @@ struct eval {
 	int woke;    /* a wait or an agent was due, and woken */
 	int nout;
 	int out[DOM_SLOTS]; /* slots in RUN, blocked outside our waits, and
-	                     * in a wait in slices since others ran */
+	                     * in waits in slices that have looked */
 	int64_t sw[DOM_SLOTS]; /* their runs counts (seen), -1: gone */
 };
 

@@ -166,9 +166,9 @@ static void end_slice(void)
 static void begin_slice(struct dom_slot *s)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (s)
-		__atomic_store_n(&s->slice_ended, 0, __ATOMIC_RELEASE);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* before the clock's read */
+	if (s) /* seq_cst: before the caller's read of the clock */
+		__atomic_store_n(&s->slice_ended, 0, __ATOMIC_SEQ_CST);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 void tfd_dom_slice_poked(void)
