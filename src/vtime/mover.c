@@ -702,7 +702,6 @@ struct eval {
 	int timed;   /* a wait or a timer of the tree has a deadline */
 	int busy;    /* a thread outside our waits runs busy (busy_thread) */
 	int outside; /* a wait is on the outside (waits.c) */
-	int woke;    /* a wait or an agent was due, and woken */
 	int nout;
 	int out[DOM_SLOTS]; /* slots in RUN, blocked outside our waits, and
 	                     * in waits in slices that have looked */
@@ -749,7 +748,6 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 	e->exiting = 0;
 	e->timed = 0;
 	e->outside = 0;
-	e->woke = 0;
 	for (i = 0; i < hi; i++) {
 		struct dom_slot *s = &d->slot[i];
 		int32_t tid = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
@@ -817,7 +815,6 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 				e->out[e->nout++] = (int)i;
 				continue;
 			}
-			e->woke = 1;
 			if (v == V_MOVE)
 				v = V_SOON;
 			continue;
@@ -827,7 +824,6 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 				poke(d, s);
 			else
 				wake_slot(d, s);
-			e->woke = 1;
 			if (v == V_MOVE)
 				v = V_SOON;
 			continue;
@@ -898,7 +894,6 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 			tfd_futex_wake(&p->wake, INT_MAX);
 			found = 1;
 		}
-		e->woke |= found;
 		if (found && v == V_MOVE)
 			v = V_SOON;
 	}
@@ -1163,13 +1158,6 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 				/* Nothing told us anything: a process may have
 				 * died, or stopped, in our code. */
 				procs_sweep(d);
-			continue;
-		}
-		if (v == V_SOON && e->woke) {
-			/* What is due was woken, and runs next: a look at the
-			 * others now would be made again after it. */
-			verified = 0;
-			repoke = wait_soon(d, gen);
 			continue;
 		}
 		/* A round begun, nothing run since, the same threads outside
