@@ -3,7 +3,8 @@
  * exports_waits.c - the exported wrappers of the waits that only virtual
  * time changes: timed waits on conditions, semaphores, locks and joins
  * (timedwaits.c), socket calls, message queues, waits for children and
- * signal waits (iowaits.c).  Off virtual time, and for the library's own calls, each
+ * signal waits (iowaits.c); and the socket calls that give a socket its
+ * port, which is then the tree's (vtime/outside.c).  Off virtual time, and for the library's own calls, each
  * goes straight to libc.  See tfd-preload(7), VIRTUAL TIME.
  */
 #include "preload/preload.h"
@@ -243,6 +244,38 @@ EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *alen, int flags)
 EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *alen)
 {
 	return accept4(fd, addr, alen, 0);
+}
+
+/* A port the tree's socket takes is the tree's: a wait on a connection
+ * to it from another process of the tree is not a wait on the outside
+ * (outside.c).  A connect(2) in progress has its port already. */
+EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t alen)
+{
+	int r = R(bind)(fd, addr, alen);
+
+	if (r == 0 && !OFF)
+		tfd_dom_sock_bound(fd);
+	return r;
+}
+
+EXPORT int listen(int fd, int backlog)
+{
+	int r = R(listen)(fd, backlog);
+
+	if (r == 0 && !OFF)
+		tfd_dom_sock_bound(fd);
+	return r;
+}
+
+EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t alen)
+{
+	int r = R(connect)(fd, addr, alen), e = errno;
+
+	if ((r == 0 || e == EINPROGRESS) && !OFF) {
+		tfd_dom_sock_bound(fd);
+		errno = e;
+	}
+	return r;
 }
 
 /* ---- message queues ---- */

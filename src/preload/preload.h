@@ -122,7 +122,8 @@
 	X(pthread_rwlock_timedwrlock) X(pthread_rwlock_clockrdlock) \
 	X(pthread_rwlock_clockwrlock) X(pthread_timedjoin_np) \
 	X(pthread_clockjoin_np) X(recvfrom) X(recvmsg) X(sendto) X(sendmsg) \
-	X(accept4) X(mq_timedreceive) X(mq_timedsend) X(sigtimedwait) \
+	X(accept4) X(bind) X(listen) X(connect) X(mq_timedreceive) \
+	X(mq_timedsend) X(sigtimedwait) \
 	X(sigwaitinfo) X(sigwait) X(timespec_get) X(sigsuspend) X(pause) \
 	X(timer_create) X(timer_settime) X(timer_gettime) X(timer_getoverrun) \
 	X(timer_delete) X(alarm) X(setitimer) X(getitimer) X(posix_spawn) \

@@ -44,6 +44,7 @@
 #define DOM_SLOTS 2048
 #define DOM_PROCS 512
 #define DOM_INHERITED 64
+#define DOM_PORTS 256 /* the last ports of the tree's sockets kept */
 
 enum dom_state { DS_FREE, DS_RUN, DS_WAIT };
 
@@ -134,6 +135,12 @@ struct tfd_dom {
 	struct {
 		uint64_t dev, ino;
 	} inherited[DOM_INHERITED]; /* their identities, written at start */
+	uint32_t nports;     /* ports told (outside.c), the last DOM_PORTS
+	                      * kept in port[], as a ring */
+	uint32_t pad4;
+	uint64_t port[DOM_PORTS]; /* a TCP or UDP port a process of the tree
+	                           * bound, listened or connected at: the
+	                           * socket's type and port, and the pid */
 	struct dom_slot slot[DOM_SLOTS];
 	struct dom_proc proc[DOM_PROCS];
 };
@@ -160,6 +167,7 @@ struct dom_proc *tfd_dom_proc_take(int32_t pid);
 void tfd_dom_procs_forget(int32_t pid);
 int tfd_dom_slots_adopt(int32_t pid, int32_t tid);
 void tfd_dom_slots_for_others(int32_t pid, int32_t self);
+int tfd_dom_pid_in_tree(int32_t pid);
 
 /* step.c */
 void tfd_dom_engine_start(void);

@@ -356,6 +356,22 @@ void tfd_dom_slots_for_others(int32_t pid, int32_t self)
 	closedir(dir);
 }
 
+/* 1 if pid is a process of the tree: a thread of it has a slot. */
+int tfd_dom_pid_in_tree(int32_t pid)
+{
+	struct tfd_dom *d = tfd_dom;
+	uint32_t i, n;
+
+	if (!d || pid <= 0)
+		return 0;
+	n = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
+	for (i = 0; i < n && i < DOM_SLOTS; i++)
+		if (__atomic_load_n(&d->slot[i].pid, __ATOMIC_RELAXED) == pid &&
+		    __atomic_load_n(&d->slot[i].tid, __ATOMIC_RELAXED) != 0)
+			return 1;
+	return 0;
+}
+
 /* system() and popen() start their child inside the C library (its own
  * posix_spawn, which we do not see): a slot is taken for it before, a
  * child on its way for the mover (time holds), which the child claims

@@ -29,9 +29,11 @@
  *            its next deadline told to the mover, its agent thread
  *   waits.c  the three ways a wait blocks (a sleep, a wait in the kernel,
  *            a wait in slices), and the program's sleeps and reads
+ *   outside.c which descriptors the world outside the tree can make
+ *            ready (a wait on one lets time flow)
  *   clock.c  the clocks as the program reads them
  *
- * The files that run in the preload (join, step, waits, clock) use its
+ * The files that run in the preload (join, step, waits, outside, clock) use its
  * table of next definitions and its inside flag (preload/preload.h); shm,
  * slots and mover use nothing but the shared memory, and `tfd exec` builds
  * them in from the same sources (Makefile: VTIME_TOOL_SRC).
@@ -186,10 +188,14 @@ int64_t tfd_vdeadline(int64_t ns);
 
 /* 1 if fd's other end may be held outside the tree: a descriptor the
  * tree inherited from outside (tfd_dom_inherit()), a terminal, a FIFO
- * opened by its name.  A wait on such a descriptor (reading) is a wait
+ * opened by its name, a connected socket whose peer is not a process of
+ * the tree (outside.c).  A wait on such a descriptor (reading) is a wait
  * on the outside: while one is the tree's only way on, time flows at the
  * real rate instead of jumping (mover.c).  0 without a domain. */
 int tfd_dom_fd_outside(int fd);
+/* The socket fd was bound, listens or connected: its TCP or UDP port
+ * (if it has one) is the tree's, for tfd_dom_fd_outside(). */
+void tfd_dom_sock_bound(int fd);
 /* The calling thread's next wait (tfd_vwait(), tfd_dom_kwait()) is on
  * the outside. */
 void tfd_dom_wait_outside(void);

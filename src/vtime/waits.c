@@ -19,10 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static void begin_look(struct dom_slot *s)
@@ -345,56 +342,17 @@ static int dom_sleep(int64_t deadline)
 
 /*
  * Waits on the outside.  A descriptor whose other end may be held by a
- * process outside the tree (an input the tree inherited, a terminal, a
- * FIFO opened by its name) can become ready at any real moment; jumping
- * over a wait on one would time it out before the writer comes (`(sleep
- * 1; echo hi) | tfd exec ... read -t 5`).  Such a wait is marked on its
- * slot, and the mover lets time flow at the real rate instead of
- * jumping while one is the tree's only way on (mover.c).  A descriptor
- * is looked at (fstat) each time a wait on it begins: descriptors are
- * the program's, and change under us.
+ * process outside the tree (outside.c) can become ready at any real
+ * moment; jumping over a wait on one would time it out before the writer
+ * comes (`(sleep 1; echo hi) | tfd exec ... read -t 5`).  Such a wait is
+ * marked on its slot, and the mover lets time flow at the real rate
+ * instead of jumping while one is the tree's only way on (mover.c).
  */
 static __thread int next_outside;
 
 void tfd_dom_wait_outside(void)
 {
 	next_outside = 1;
-}
-
-#define PIPEFS_MAGIC_ 0x50495045
-
-/* A character device of a terminal's major: the consoles and serial
- * lines (4), /dev/tty and /dev/ptmx (5), BSD ptys (2, 3), UNIX 98 ptys
- * (128-143). */
-static int tty_major(unsigned m)
-{
-	return m == 2 || m == 3 || m == 4 || m == 5 || (m >= 128 && m <= 143);
-}
-
-int tfd_dom_fd_outside(int fd)
-{
-	struct tfd_dom *d = tfd_dom;
-	struct statfs sf;
-	struct stat st;
-	uint32_t i, n;
-
-	if (!d || fd < 0 || fstat(fd, &st) < 0)
-		return 0;
-	if (S_ISCHR(st.st_mode) && tty_major(major(st.st_rdev)))
-		return 1;
-	if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
-		return 0;
-	n = __atomic_load_n(&d->ninherited, __ATOMIC_ACQUIRE);
-	if (n > DOM_INHERITED)
-		n = DOM_INHERITED;
-	for (i = 0; i < n; i++)
-		if (d->inherited[i].dev == (uint64_t)st.st_dev &&
-		    d->inherited[i].ino == (uint64_t)st.st_ino)
-			return 1;
-	/* A FIFO opened by its name (a pipe is on pipefs): anybody may
-	 * open its other end. */
-	return S_ISFIFO(st.st_mode) && fstatfs(fd, &sf) == 0 &&
-	       sf.f_type != PIPEFS_MAGIC_;
 }
 
 /* A wait on something the kernel tells (descriptors, signals): look

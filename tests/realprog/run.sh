@@ -792,6 +792,15 @@ for name in ("EpollSelector", "PollSelector"):
 		bad "read -t 5 on a FIFO written from outside (${ms} ms)"
 		sed 's/^/    /' "$out/outside.fifo"
 	fi
+	# Sockets the tree makes (vsockets.py): a client of a server outside
+	# (UNIX and TCP), a server whose client is outside, answered after
+	# 1 s: the answer comes, as on Linux; one 3 s late times out at 1 s.
+	# Two processes of the tree on a socket pair and on TCP still jump.
+	if command -v python3 >/dev/null 2>&1; then
+		sockets
+	else
+		skip "sockets with a peer outside the tree: python3 not installed"
+	fi
 	# A tree that waits only on itself (stdin /dev/null; a pipe of its
 	# own, written by a program of the tree) still jumps.
 	t0=$(date +%s%N)
@@ -806,6 +815,55 @@ done" ] && [ "$ms" -lt 500 ]; then
 		bad "a tree that waits only on itself (${ms} ms)"
 		sed 's/^/    /' "$out/outside.pure"
 	fi
+}
+
+# sockets: the cases of vsockets.py, natively and on virtual time; the
+# outside peer is a python3 of the script's own, outside the tree.
+sockets() {
+	py=$src/vsockets.py
+	for c in "serve unix 1 client 5" "serve tcp 1 client 5" \
+	    "serve tcp 3 client 1" "send tcp 1 server 5"; do
+		set -- $c
+		label=sockets.$1.$2.$3
+		for side in linux virtual; do
+			rm -f "$out/$label.addr"*
+			if [ $1 = send ]; then
+				python3 "$py" send "$out/$label.addr" "$3" &
+			else
+				python3 "$py" serve "$2" "$out/$label.addr" "$3" &
+			fi
+			t0=$(date +%s%N)
+			if [ $side = linux ]; then
+				run "$label.$side" python3 "$py" "$4" \
+				    "$out/$label.addr" "$5"
+			else
+				run "$label.$side" "$tool" exec --backend virtual \
+				    -- python3 "$py" "$4" "$out/$label.addr" "$5"
+			fi
+			ms=$(ms_since)
+			wait
+		done
+		want=$(($3 < $5 ? $3 : $5))
+		if cmp -s "$out/$label.linux" "$out/$label.virtual" &&
+		    [ "$ms" -ge $((want * 1000 - 100)) ]; then
+			ok "$(cat "$out/$label.virtual"), after $3 s from outside: as on Linux (${ms} ms)"
+		else
+			bad "sockets: $c on virtual time (${ms} ms)"
+			diff -u "$out/$label.linux" "$out/$label.virtual" |
+			    sed 's/^/    /'
+		fi
+	done
+	for k in unix tcp; do
+		if again "sockets.pair.$k" 5 python3 "$py" pair "$k" &&
+		    [ "$(cat "$out/sockets.pair.$k.1")" = \
+		    "pair ($k): ready after 100.000000 s" ] && [ "$max" -lt 5000 ]
+		then
+			ok "a socket between two processes of the tree ($k) still jumps, at 100 s exactly"
+		else
+			bad "a socket between two processes of the tree ($k) (slowest ${max:-?} ms)"
+			sed 's/^/    /' "$out/sockets.pair.$k.1"
+		fi
+	done
 }
 
 case ${TFD_SAN:-} in

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * outside.c - which descriptors the world outside the tree can make
+ * ready: a wait for input on one is a wait on the outside (waits.c), over
+ * which time does not jump (mover.c).
+ *
+ * A descriptor is outside when its other end may be held by a process
+ * outside the tree:
+ *   - one the tree inherited from outside (tfd_dom_inherit: its stdin, a
+ *     socket systemd passes...), found by its identity;
+ *   - a terminal, wherever it is found;
+ *   - a FIFO opened by its name (anybody may open its other end);
+ *   - a connected socket whose peer is not a process of the tree: for a
+ *     UNIX socket, the peer's process as the kernel tells it
+ *     (SO_PEERCRED: the process that connected, listened or made the
+ *     pair); for TCP or UDP, a peer on another host, or one on this host
+ *     at a port no process of the tree bound, listened or connected at
+ *     (the ports the tree told, below).
+ * A socket that is not connected (listening, or datagrams from anyone)
+ * is the tree's, unless it was inherited: who will connect to it or send
+ * to it is not known until they do.  A descriptor is looked at each time
+ * a wait on it begins: descriptors are the program's, and change under
+ * us.
+ */
+#define _GNU_SOURCE
+#include "vtime/domain.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define PIPEFS_MAGIC_ 0x50495045
+
+/* A character device of a terminal's major: the consoles and serial
+ * lines (4), /dev/tty and /dev/ptmx (5), BSD ptys (2, 3), UNIX 98 ptys
+ * (128-143). */
+static int tty_major(unsigned m)
+{
+	return m == 2 || m == 3 || m == 4 || m == 5 || (m >= 128 && m <= 143);
+}
+
+static int inherited(const struct tfd_dom *d, const struct stat *st)
+{
+	uint32_t i, n = __atomic_load_n(&d->ninherited, __ATOMIC_ACQUIRE);
+
+	if (n > DOM_INHERITED)
+		n = DOM_INHERITED;
+	for (i = 0; i < n; i++)
+		if (d->inherited[i].dev == (uint64_t)st->st_dev &&
+		    d->inherited[i].ino == (uint64_t)st->st_ino)
+			return 1;
+	return 0;
+}
+
+/* ---- the ports of the tree ---- */
+
+/* An IP socket's address: its family, port and whether it is this host
+ * (a loopback address); 0, or -1 for another family. */
+struct ep {
+	int family, port, loop;
+	unsigned char addr[16];
+};
+
+static int ep_of(const struct sockaddr_storage *ss, struct ep *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const void *)ss;
+
+		e->port = ntohs(a->sin_port);
+		memcpy(e->addr + 12, &a->sin_addr, 4);
+		e->loop = (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const void *)ss;
+
+		e->port = ntohs(a->sin6_port);
+		memcpy(e->addr, &a->sin6_addr, 16);
+		e->loop = IN6_IS_ADDR_LOOPBACK(&a->sin6_addr) ||
+		          (IN6_IS_ADDR_V4MAPPED(&a->sin6_addr) &&
+		           e->addr[12] == 127);
+		if (IN6_IS_ADDR_V4MAPPED(&a->sin6_addr))
+			memset(e->addr, 0, 12); /* compared as IPv4 */
+	} else {
+		return -1;
+	}
+	e->family = ss->ss_family;
+	return 0;
+}
+
+static int sock_type(int fd)
+{
+	int type = 0;
+	socklen_t len = sizeof(type);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
+		return -1;
+	return type;
+}
+
+/* A port of the tree's, for a socket of this type, told by pid: one
+ * word, written and read atomically (a reader never sees half an entry
+ * of a writer's). */
+static uint64_t port_word(int type, int port, int32_t pid)
+{
+	return (uint64_t)((uint32_t)(type & 0xff) << 16 | (uint32_t)port)
+	               << 32 |
+	       (uint32_t)pid;
+}
+
+static void tell_port(struct tfd_dom *d, int type, int port, int32_t pid)
+{
+	uint64_t w = port_word(type, port, pid);
+	uint32_t i, n = __atomic_load_n(&d->nports, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < n && i < DOM_PORTS; i++)
+		if (__atomic_load_n(&d->port[i], __ATOMIC_RELAXED) == w)
+			return; /* told already */
+	i = __atomic_fetch_add(&d->nports, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&d->port[i % DOM_PORTS], w, __ATOMIC_RELEASE);
+}
+
+void tfd_dom_sock_bound(int fd)
+{
+	struct tfd_dom *d = tfd_dom;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct ep e;
+	int type;
+
+	if (!d || getsockname(fd, (struct sockaddr *)&ss, &len) < 0 ||
+	    ep_of(&ss, &e) < 0 || !e.port || (type = sock_type(fd)) < 0)
+		return;
+	tell_port(d, type, e.port, getpid());
+}
+
+/* 1 if a process of the tree told port for a socket of this type. */
+static int tree_port(const struct tfd_dom *d, int type, int port)
+{
+	uint32_t i, n = __atomic_load_n(&d->nports, __ATOMIC_ACQUIRE);
+	uint64_t key = port_word(type, port, 0) >> 32;
+
+	for (i = 0; i < n && i < DOM_PORTS; i++) {
+		uint64_t w = __atomic_load_n(&d->port[i], __ATOMIC_ACQUIRE);
+
+		if (w >> 32 == key && tfd_dom_pid_in_tree((int32_t)w))
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- ports told by nobody: /proc ---- */
+
+/* A program that makes its system calls itself (Go's runtime) tells no
+ * port.  A peer on this host at a port nobody told is looked for in
+ * /proc: the sockets at that port (the one connected to ours, and the
+ * one that listens there or is bound there without a peer, which holds
+ * a connection not accepted yet) in /proc/net, and their inodes among
+ * the descriptors of the tree's processes.  Found, the port is told for
+ * the process that holds it, and the next look is the quick one. */
+
+#define PROC_INODES 8
+#define TREE_PIDS 64
+
+/* What may run on a small stack (a Go program's signal stack: gosys.c)
+ * and in a handler of the program's: raw calls, small buffers, no
+ * allocation. */
+static int open_raw(const char *path, int flags)
+{
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags | O_CLOEXEC);
+}
+
+struct net_look {
+	int type, port, rport, n;
+	unsigned long ino[PROC_INODES];
+};
+
+/* The n-th field of a line of /proc/net (0: "sl"), by spaces. */
+static const char *field(const char *p, int n)
+{
+	for (; *p == ' '; p++)
+		;
+	while (n-- > 0) {
+		for (; *p && *p != ' '; p++)
+			;
+		for (; *p == ' '; p++)
+			;
+	}
+	return p;
+}
+
+/* Its port: "ADDR:PORT", in hex. */
+static unsigned long port_in(const char *p)
+{
+	const char *c = strchr(p, ':');
+
+	return c ? strtoul(c + 1, NULL, 16) : 0;
+}
+
+static void net_line(const char *line, struct net_look *k)
+{
+	unsigned long lp = port_in(field(line, 1)), rp = port_in(field(line, 2));
+	unsigned long st = strtoul(field(line, 3), NULL, 16);
+	unsigned long i = strtoul(field(line, 9), NULL, 10);
+
+	if (k->n == PROC_INODES || (int)lp != k->port || !i)
+		return;
+	/* Ours' peer, or the one that listens (TCP_LISTEN) or receives
+	 * from anyone at the port. */
+	if ((int)rp == k->rport ||
+	    (k->type == SOCK_STREAM ? st == 0x0a : rp == 0))
+		k->ino[k->n++] = i;
+}
+
+static void net_file(const char *path, struct net_look *k)
+{
+	char buf[512], *p, *nl;
+	size_t have = 0;
+	ssize_t n;
+	int fd = open_raw(path, O_RDONLY);
+
+	if (fd < 0)
+		return;
+	while ((n = syscall(SYS_read, fd, buf + have,
+	                    sizeof(buf) - 1 - have)) > 0) {
+		have += (size_t)n;
+		buf[have] = 0;
+		for (p = buf; (nl = strchr(p, '\n')); p = nl + 1) {
+			*nl = 0;
+			net_line(p, k);
+		}
+		have -= (size_t)(p - buf);
+		memmove(buf, p, have);
+		if (have == sizeof(buf) - 1)
+			have = 0; /* a line longer than the buffer */
+	}
+	syscall(SYS_close, fd);
+}
+
+static int holds_inode(int32_t pid, const struct net_look *k)
+{
+	char path[64], link[64], ents[512];
+	long n, off;
+	int dir, found = 0, j;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	if ((dir = open_raw(path, O_RDONLY | O_DIRECTORY)) < 0)
+		return 0;
+	while (!found && (n = syscall(SYS_getdents64, dir, ents,
+	                              sizeof(ents))) > 0)
+		for (off = 0; off < n; off += ((struct dirent64 *)
+		                               (ents + off))->d_reclen) {
+			const struct dirent64 *e = (const void *)(ents + off);
+			unsigned long i;
+			long len = syscall(SYS_readlinkat, dir, e->d_name, link,
+			                   sizeof(link) - 1);
+
+			if (len <= 0)
+				continue;
+			link[len] = 0;
+			if (strncmp(link, "socket:[", 8) != 0)
+				continue;
+			i = strtoul(link + 8, NULL, 10);
+			for (j = 0; j < k->n; j++)
+				found |= k->ino[j] == i;
+		}
+	syscall(SYS_close, dir);
+	return found;
+}
+
+/* The process of the tree that holds a socket at port (connected to
+ * rport, or listening), or 0. */
+static int32_t port_holder(struct tfd_dom *d, int type, int port, int rport)
+{
+	struct net_look k = { type, port, rport, 0, { 0 } };
+	int32_t pids[TREE_PIDS];
+	int np = 0, j;
+	uint32_t i, hw = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
+
+	net_file(type == SOCK_STREAM ? "/proc/net/tcp" : "/proc/net/udp", &k);
+	net_file(type == SOCK_STREAM ? "/proc/net/tcp6" : "/proc/net/udp6", &k);
+	for (i = 0; k.n && i < hw && i < DOM_SLOTS && np < TREE_PIDS; i++) {
+		int32_t pid = __atomic_load_n(&d->slot[i].pid, __ATOMIC_RELAXED);
+
+		if (pid <= 0 || !__atomic_load_n(&d->slot[i].tid,
+		                                 __ATOMIC_RELAXED))
+			continue;
+		for (j = 0; j < np && pids[j] != pid; j++)
+			;
+		if (j < np)
+			continue;
+		pids[np++] = pid;
+		if (holds_inode(pid, &k))
+			return pid;
+	}
+	return 0;
+}
+
+/* ---- sockets ---- */
+
+static int ip_peer_outside(struct tfd_dom *d, int fd,
+                           const struct sockaddr_storage *peer)
+{
+	struct sockaddr_storage self;
+	socklen_t len = sizeof(self);
+	struct ep p, s;
+	int32_t pid;
+	int type;
+
+	if (ep_of(peer, &p) < 0)
+		return 0;
+	if (getsockname(fd, (struct sockaddr *)&self, &len) < 0 ||
+	    ep_of(&self, &s) < 0)
+		return 1;
+	/* Another host, unless it is one of this host's addresses (the
+	 * socket's own). */
+	if (!p.loop && memcmp(p.addr, s.addr, 16) != 0)
+		return 1;
+	type = sock_type(fd);
+	if (type != SOCK_STREAM && type != SOCK_DGRAM)
+		return 1;
+	if (tree_port(d, type, p.port))
+		return 0;
+	if (!(pid = port_holder(d, type, p.port, s.port)))
+		return 1;
+	tell_port(d, type, p.port, pid);
+	return 0;
+}
+
+static int unix_peer_outside(int fd)
+{
+	struct ucred c;
+	socklen_t len = sizeof(c);
+	int type = sock_type(fd);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &len) < 0)
+		return 0;
+	if (c.pid > 0)
+		return !tfd_dom_pid_in_tree(c.pid);
+	/* No process: a datagram socket's peer (the kernel keeps none), or
+	 * a stream's in a namespace of processes we do not see. */
+	return type == SOCK_STREAM || type == SOCK_SEQPACKET;
+}
+
+static int sock_outside(struct tfd_dom *d, int fd)
+{
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+
+	if (getpeername(fd, (struct sockaddr *)&peer, &len) < 0)
+		return 0; /* not connected: the tree's (above) */
+	if (peer.ss_family == AF_UNIX)
+		return unix_peer_outside(fd);
+	return ip_peer_outside(d, fd, &peer);
+}
+
+int tfd_dom_fd_outside(int fd)
+{
+	struct tfd_dom *d = tfd_dom;
+	struct statfs sf;
+	struct stat st;
+
+	if (!d || fd < 0 || fstat(fd, &st) < 0)
+		return 0;
+	if (S_ISCHR(st.st_mode) && tty_major(major(st.st_rdev)))
+		return 1;
+	if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
+		return 0;
+	if (inherited(d, &st))
+		return 1;
+	if (S_ISSOCK(st.st_mode))
+		return sock_outside(d, fd);
+	/* A FIFO opened by its name (a pipe is on pipefs). */
+	return fstatfs(fd, &sf) == 0 && sf.f_type != PIPEFS_MAGIC_;
+}

@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: MIT
+# vsockets.py - sockets whose peer is outside the tree, and inside it
+# (issue 21).  A wait for input on a connected socket whose other end a
+# process outside the tree holds must not be jumped over on virtual time;
+# one whose other end is the tree's still jumps.  Prints facts, never
+# times, but for the waits that end at their timeout (whole seconds).
+#
+#   python3 vsockets.py serve unix|tcp ADDRFILE DELAY
+#       outside: listen, write the address to ADDRFILE, accept one
+#       connection, send "hi" DELAY s after it came, wait for its end
+#   python3 vsockets.py client ADDRFILE TIMEOUT
+#       connect, wait TIMEOUT s for input (select), print what came
+#   python3 vsockets.py server ADDRFILE TIMEOUT
+#       listen (TCP, loopback), write the address, accept one connection
+#       (no timeout), then wait TIMEOUT s for input on it
+#   python3 vsockets.py send ADDRFILE DELAY
+#       outside: connect, send "hi" after DELAY s
+#   python3 vsockets.py pair unix|tcp
+#       the tree alone: a child sends "hi" after 100 s to its parent,
+#       which waits 200 s for it
+import os
+import select
+import socket
+import sys
+import time
+
+
+def address(path):
+    for _ in range(500):
+        try:
+            with open(path) as f:
+                a = f.read()
+            if a.endswith("\n"):
+                a = a.strip()
+                return ("127.0.0.1", int(a)) if a.isdigit() else a
+        except FileNotFoundError:
+            pass
+        time.sleep(0.01)
+    sys.exit("no address in " + path)
+
+
+def listener(kind, path):
+    if kind == "unix":
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        where = path + ".sock"
+        s.bind(where)
+    else:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.bind(("127.0.0.1", 0))
+        where = str(s.getsockname()[1])
+    s.listen(1)
+    with open(path + ".tmp", "w") as f:
+        f.write(where + "\n")
+    os.rename(path + ".tmp", path)
+    return s
+
+
+def connect(a):
+    s = socket.socket(socket.AF_UNIX if isinstance(a, str) else
+                      socket.AF_INET, socket.SOCK_STREAM)
+    s.connect(a)
+    return s
+
+
+def wait_input(c, timeout, what):
+    t0 = time.monotonic()
+    r, _, _ = select.select([c], [], [], timeout)
+    took = time.monotonic() - t0
+    if r:
+        print("%s: ready [%s]" % (what, c.recv(16).decode().strip()))
+    else:
+        print("%s: timed out after %.1f s" % (what, took))
+    sys.stdout.flush()
+
+
+cmd = sys.argv[1]
+if cmd == "serve":
+    c, _ = listener(sys.argv[2], sys.argv[3]).accept()
+    time.sleep(float(sys.argv[4]))
+    try:
+        c.sendall(b"hi\n")
+        c.recv(16)
+    except OSError:
+        pass
+elif cmd == "client":
+    a = address(sys.argv[2])
+    wait_input(connect(a), float(sys.argv[3]),
+               "client of a server outside (%s)" %
+               ("unix" if isinstance(a, str) else "tcp"))
+elif cmd == "server":
+    c, _ = listener("tcp", sys.argv[2]).accept()
+    wait_input(c, float(sys.argv[3]), "server, its client outside (tcp)")
+elif cmd == "send":
+    c = connect(address(sys.argv[2]))
+    time.sleep(float(sys.argv[3]))
+    c.sendall(b"hi\n")
+    c.recv(16)
+elif cmd == "pair":
+    kind = sys.argv[2]
+    if kind == "unix":
+        a, b = socket.socketpair()
+    else:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+    pid = os.fork()
+    if pid == 0:
+        if kind != "unix":
+            b = connect(s.getsockname())
+        time.sleep(100)
+        b.sendall(b"hi\n")
+        os._exit(0)
+    if kind != "unix":
+        a, _ = s.accept()
+    t0 = time.monotonic()
+    r, _, _ = select.select([a], [], [], 200)
+    print("pair (%s): %s after %.6f s" % (kind, "ready" if r else "timed out",
+                                           time.monotonic() - t0))
+    os.waitpid(pid, 0)
