@@ -14,7 +14,10 @@
  *     runtime.nanotime1, runtime.walltime, runtime.epollwait, time.now),
  *     right after a "mov $NR, %eax" of one of those calls, becomes ud2
  *     (0f 0b), written through /proc/self/mem (or, where that is refused,
- *     with the page made writable for the moment).  Its SIGILL is taken
+ *     with the page made writable for the moment).  From Go 1.21 the
+ *     poller's wait is a call of the runtime's general Syscall6 in
+ *     EpollWait: the first two bytes of that call instruction become ud2,
+ *     and the trap makes the call and returns as Syscall6 would.  Its SIGILL is taken
  *     by signals.c's handler, which asks tfd_gosys_trap() first: the call
  *     is made as the preload's syscall() makes it on virtual time
  *     (tfd_vsyscall, exports_syscall.c), with the mask the interrupted
@@ -59,9 +62,20 @@
 #define SITES_MAX 16
 
 /* The patched instructions' addresses, sorted as found; fixed once the
- * trap is on. */
+ * trap is on.  A site is a system call instruction (2 bytes), or a call
+ * of Syscall6 (5 bytes: e8 rel32; CALL6). */
 static uintptr_t sites[SITES_MAX];
+static unsigned char site_call6[SITES_MAX];
+static unsigned char site_was[SITES_MAX][2]; /* the bytes patched */
 static int nsites;
+/* Go 1.21 on: the runtime's Syscall6(nr, a1..a6) in its register ABI
+ * (rax = nr; rbx, rcx, rdi, rsi, r8, r9), which returns r1 in rax, r2 in
+ * rbx and the error number in rcx. */
+static uintptr_t syscall6;
+static const char *const syscall6_names[] = {
+	"runtime/internal/syscall.Syscall6", /* 1.21, 1.22 */
+	"internal/runtime/syscall.Syscall6", /* 1.23 on */
+};
 int tfd_gosys_on;
 
 #if defined(__x86_64__) && defined(__linux__)
@@ -102,6 +116,10 @@ static const struct {
 	{ "runtime.walltime1.abi0", 6 }, { "runtime.walltime1", 6 },
 	{ "runtime.epollwait.abi0", 2 }, { "runtime.epollwait", 2 },
 	{ "runtime.usleep.abi0", 3 },    { "runtime.usleep", 3 },
+	/* Go 1.21 on: the poller's wait is a call of the runtime's generic
+	 * Syscall6 (below), the package renamed in 1.23. */
+	{ "runtime/internal/syscall.EpollWait", 2 },
+	{ "internal/runtime/syscall.EpollWait", 2 },
 };
 #define NFUNCS (sizeof(funcs) / sizeof(funcs[0]))
 #define NGROUPS 6
@@ -245,6 +263,24 @@ static int scan(uintptr_t lo, uintptr_t hi)
 			continue;
 		if (nsites == SITES_MAX)
 			return -1;
+		memcpy(site_was[nsites], c + i, 2);
+		sites[nsites++] = lo + i;
+	}
+	/* The calls of Syscall6 (the call number is in rax, set before:
+	 * the trap looks at it). */
+	for (i = 0; syscall6 && i + 5 <= n; i++) {
+		int32_t rel;
+
+		if (c[i] != 0xe8)
+			continue;
+		memcpy(&rel, c + i + 1, 4);
+		if (lo + i + 5 + (intptr_t)rel != syscall6 ||
+		    have_site(lo + i))
+			continue;
+		if (nsites == SITES_MAX)
+			return -1;
+		site_call6[nsites] = 1;
+		memcpy(site_was[nsites], c + i, 2);
 		sites[nsites++] = lo + i;
 	}
 	return nsites - was;
@@ -283,6 +319,11 @@ static int find_sites(const char **why)
 	}
 	r = -1;
 	dl_iterate_phdr(first_object, &bias);
+	for (i = 1; i < st.nsym; i++)
+		for (k = 0; k < 2; k++)
+			if (ELF64_ST_TYPE(st.sym[i].st_info) == STT_FUNC &&
+			    !strcmp(sym_name(&st, &st.sym[i]), syscall6_names[k]))
+				syscall6 = bias + st.sym[i].st_value;
 	for (i = 1; i < st.nsym; i++) {
 		const Elf64_Sym *y = &st.sym[i];
 		const char *name = sym_name(&st, y);
@@ -371,7 +412,6 @@ static void hide_vdso(char **envp)
 void tfd_gosys_init(char **envp)
 {
 	static const unsigned char ud2[2] = { 0x0f, 0x0b };
-	static const unsigned char syscall_insn[2] = { 0x0f, 0x05 };
 	const char *why = NULL;
 	int i, r;
 
@@ -394,7 +434,7 @@ void tfd_gosys_init(char **envp)
 		if (poke(sites[i], ud2) < 0) {
 			/* All or none: the ones made are undone. */
 			while (i-- > 0)
-				(void)poke(sites[i], syscall_insn);
+				(void)poke(sites[i], site_was[i]);
 			__atomic_store_n(&tfd_gosys_on, 0, __ATOMIC_RELEASE);
 			tfd_sig_untake(SIGILL);
 			say("its code could not be changed");
@@ -434,6 +474,34 @@ static long mask_call(ucontext_t *uc, const long *a)
 	return 0;
 }
 
+/* The call of Syscall6 at ip (the poller's epoll_pwait): made as the
+ * system call would be, with the interrupted code's mask, and answered
+ * as Syscall6 answers; the thread goes on after the call. */
+static int call6(const ucontext_t *uc, greg_t *g, uintptr_t ip)
+{
+	long a[6] = { g[REG_RBX], g[REG_RCX], g[REG_RDI],
+		      g[REG_RSI], g[REG_R8],  g[REG_R9] };
+	sigset_t was;
+	long r;
+	int e = errno;
+
+	pthread_sigmask(SIG_SETMASK, &uc->uc_sigmask, &was);
+	r = tfd_vsyscall(g[REG_RAX], a);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	if (r < 0 && r > -4096) {
+		g[REG_RAX] = -1;
+		g[REG_RBX] = 0;
+		g[REG_RCX] = -r;
+	} else {
+		g[REG_RAX] = r;
+		g[REG_RBX] = a[2]; /* rdx, which the kernel keeps */
+		g[REG_RCX] = 0;
+	}
+	g[REG_RIP] = (greg_t)(ip + 5);
+	errno = e;
+	return 1;
+}
+
 /* A SIGILL: one of ours is made here and 1 returned, anything else 0. */
 int tfd_gosys_trap(siginfo_t *si, void *ucv)
 {
@@ -453,6 +521,8 @@ int tfd_gosys_trap(siginfo_t *si, void *ucv)
 		;
 	if (i == nsites)
 		return 0;
+	if (site_call6[i])
+		return call6(uc, g, ip);
 	a[0] = g[REG_RDI];
 	a[1] = g[REG_RSI];
 	a[2] = g[REG_RDX];
