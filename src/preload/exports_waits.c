@@ -254,7 +254,7 @@ EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t alen)
 	int r = R(bind)(fd, addr, alen);
 
 	if (r == 0 && !OFF)
-		tfd_dom_sock_bound(fd);
+		tfd_dom_sock_bound(fd, NULL, 0);
 	return r;
 }
 
@@ -263,18 +263,16 @@ EXPORT int listen(int fd, int backlog)
 	int r = R(listen)(fd, backlog);
 
 	if (r == 0 && !OFF)
-		tfd_dom_sock_bound(fd);
+		tfd_dom_sock_bound(fd, NULL, 0);
 	return r;
 }
 
 EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t alen)
 {
-	int r = R(connect)(fd, addr, alen), e = errno;
+	int r = R(connect)(fd, addr, alen);
 
-	if ((r == 0 || e == EINPROGRESS) && !OFF) {
-		tfd_dom_sock_bound(fd);
-		errno = e;
-	}
+	if ((r == 0 || errno == EINPROGRESS) && !OFF)
+		tfd_dom_sock_bound(fd, addr, alen); /* (errno kept) */
 	return r;
 }
 

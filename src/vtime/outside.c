@@ -27,6 +27,7 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -108,19 +109,23 @@ static int sock_type(int fd)
 	return type;
 }
 
-/* A port of the tree's, for a socket of this type, told by pid: one
+/* A port of the tree's, for a socket of this type, told by pid, with
+ * the port it is connected to (0: any, a socket bound or listening): one
  * word, written and read atomically (a reader never sees half an entry
- * of a writer's). */
-static uint64_t port_word(int type, int port, int32_t pid)
+ * of a writer's).  A pid fits in 22 bits (PID_MAX_LIMIT). */
+#define PID_BITS 30
+static uint64_t port_word(int type, int port, int rport, int32_t pid)
 {
-	return (uint64_t)((uint32_t)(type & 0xff) << 16 | (uint32_t)port)
-	               << 32 |
-	       (uint32_t)pid;
+	uint64_t key = (uint64_t)(type == SOCK_STREAM) << 32 |
+	               (uint64_t)(uint16_t)port << 16 | (uint16_t)rport;
+
+	return key << PID_BITS | ((uint32_t)pid & ((1u << PID_BITS) - 1));
 }
 
-static void tell_port(struct tfd_dom *d, int type, int port, int32_t pid)
+static void tell_port(struct tfd_dom *d, int type, int port, int rport,
+                      int32_t pid)
 {
-	uint64_t w = port_word(type, port, pid);
+	uint64_t w = port_word(type, port, rport, pid);
 	uint32_t i, n = __atomic_load_n(&d->nports, __ATOMIC_ACQUIRE);
 
 	for (i = 0; i < n && i < DOM_PORTS; i++)
@@ -130,30 +135,42 @@ static void tell_port(struct tfd_dom *d, int type, int port, int32_t pid)
 	__atomic_store_n(&d->port[i % DOM_PORTS], w, __ATOMIC_RELEASE);
 }
 
-void tfd_dom_sock_bound(int fd)
+void tfd_dom_sock_bound(int fd, const struct sockaddr *to, socklen_t tolen)
 {
 	struct tfd_dom *d = tfd_dom;
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss, peer;
 	socklen_t len = sizeof(ss);
-	struct ep e;
-	int type;
+	struct ep e, p;
+	int type, e0 = errno;
 
-	if (!d || getsockname(fd, (struct sockaddr *)&ss, &len) < 0 ||
-	    ep_of(&ss, &e) < 0 || !e.port || (type = sock_type(fd)) < 0)
-		return;
-	tell_port(d, type, e.port, getpid());
+	/* Connected (to: in progress too): told with its peer's port, which
+	 * an outside client that gets this port again later does not
+	 * share. */
+	memset(&peer, 0, sizeof(peer));
+	if (to && tolen <= sizeof(peer))
+		memcpy(&peer, to, tolen);
+	if (d && getsockname(fd, (struct sockaddr *)&ss, &len) == 0 &&
+	    ep_of(&ss, &e) == 0 && e.port && (type = sock_type(fd)) >= 0) {
+		if (!to || ep_of(&peer, &p) < 0)
+			p.port = 0;
+		tell_port(d, type, e.port, p.port, getpid());
+	}
+	errno = e0;
 }
 
-/* 1 if a process of the tree told port for a socket of this type. */
-static int tree_port(const struct tfd_dom *d, int type, int port)
+/* 1 if a process of the tree told port for a socket of this type, bound
+ * or connected to rport. */
+static int tree_port(const struct tfd_dom *d, int type, int port, int rport)
 {
 	uint32_t i, n = __atomic_load_n(&d->nports, __ATOMIC_ACQUIRE);
-	uint64_t key = port_word(type, port, 0) >> 32;
+	uint64_t any = port_word(type, port, 0, 0) >> PID_BITS;
+	uint64_t to = port_word(type, port, rport, 0) >> PID_BITS;
 
 	for (i = 0; i < n && i < DOM_PORTS; i++) {
 		uint64_t w = __atomic_load_n(&d->port[i], __ATOMIC_ACQUIRE);
 
-		if (w >> 32 == key && tfd_dom_pid_in_tree((int32_t)w))
+		if ((w >> PID_BITS == any || w >> PID_BITS == to) &&
+		    tfd_dom_pid_in_tree((int32_t)(w & ((1u << PID_BITS) - 1))))
 			return 1;
 	}
 	return 0;
@@ -170,7 +187,6 @@ static int tree_port(const struct tfd_dom *d, int type, int port)
  * the process that holds it, and the next look is the quick one. */
 
 #define PROC_INODES 8
-#define TREE_PIDS 64
 
 /* What may run on a small stack (a Go program's signal stack: gosys.c)
  * and in a handler of the program's: raw calls, small buffers, no
@@ -283,24 +299,22 @@ static int holds_inode(int32_t pid, const struct net_look *k)
 static int32_t port_holder(struct tfd_dom *d, int type, int port, int rport)
 {
 	struct net_look k = { type, port, rport, 0, { 0 } };
-	int32_t pids[TREE_PIDS];
-	int np = 0, j;
-	uint32_t i, hw = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
+	uint32_t i, j, hw = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
 
 	net_file(type == SOCK_STREAM ? "/proc/net/tcp" : "/proc/net/udp", &k);
 	net_file(type == SOCK_STREAM ? "/proc/net/tcp6" : "/proc/net/udp6", &k);
-	for (i = 0; k.n && i < hw && i < DOM_SLOTS && np < TREE_PIDS; i++) {
+	if (hw > DOM_SLOTS)
+		hw = DOM_SLOTS;
+	for (i = 0; k.n && i < hw; i++) {
 		int32_t pid = __atomic_load_n(&d->slot[i].pid, __ATOMIC_RELAXED);
 
 		if (pid <= 0 || !__atomic_load_n(&d->slot[i].tid,
 		                                 __ATOMIC_RELAXED))
 			continue;
-		for (j = 0; j < np && pids[j] != pid; j++)
-			;
-		if (j < np)
-			continue;
-		pids[np++] = pid;
-		if (holds_inode(pid, &k))
+		for (j = 0; j < i && __atomic_load_n(&d->slot[j].pid,
+		                                     __ATOMIC_RELAXED) != pid; j++)
+			; /* each process once (a thread's slot seen before) */
+		if (j == i && holds_inode(pid, &k))
 			return pid;
 	}
 	return 0;
@@ -329,11 +343,11 @@ static int ip_peer_outside(struct tfd_dom *d, int fd,
 	type = sock_type(fd);
 	if (type != SOCK_STREAM && type != SOCK_DGRAM)
 		return 1;
-	if (tree_port(d, type, p.port))
+	if (tree_port(d, type, p.port, s.port))
 		return 0;
 	if (!(pid = port_holder(d, type, p.port, s.port)))
 		return 1;
-	tell_port(d, type, p.port, pid);
+	tell_port(d, type, p.port, s.port, pid);
 	return 0;
 }
 
@@ -341,15 +355,13 @@ static int unix_peer_outside(int fd)
 {
 	struct ucred c;
 	socklen_t len = sizeof(c);
-	int type = sock_type(fd);
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &len) < 0)
 		return 0;
-	if (c.pid > 0)
-		return !tfd_dom_pid_in_tree(c.pid);
-	/* No process: a datagram socket's peer (the kernel keeps none), or
-	 * a stream's in a namespace of processes we do not see. */
-	return type == SOCK_STREAM || type == SOCK_SEQPACKET;
+	/* No process: a datagram socket's peer (the kernel keeps none for
+	 * one that connects), or a stream's in a namespace of processes we
+	 * do not see: outside (a daemon's). */
+	return c.pid <= 0 || !tfd_dom_pid_in_tree(c.pid);
 }
 
 static int sock_outside(struct tfd_dom *d, int fd)
@@ -364,9 +376,8 @@ static int sock_outside(struct tfd_dom *d, int fd)
 	return ip_peer_outside(d, fd, &peer);
 }
 
-int tfd_dom_fd_outside(int fd)
+static int fd_outside(struct tfd_dom *d, int fd)
 {
-	struct tfd_dom *d = tfd_dom;
 	struct statfs sf;
 	struct stat st;
 
@@ -382,4 +393,14 @@ int tfd_dom_fd_outside(int fd)
 		return sock_outside(d, fd);
 	/* A FIFO opened by its name (a pipe is on pipefs). */
 	return fstatfs(fd, &sf) == 0 && sf.f_type != PIPEFS_MAGIC_;
+}
+
+/* The program's errno is left as it was (a wait that succeeds leaves
+ * it alone, as the system call does). */
+int tfd_dom_fd_outside(int fd)
+{
+	int e = errno, r = fd_outside(tfd_dom, fd);
+
+	errno = e;
+	return r;
 }

@@ -54,6 +54,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -193,9 +194,11 @@ int64_t tfd_vdeadline(int64_t ns);
  * on the outside: while one is the tree's only way on, time flows at the
  * real rate instead of jumping (mover.c).  0 without a domain. */
 int tfd_dom_fd_outside(int fd);
-/* The socket fd was bound, listens or connected: its TCP or UDP port
- * (if it has one) is the tree's, for tfd_dom_fd_outside(). */
-void tfd_dom_sock_bound(int fd);
+/* The socket fd was bound, listens, or connects to `to` (NULL for the
+ * first two): its TCP or UDP port (if it has one; with the port it
+ * connects to) is the tree's, for tfd_dom_fd_outside().  errno is
+ * kept. */
+void tfd_dom_sock_bound(int fd, const struct sockaddr *to, socklen_t tolen);
 /* The calling thread's next wait (tfd_vwait(), tfd_dom_kwait()) is on
  * the outside. */
 void tfd_dom_wait_outside(void);

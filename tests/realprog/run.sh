@@ -822,13 +822,14 @@ done" ] && [ "$ms" -lt 500 ]; then
 sockets() {
 	py=$src/vsockets.py
 	for c in "serve unix 1 client 5" "serve tcp 1 client 5" \
-	    "serve tcp 3 client 1" "send tcp 1 server 5"; do
+	    "serve tcp 3 client 1" "send tcp 1 server 5" \
+	    "dserve unix 1 dclient 5"; do
 		set -- $c
 		label=sockets.$1.$2.$3
 		for side in linux virtual; do
 			rm -f "$out/$label.addr"*
-			if [ $1 = send ]; then
-				python3 "$py" send "$out/$label.addr" "$3" &
+			if [ $1 = send ] || [ $1 = dserve ]; then
+				python3 "$py" "$1" "$out/$label.addr" "$3" &
 			else
 				python3 "$py" serve "$2" "$out/$label.addr" "$3" &
 			fi

@@ -15,6 +15,12 @@
 #       (no timeout), then wait TIMEOUT s for input on it
 #   python3 vsockets.py send ADDRFILE DELAY
 #       outside: connect, send "hi" after DELAY s
+#   python3 vsockets.py dserve ADDRFILE DELAY
+#       outside: a UNIX datagram socket bound to a path, which answers
+#       the first datagram DELAY s after it came
+#   python3 vsockets.py dclient ADDRFILE TIMEOUT
+#       a UNIX datagram socket bound to a path of its own, connected to
+#       the server's: sends, waits TIMEOUT s for the answer
 #   python3 vsockets.py pair unix|tcp
 #       the tree alone: a child sends "hi" after 100 s to its parent,
 #       which waits 200 s for it
@@ -95,6 +101,21 @@ elif cmd == "send":
     time.sleep(float(sys.argv[3]))
     c.sendall(b"hi\n")
     c.recv(16)
+elif cmd == "dserve":
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.bind(sys.argv[2] + ".sock")
+    with open(sys.argv[2] + ".tmp", "w") as f:
+        f.write(sys.argv[2] + ".sock\n")
+    os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+    m, a = s.recvfrom(16)
+    time.sleep(float(sys.argv[3]))
+    s.sendto(b"hi\n", a)
+elif cmd == "dclient":
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    c.bind(sys.argv[2] + ".client")
+    c.connect(address(sys.argv[2]))
+    c.send(b"q")
+    wait_input(c, float(sys.argv[3]), "datagram client of a server outside (unix)")
 elif cmd == "pair":
     kind = sys.argv[2]
     if kind == "unix":
