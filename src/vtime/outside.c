@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,7 +187,7 @@ static int tree_port(const struct tfd_dom *d, int type, int port, int rport)
  * the descriptors of the tree's processes.  Found, the port is told for
  * the process that holds it, and the next look is the quick one. */
 
-#define PROC_INODES 8
+#define PROC_INODES 32
 
 /* What may run on a small stack (a Go program's signal stack: gosys.c)
  * and in a handler of the program's: raw calls, small buffers, no
@@ -196,8 +197,11 @@ static int open_raw(const char *path, int flags)
 	return (int)syscall(SYS_openat, AT_FDCWD, path, flags | O_CLOEXEC);
 }
 
+/* What is looked for in /proc/net: the sockets at a TCP or UDP port, or
+ * (path set) the UNIX sockets bound to a path or accepted there. */
 struct net_look {
 	int type, port, rport, n;
+	const char *path;
 	unsigned long ino[PROC_INODES];
 };
 
@@ -225,11 +229,21 @@ static unsigned long port_in(const char *p)
 
 static void net_line(const char *line, struct net_look *k)
 {
-	unsigned long lp = port_in(field(line, 1)), rp = port_in(field(line, 2));
-	unsigned long st = strtoul(field(line, 3), NULL, 16);
-	unsigned long i = strtoul(field(line, 9), NULL, 10);
+	unsigned long lp, rp, st, i;
 
-	if (k->n == PROC_INODES || (int)lp != k->port || !i)
+	if (k->n == PROC_INODES)
+		return;
+	if (k->path) { /* "Num RefCount Protocol Flags Type St Inode Path" */
+		i = strtoul(field(line, 6), NULL, 10);
+		if (i && !strcmp(field(line, 7), k->path))
+			k->ino[k->n++] = i;
+		return;
+	}
+	lp = port_in(field(line, 1));
+	rp = port_in(field(line, 2));
+	st = strtoul(field(line, 3), NULL, 16);
+	i = strtoul(field(line, 9), NULL, 10);
+	if ((int)lp != k->port || !i)
 		return;
 	/* Ours' peer, or the one that listens (TCP_LISTEN) or receives
 	 * from anyone at the port. */
@@ -294,18 +308,14 @@ static int holds_inode(int32_t pid, const struct net_look *k)
 	return found;
 }
 
-/* The process of the tree that holds a socket at port (connected to
- * rport, or listening), or 0. */
-static int32_t port_holder(struct tfd_dom *d, int type, int port, int rport)
+/* The process of the tree that holds one of k's sockets, or 0. */
+static int32_t tree_holder(struct tfd_dom *d, const struct net_look *k)
 {
-	struct net_look k = { type, port, rport, 0, { 0 } };
 	uint32_t i, j, hw = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
 
-	net_file(type == SOCK_STREAM ? "/proc/net/tcp" : "/proc/net/udp", &k);
-	net_file(type == SOCK_STREAM ? "/proc/net/tcp6" : "/proc/net/udp6", &k);
 	if (hw > DOM_SLOTS)
 		hw = DOM_SLOTS;
-	for (i = 0; k.n && i < hw; i++) {
+	for (i = 0; k->n && i < hw; i++) {
 		int32_t pid = __atomic_load_n(&d->slot[i].pid, __ATOMIC_RELAXED);
 
 		if (pid <= 0 || !__atomic_load_n(&d->slot[i].tid,
@@ -314,10 +324,21 @@ static int32_t port_holder(struct tfd_dom *d, int type, int port, int rport)
 		for (j = 0; j < i && __atomic_load_n(&d->slot[j].pid,
 		                                     __ATOMIC_RELAXED) != pid; j++)
 			; /* each process once (a thread's slot seen before) */
-		if (j == i && holds_inode(pid, &k))
+		if (j == i && holds_inode(pid, k))
 			return pid;
 	}
 	return 0;
+}
+
+/* The process of the tree that holds a socket at port (connected to
+ * rport, or listening), or 0. */
+static int32_t port_holder(struct tfd_dom *d, int type, int port, int rport)
+{
+	struct net_look k = { type, port, rport, 0, NULL, { 0 } };
+
+	net_file(type == SOCK_STREAM ? "/proc/net/tcp" : "/proc/net/udp", &k);
+	net_file(type == SOCK_STREAM ? "/proc/net/tcp6" : "/proc/net/udp6", &k);
+	return tree_holder(d, &k);
 }
 
 /* ---- sockets ---- */
@@ -351,17 +372,40 @@ static int ip_peer_outside(struct tfd_dom *d, int fd,
 	return 0;
 }
 
-static int unix_peer_outside(int fd)
+/* A UNIX socket's peer: the process the kernel names (SO_PEERCRED) if
+ * it is in the tree; else the sockets bound to the peer's path or
+ * accepted there (/proc/net/unix), held by a process of the tree (a
+ * daemon that listened and then forked: the kernel names its parent).
+ * A peer of no name (a pair whose maker is gone) is outside. */
+static int unix_peer_outside(struct tfd_dom *d, int fd,
+                             const struct sockaddr_storage *peer,
+                             socklen_t len)
 {
+	const struct sockaddr_un *u = (const void *)peer;
+	size_t off = offsetof(struct sockaddr_un, sun_path), n, i;
+	struct net_look k = { 0, 0, 0, 0, NULL, { 0 } };
+	char name[sizeof(u->sun_path) + 1];
 	struct ucred c;
-	socklen_t len = sizeof(c);
+	socklen_t clen = sizeof(c);
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &len) < 0)
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &clen) == 0 &&
+	    c.pid > 0 && tfd_dom_pid_in_tree(c.pid))
 		return 0;
-	/* No process: a datagram socket's peer (the kernel keeps none for
-	 * one that connects), or a stream's in a namespace of processes we
-	 * do not see: outside (a daemon's). */
-	return c.pid <= 0 || !tfd_dom_pid_in_tree(c.pid);
+	if (len <= off || len > sizeof(*u))
+		return 1;
+	n = len - off;
+	memcpy(name, u->sun_path, n);
+	name[n] = 0;
+	if (name[0]) {
+		name[strnlen(name, n)] = 0; /* a path */
+	} else {
+		for (i = 0; i < n; i++) /* abstract: shown with @ for NUL */
+			if (!name[i])
+				name[i] = '@';
+	}
+	k.path = name;
+	net_file("/proc/net/unix", &k);
+	return !tree_holder(d, &k);
 }
 
 static int sock_outside(struct tfd_dom *d, int fd)
@@ -372,7 +416,7 @@ static int sock_outside(struct tfd_dom *d, int fd)
 	if (getpeername(fd, (struct sockaddr *)&peer, &len) < 0)
 		return 0; /* not connected: the tree's (above) */
 	if (peer.ss_family == AF_UNIX)
-		return unix_peer_outside(fd);
+		return unix_peer_outside(d, fd, &peer, len);
 	return ip_peer_outside(d, fd, &peer);
 }
 

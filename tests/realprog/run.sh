@@ -854,6 +854,19 @@ sockets() {
 			    sed 's/^/    /'
 		fi
 	done
+	# A daemon of the tree that listens and forks: the kernel names its
+	# first process, gone, as the client's peer; its child holds the
+	# socket, so the wait is the tree's.
+	if again sockets.daemon 5 sh -c 'd=$(mktemp -d) &&
+	    python3 "$0" daemon "$d"; r=$?; rm -rf "$d"; exit $r' "$py" &&
+	    [ "$(cat "$out/sockets.daemon.1")" = \
+	    "daemon (unix): ready after 100.000000 s" ] && [ "$max" -lt 5000 ]
+	then
+		ok "a daemon of the tree that listens on a UNIX path and forks: its client's wait still jumps, at 100 s exactly"
+	else
+		bad "a daemon of the tree that listens on a UNIX path and forks (slowest ${max:-?} ms)"
+		sed 's/^/    /' "$out/sockets.daemon.1"
+	fi
 	for k in unix tcp; do
 		if again "sockets.pair.$k" 5 python3 "$py" pair "$k" &&
 		    [ "$(cat "$out/sockets.pair.$k.1")" = \

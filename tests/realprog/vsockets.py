@@ -24,6 +24,10 @@
 #   python3 vsockets.py pair unix|tcp
 #       the tree alone: a child sends "hi" after 100 s to its parent,
 #       which waits 200 s for it
+#   python3 vsockets.py daemon DIR
+#       the tree alone: a daemon listens on a UNIX path and forks, its
+#       first process exits (the kernel names it as the peer); the
+#       second answers after 100 s, the client waits 200 s
 import os
 import select
 import socket
@@ -116,6 +120,24 @@ elif cmd == "dclient":
     c.connect(address(sys.argv[2]))
     c.send(b"q")
     wait_input(c, float(sys.argv[3]), "datagram client of a server outside (unix)")
+elif cmd == "daemon":
+    where = sys.argv[2] + "/daemon"
+    if os.fork() == 0:
+        s = listener("unix", where)
+        if os.fork() == 0:
+            c, _ = s.accept()
+            time.sleep(100)
+            try:
+                c.sendall(b"hi\n")
+                c.recv(16)
+            except OSError:
+                pass
+        os._exit(0)
+    c = connect(address(where))
+    t0 = time.monotonic()
+    r, _, _ = select.select([c], [], [], 200)
+    print("daemon (unix): %s after %.6f s" % ("ready" if r else "timed out",
+                                             time.monotonic() - t0))
 elif cmd == "pair":
     kind = sys.argv[2]
     if kind == "unix":
