@@ -308,21 +308,28 @@ static int holds_inode(int32_t pid, const struct net_look *k)
 	return found;
 }
 
+/* Slot i's process, if a thread has it; else 0. */
+static int32_t slot_pid(const struct tfd_dom *d, uint32_t i)
+{
+	int32_t pid = __atomic_load_n(&d->slot[i].pid, __ATOMIC_RELAXED);
+
+	return pid > 0 && __atomic_load_n(&d->slot[i].tid, __ATOMIC_RELAXED)
+	               ? pid
+	               : 0;
+}
+
 /* The process of the tree that holds one of k's sockets, or 0. */
 static int32_t tree_holder(struct tfd_dom *d, const struct net_look *k)
 {
 	uint32_t i, j, hw = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
+	int32_t pid;
 
 	if (hw > DOM_SLOTS)
 		hw = DOM_SLOTS;
 	for (i = 0; k->n && i < hw; i++) {
-		int32_t pid = __atomic_load_n(&d->slot[i].pid, __ATOMIC_RELAXED);
-
-		if (pid <= 0 || !__atomic_load_n(&d->slot[i].tid,
-		                                 __ATOMIC_RELAXED))
+		if (!(pid = slot_pid(d, i)))
 			continue;
-		for (j = 0; j < i && __atomic_load_n(&d->slot[j].pid,
-		                                     __ATOMIC_RELAXED) != pid; j++)
+		for (j = 0; j < i && slot_pid(d, j) != pid; j++)
 			; /* each process once (a thread's slot seen before) */
 		if (j == i && holds_inode(pid, k))
 			return pid;
