@@ -10,7 +10,7 @@ _tfd_opts()
 {
 	case $1 in
 	run) echo "--clock --abs --api --backend --help" ;;
-	exec) echo "--backend --trace --raw-syscalls --virtual-rate --virtual-start --allow-static --help" ;;
+	exec) echo "--backend --trace --raw-syscalls --virtual-rate --virtual-start --virtual-slack --allow-static --help" ;;
 	trace) echo "--html --svg --chrome-json --help" ;;
 	conform) echo "--backend --filter --quiet --errnos --departures --help" ;;
 	bench) echo "--quick --json --filter --rounds --side --plain-read --help" ;;
@@ -30,7 +30,7 @@ _tfd_values()
 	bench:--side) echo "kernel engine both" ;;
 	exec:--trace | trace:--html | trace:--svg | trace:--chrome-json)
 		echo "<file>" ;;
-	exec:--virtual-rate | exec:--virtual-start | conform:--filter | bench:--filter | \
+	exec:--virtual-rate | exec:--virtual-start | exec:--virtual-slack | conform:--filter | bench:--filter | \
 	bench:--rounds) echo "<word>" ;;
 	esac
 }

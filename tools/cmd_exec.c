@@ -5,7 +5,8 @@
  * tfd-preload(7).
  *
  *   tfd exec [--backend engine|virtual|kernel] [--trace FILE] [--raw-syscalls]
- *            [--virtual-rate FACTOR] [--virtual-start DATE] [--allow-static]
+ *            [--virtual-rate FACTOR] [--virtual-start DATE]
+ *            [--virtual-slack US] [--allow-static]
  *            [--] PROG [ARG]...
  *
  * Options end at PROG (PROG's own options follow it).
@@ -158,7 +159,7 @@ static int bad(const char *fmt, const char *arg)
 	return FAILED;
 }
 
-enum { O_BACKEND, O_TRACE, O_RAW, O_RATE, O_START, O_STATIC };
+enum { O_BACKEND, O_TRACE, O_RAW, O_RATE, O_START, O_SLACK, O_STATIC };
 static const struct tfd_opt opts[] = {
 	[O_BACKEND] = { "backend", "NAME",
 	                "engine, virtual or kernel (default: $TFD_BACKEND,\n"
@@ -177,6 +178,11 @@ static const struct tfd_opt opts[] = {
 	              "on virtual, CLOCK_REALTIME starts at DATE: @SECONDS\n"
 	              "since the epoch, or YYYY-MM-DD [HH:MM:SS] in UTC\n"
 	              "(default: the next whole second)" },
+	[O_SLACK] = { "virtual-slack", "US",
+	              "on virtual, waits due within US microseconds of the\n"
+	              "earliest end together, as Linux's timer slack lets\n"
+	              "them (0 to 1000000; default 50; 0: each at its own\n"
+	              "deadline, in their order)" },
 	[O_STATIC] = { "allow-static", NULL,
 	               "run PROG even if it is statically linked: nothing\n"
 	               "is preloaded into it, its timers stay the kernel's" },
@@ -304,7 +310,8 @@ static int handlers(void)
 
 /* Runs PROG in a child on a domain of its own, CLOCK_REALTIME from
  * start (INT64_MIN: the default); returns its status. */
-static int run_in_domain(char **argv, uint32_t rate, int64_t start)
+static int run_in_domain(char **argv, uint32_t rate, int64_t start,
+                         uint32_t slack)
 {
 	struct run r = { 0, 0, 0, NULL };
 	struct tfd_dom *d;
@@ -319,6 +326,7 @@ static int run_in_domain(char **argv, uint32_t rate, int64_t start)
 	}
 	if (start != INT64_MIN)
 		tfd_dom_start_at(d, start);
+	tfd_dom_set_slack(d, slack);
 	/* What PROG inherits from outside: a wait on it flows in real time. */
 	tfd_dom_inherit(d);
 	snprintf(name, sizeof(name), "%d:%d", (int)getpid(), fd);
@@ -374,6 +382,22 @@ static int parse_rate(const char *s, uint32_t *milli)
 	if (end == s || *end || !(f >= 0) || f > 1000)
 		return -1;
 	*milli = (uint32_t)(f * 1000 + 0.5);
+	return 0;
+}
+
+/* US, a whole number of microseconds up to a second, in ns. */
+static int parse_slack(const char *s, uint32_t *ns)
+{
+	char *end;
+	unsigned long us;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	us = strtoul(s, &end, 10);
+	if (*end || errno || us > TFD_MAX_SLACK_NS / 1000)
+		return -1;
+	*ns = (uint32_t)us * 1000;
 	return 0;
 }
 
@@ -450,7 +474,7 @@ const struct tfd_cmd tfd_exec_cmd = {
 static int tfd_cmd_exec(int argc, char **argv)
 {
 	const char *backend = NULL, *trace = NULL, *env;
-	uint32_t rate = 0;
+	uint32_t rate = 0, slack = TFD_DEFAULT_SLACK_NS;
 	int64_t start = INT64_MIN;
 	int raw = 0, allow_static = 0;
 	char path[PATH_MAX], why[PATH_MAX + 64], shown[128];
@@ -478,6 +502,11 @@ static int tfd_cmd_exec(int argc, char **argv)
 				return bad("--virtual-start: '%s' is not @SECONDS "
 				           "nor YYYY-MM-DD [HH:MM:SS] (UTC)",
 				           a.val);
+		} else if (o == O_SLACK) {
+			if (parse_slack(a.val, &slack) < 0)
+				return bad("--virtual-slack: '%s' is not a whole "
+				           "number of microseconds from 0 to "
+				           "1000000", a.val);
 		} else if (o == O_STATIC) {
 			allow_static = 1;
 		}
@@ -522,7 +551,7 @@ static int tfd_cmd_exec(int argc, char **argv)
 	}
 	env = backend ? backend : getenv("TFD_BACKEND");
 	if (env && !strcmp(env, "virtual"))
-		return run_in_domain(a.argv, rate, start);
+		return run_in_domain(a.argv, rate, start, slack);
 	unsetenv("TFD_DOMAIN");
 	fflush(NULL);
 	if (trace) {

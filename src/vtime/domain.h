@@ -21,7 +21,8 @@
  * in the kernel and not running (/proc), and every wait that something
  * else than time could end has looked, without blocking, after the last
  * thing that could have ended it: then nothing can end any wait but time,
- * and the mover moves the clocks to the earliest deadline of the tree.
+ * and the mover moves the clocks to the earliest deadline of the tree
+ * (or up to the timer slack past it: mover.c).
  * But while a wait is on the outside (a descriptor whose other end may
  * be held outside the tree: waits.c), time flows there at the real rate
  * instead of jumping, and stops at that deadline (cap).
@@ -131,7 +132,8 @@ struct tfd_dom {
 	                      * tree's next deadline, reached exactly);
 	                      * DOM_NEVER else; written under seq */
 	uint32_t ninherited; /* descriptors the tree inherited from outside */
-	uint32_t pad3;
+	uint32_t slack_ns;   /* waits due within this of the earliest end
+	                      * at one move (mover.c: timer slack) */
 	struct {
 		uint64_t dev, ino;
 	} inherited[DOM_INHERITED]; /* their identities, written at start */

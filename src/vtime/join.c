@@ -49,7 +49,7 @@ static void *mover_thread(void *arg)
  * make one of our own with a mover thread (a program run on virtual time
  * without `tfd exec`: its forked children share it, programs it runs get
  * their own).  0, or -1: no domain (each wait then moves time by itself
- * as far as the mover would have). */
+ * to its own deadline, with no slack). */
 int tfd_dom_join(const char *name)
 {
 	struct sigaction sa;

@@ -697,7 +697,8 @@ enum verdict {
 };
 
 struct eval {
-	int64_t to;
+	int64_t to;    /* where time jumps (slack_to()) */
+	int64_t first; /* the earliest deadline */
 	int ndl;
 	int64_t dl[DOM_SLOTS]; /* the waits' deadlines ahead (slack_to()) */
 	int exiting; /* a thread is on its way out: nothing tells its end */
@@ -740,20 +741,24 @@ static int look_valid(const struct tfd_dom *d, const struct dom_slot *s,
  * Timer slack.  Linux lets a sleep, a poll's or a futex's timeout end up
  * to the thread's timer slack (50 us by default) after its deadline, so
  * that timers close together fire at one wake-up; a timer's expiry
- * (timerfd, POSIX timers, itimers) has none.  A move does the same: it
+ * (timerfd, POSIX timers, itimers) has none.  A jump does the same: it
  * goes to the latest deadline of a wait that is no later than the
- * earliest one plus the slack, and never past a timer's expiry; the
- * waits at or before it are woken together (each less than the slack
- * late, never early).  A wait alone, or the latest of those woken
+ * earliest one plus the domain's slack, and never past a timer's
+ * expiry; the waits due by then are woken together (each at most the
+ * slack late, never early), and run in the order the scheduler gives
+ * them, as on Linux.  A wait alone, or the latest of those woken
  * together, ends at its deadline exactly, and which waits go together
- * depends only on their deadlines: the same on every run.  (Fifty
+ * depends only on their deadlines: the same on every run.  A slack of 0
+ * (tfd exec --virtual-slack 0) moves to each deadline in turn.  (Fifty
  * threads of Python's test_queue in waits of 10 us took a move each.)
+ * While time flows for a wait on the outside it stops at the earliest
+ * deadline (e->first), as there is nothing to gain.
  */
-#define SLACK_NS 50000
-
-static int64_t slack_to(const struct eval *e, int64_t wait, int64_t timer)
+static int64_t slack_to(const struct tfd_dom *d, const struct eval *e,
+                        int64_t wait, int64_t timer)
 {
-	int64_t limit = wait == DOM_NEVER ? DOM_NEVER : wait + SLACK_NS, to;
+	int64_t slack = __atomic_load_n(&d->slack_ns, __ATOMIC_RELAXED);
+	int64_t limit = wait == DOM_NEVER ? DOM_NEVER : wait + slack, to;
 	int i;
 
 	if (timer < limit)
@@ -932,7 +937,8 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 		if (found && v == V_MOVE)
 			v = V_SOON;
 	}
-	e->to = slack_to(e, best, timer);
+	e->first = best < timer ? best : timer;
+	e->to = slack_to(d, e, best, timer);
 	if (v != V_MOVE)
 		return v;
 	if (invalid)
@@ -1270,17 +1276,18 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			break;
 		}
 		hold = 20000;
-		if (!deadline_alive(d, e->to))
+		if (!deadline_alive(d, e->outside ? e->first : e->to))
 			continue;
 		if (e->outside) {
 			/* A wait on the outside: time flows at the real rate up
-			 * to the deadline instead of jumping to it (the waits
-			 * poked to wait for real), and stops there exactly;
-			 * what is due then is woken as after a jump. */
+			 * to the earliest deadline instead of jumping (the
+			 * waits poked to wait for real), and stops there
+			 * exactly; what is due then is woken as after a
+			 * jump. */
 			int64_t left;
 
-			flow_to(d, 1, e->to);
-			left = tfd_dom_real_left(d, e->to);
+			flow_to(d, 1, e->first);
+			left = tfd_dom_real_left(d, e->first);
 			sleep_on(d, gen, left < 0 ? 1000000 : left);
 			continue;
 		}

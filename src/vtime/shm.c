@@ -90,6 +90,7 @@ struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli)
 	d->size = (uint32_t)len;
 	d->mover = getpid();
 	d->rate_milli = rate_milli;
+	d->slack_ns = TFD_DEFAULT_SLACK_NS;
 	d->rbase = real_clock(CLOCK_MONOTONIC);
 	/* Each clock at the next whole second after the system's: the same
 	 * fractions on every run. */
@@ -102,6 +103,13 @@ struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli)
 	if (memfd)
 		*memfd = fd;
 	return d;
+}
+
+/* Before any process joins: waits due within slack_ns of the earliest
+ * end together (mover.c). */
+void tfd_dom_set_slack(struct tfd_dom *d, uint32_t slack_ns)
+{
+	__atomic_store_n(&d->slack_ns, slack_ns, __ATOMIC_RELEASE);
 }
 
 /* Before any process joins: CLOCK_REALTIME starts at real_ns. */

@@ -85,6 +85,13 @@ enum { DC_MONO, DC_REAL, DC_BOOT }; /* the domain's clocks */
  * pure virtual time, else time also flows at rate/1000 between jumps.
  * NULL with errno. */
 struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli);
+/* Timer slack (mover.c): waits due within slack_ns of the earliest one
+ * end at one move (TFD_DEFAULT_SLACK_NS, Linux's default; 0: each at its
+ * own, in the order of their deadlines; tfd exec --virtual-slack), set
+ * before any process joins. */
+#define TFD_DEFAULT_SLACK_NS 50000
+#define TFD_MAX_SLACK_NS 1000000
+void tfd_dom_set_slack(struct tfd_dom *d, uint32_t slack_ns);
 /* The clocks start at the next whole second of the system's;
  * CLOCK_REALTIME at real_ns instead (tfd exec --virtual-start), set
  * before any process joins. */

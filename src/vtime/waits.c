@@ -73,7 +73,8 @@ static int looked_nothing(struct dom_slot *s, int64_t deadline)
  * at an instant returns at once, as on Linux; only a thread that already
  * timed out there waits (an event loop polling with a zero timeout pays
  * a move of the mover's for each such poll).  Exact and repeatable: the
- * loop gives up 1 ns past its end, every run.  A thread that goes on
+ * loop gives up 1 ns past its end (or at a deadline within the timer
+ * slack after it: mover.c), every run.  A thread that goes on
  * doing so spins on its clock (GLib's main loop running an idle callback
  * until a timeout of its own: 1 ns a poll would take 50 million polls to
  * its 50 ms): each such wait in a row waits twice as long as the one

@@ -592,6 +592,24 @@ deadlines() {
 			bad "timer slack on virtual time"
 			diff -u "$out/vslack.want" "$out/vslack.1" | sed 's/^/    /'
 		fi
+		# --virtual-slack 0: each at its own deadline; a bad value
+		# is one line and exit 125.
+		sed 's/1000030 us/1000000 us/' "$out/vslack.want" |
+		    awk 'NR == 2 { sub(/1000000 us/, "1000030 us") } 1' \
+		    >"$out/vslack0.want"
+		run vslack0 "$tool" exec --backend virtual --virtual-slack 0 \
+		    -- python3 "$src/vslack.py"
+		run vslack.bad "$tool" exec --backend virtual \
+		    --virtual-slack 1ms -- true
+		st=$?
+		if cmp -s "$out/vslack0.want" "$out/vslack0" && [ $st = 125 ] &&
+		    [ "$(wc -l <"$out/vslack.bad")" = 1 ]; then
+			ok "--virtual-slack 0: each sleep at its own deadline; --virtual-slack 1ms: one line, exit 125"
+		else
+			bad "--virtual-slack 0, or a bad value (exit $st)"
+			diff -u "$out/vslack0.want" "$out/vslack0" | sed 's/^/    /'
+			sed 's/^/    /' "$out/vslack.bad"
+		fi
 	else
 		skip "timer slack: python3 not installed"
 	fi
