@@ -16,14 +16,15 @@
  *     (0f 0b), written through /proc/self/mem (or, where that is refused,
  *     with the page made writable for the moment).  From Go 1.21 the
  *     poller's wait is a call of the runtime's general Syscall6 in
- *     EpollWait: the first two bytes of that call instruction become ud2,
- *     and the trap makes the call and returns as Syscall6 would.  Its SIGILL is taken
- *     by signals.c's handler, which asks tfd_gosys_trap() first: the call
- *     is made as the preload's syscall() makes it on virtual time
- *     (tfd_vsyscall, exports_syscall.c), with the mask the interrupted
- *     code had (so that signals and the mover's pokes come as they would
- *     to the system call), and the result goes in rax as the kernel's;
- *     the thread goes on after the instruction.
+ *     EpollWait: the first two bytes of that call instruction become
+ *     ud2, and the trap makes the call and returns as Syscall6 would.
+ *     Its SIGILL is taken by signals.c's handler, which asks
+ *     tfd_gosys_trap() first: the call is made as the preload's
+ *     syscall() makes it on virtual time (tfd_vsyscall,
+ *     exports_syscall.c), with the mask the interrupted code had (so
+ *     that signals and the mover's pokes come as they would to the
+ *     system call), and the result goes in rax as the kernel's; the
+ *     thread goes on after the instruction.
  *   - the vDSO is hidden from the runtime: AT_SYSINFO_EHDR in the
  *     process's auxiliary vector, on the first thread's stack, where
  *     Go's runtime reads it as it starts, becomes AT_IGNORE.  Its clock
@@ -37,9 +38,10 @@
  * block it; signals.c installs SIGILL's handler with SA_NODEFER and takes
  * SIGILL out of the mask of every handler it installs, the C library's
  * sigprocmask() and pthread_sigmask() leave it out (exports_signals.c),
- * and each thread of the program starts with it unblocked (tree.c).  A Go runtime that lacks one of the functions (another
- * version), or a stripped binary, is told on standard error and runs in
- * real time (tfd-preload(7), Go).  x86_64 only.
+ * and each thread of the program starts with it unblocked (tree.c).  A
+ * Go runtime that lacks one of the functions (another version), or a
+ * stripped binary, is told on standard error and runs in real time
+ * (tfd-preload(7), Go).  x86_64 only.
  */
 #include "preload/preload.h"
 
