@@ -13,9 +13,11 @@
  *   - a connected socket whose peer is not a process of the tree: for a
  *     UNIX socket, the peer's process as the kernel tells it
  *     (SO_PEERCRED: the process that connected, listened or made the
- *     pair); for TCP or UDP, a peer on another host, or one on this host
- *     at a port no process of the tree bound, listened or connected at
- *     (the ports the tree told, below).
+ *     pair), or, that one gone or none told, the holders of the sockets
+ *     at the peer's path (/proc/net/unix); for TCP or UDP, a peer on
+ *     another host, or one on this host at a port no process of the tree
+ *     bound, listened or connected at (the ports the tree told, below,
+ *     or /proc/net and the tree's descriptors).
  * A socket that is not connected (listening, or datagrams from anyone)
  * is the tree's, unless it was inherited: who will connect to it or send
  * to it is not known until they do.  A descriptor is looked at each time
