@@ -169,6 +169,7 @@ struct dom_proc *tfd_dom_proc_take(int32_t pid);
 void tfd_dom_procs_forget(int32_t pid);
 int tfd_dom_slots_adopt(int32_t pid, int32_t tid);
 void tfd_dom_slots_for_others(int32_t pid, int32_t self);
+int32_t tfd_dom_slot_pid(const struct tfd_dom *d, uint32_t i);
 int tfd_dom_pid_in_tree(int32_t pid);
 
 /* step.c */

@@ -69,10 +69,10 @@ static int inherited(const struct tfd_dom *d, const struct stat *st)
 
 /* ---- the ports of the tree ---- */
 
-/* An IP socket's address: its family, port and whether it is this host
- * (a loopback address); 0, or -1 for another family. */
+/* An IP socket's address (IPv4 as IPv4-mapped), its port and whether
+ * it is this host (a loopback address); 0, or -1 for another family. */
 struct ep {
-	int family, port, loop;
+	int port, loop;
 	unsigned char addr[16];
 };
 
@@ -98,7 +98,6 @@ static int ep_of(const struct sockaddr_storage *ss, struct ep *e)
 	} else {
 		return -1;
 	}
-	e->family = ss->ss_family;
 	return 0;
 }
 
@@ -310,16 +309,6 @@ static int holds_inode(int32_t pid, const struct net_look *k)
 	return found;
 }
 
-/* Slot i's process, if a thread has it; else 0. */
-static int32_t slot_pid(const struct tfd_dom *d, uint32_t i)
-{
-	int32_t pid = __atomic_load_n(&d->slot[i].pid, __ATOMIC_RELAXED);
-
-	return pid > 0 && __atomic_load_n(&d->slot[i].tid, __ATOMIC_RELAXED)
-	               ? pid
-	               : 0;
-}
-
 /* The process of the tree that holds one of k's sockets, or 0. */
 static int32_t tree_holder(struct tfd_dom *d, const struct net_look *k)
 {
@@ -329,9 +318,9 @@ static int32_t tree_holder(struct tfd_dom *d, const struct net_look *k)
 	if (hw > DOM_SLOTS)
 		hw = DOM_SLOTS;
 	for (i = 0; k->n && i < hw; i++) {
-		if (!(pid = slot_pid(d, i)))
+		if (!(pid = tfd_dom_slot_pid(d, i)))
 			continue;
-		for (j = 0; j < i && slot_pid(d, j) != pid; j++)
+		for (j = 0; j < i && tfd_dom_slot_pid(d, j) != pid; j++)
 			; /* each process once (a thread's slot seen before) */
 		if (j == i && holds_inode(pid, k))
 			return pid;

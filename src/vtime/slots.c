@@ -356,6 +356,16 @@ void tfd_dom_slots_for_others(int32_t pid, int32_t self)
 	closedir(dir);
 }
 
+/* Slot i's process, if a thread has it; else 0. */
+int32_t tfd_dom_slot_pid(const struct tfd_dom *d, uint32_t i)
+{
+	int32_t pid = __atomic_load_n(&d->slot[i].pid, __ATOMIC_RELAXED);
+
+	return pid > 0 && __atomic_load_n(&d->slot[i].tid, __ATOMIC_RELAXED)
+	               ? pid
+	               : 0;
+}
+
 /* 1 if pid is a process of the tree: a thread of it has a slot. */
 int tfd_dom_pid_in_tree(int32_t pid)
 {
@@ -366,8 +376,7 @@ int tfd_dom_pid_in_tree(int32_t pid)
 		return 0;
 	n = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
 	for (i = 0; i < n && i < DOM_SLOTS; i++)
-		if (__atomic_load_n(&d->slot[i].pid, __ATOMIC_RELAXED) == pid &&
-		    __atomic_load_n(&d->slot[i].tid, __ATOMIC_RELAXED) != 0)
+		if (tfd_dom_slot_pid(d, i) == pid)
 			return 1;
 	return 0;
 }
