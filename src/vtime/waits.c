@@ -370,7 +370,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 	struct dom_slot *s = tfd_dom_self_slot();
 	struct dom_proc *me = tfd_dom_me;
 	sigset_t old, during;
-	int r = 0, e = 0, outside = next_outside;
+	int r = 0, e = errno, e0 = errno, outside = next_outside;
 
 	next_outside = 0;
 	deadline = past_reached(deadline);
@@ -390,6 +390,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 		if (s)
 			begin_look(s);
 		tfd_dom_sync();
+		errno = e0; /* what look() or block() sets is theirs alone */
 		r = look(ctx);
 		if (r != 0) {
 			e = errno;
@@ -397,6 +398,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 		}
 		if (looked_nothing(s, deadline))
 			break;
+		errno = e0;
 		r = block(ctx, &during, tfd_dom_real_left(tfd_dom, deadline));
 		e = errno;
 		if (r > 0 || (r < 0 && !(e == EINTR && tfd_sig_handled == h0)))
@@ -410,7 +412,11 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 	}
 	release_signals(&old);
 	wait_ended(r == 0);
-	errno = e;
+	/* A wait that ends at its deadline leaves errno as it was (the
+	 * pokes' EINTR is ours); else it is what the last look or block
+	 * set (a look may succeed with the error of the call it made:
+	 * wait4's ECHILD). */
+	errno = r == 0 ? e0 : e;
 	return r;
 }
 

@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -885,5 +886,38 @@ HOST_CASE(child_stopped_after_pthread_exit, 0)
 	say("its word: %s", buf);
 	say("child: %s", reap_text(pid));
 	close(pfd[0]);
+	return 0;
+}
+
+/* A poll that succeeds leaves errno alone, as the system call does: on
+ * virtual time the look at its sockets (is the peer outside the tree?)
+ * asked getpeername() of a listening socket and left ENOTCONN there
+ * (found by review).  A listening socket, an unconnected one, and a pipe
+ * that is ready. */
+HOST_CASE(poll_on_sockets_keeps_errno, 0)
+{
+	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int us = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), p[2], r;
+	struct pollfd fds[3];
+
+	if (ls < 0 || us < 0 || listen(ls, 1) < 0 || pipe(p) < 0 ||
+	    write(p[1], "x", 1) != 1) {
+		say("setup: %s", strerror(errno));
+		return 1;
+	}
+	fds[0] = (struct pollfd){ ls, POLLIN, 0 };
+	fds[1] = (struct pollfd){ us, POLLIN, 0 };
+	fds[2] = (struct pollfd){ p[0], POLLIN, 0 };
+	errno = 0;
+	r = poll(fds, 3, 1000);
+	say("poll: %d ready, errno %s", r, errno ? strerror(errno) : "0");
+	errno = 0;
+	r = poll(fds, 2, 10);
+	say("poll with nothing ready: %d, errno %s", r,
+	    errno ? strerror(errno) : "0");
+	close(ls);
+	close(us);
+	close(p[0]);
+	close(p[1]);
 	return 0;
 }
