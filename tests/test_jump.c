@@ -12,10 +12,13 @@
 #include "backend.h"
 #include "tfd.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -41,22 +44,80 @@ static void on(int sig, void (*fn)(int), int flags)
 /* The signal that jumps (not SIGALRM: the runner's time limit). */
 #define JUMP SIGUSR2
 
-/* JUMP in ms milliseconds, once. */
-static void alarm_ms(long ms)
-{
-	static timer_t t;
-	static int made;
-	struct sigevent ev;
-	struct itimerspec its = { { 0, 0 }, { ms / 1000, ms % 1000 * MS } };
+/*
+ * JUMP to the calling thread once it is blocked in system call nr (or
+ * nr2) with first argument a1, as its /proc/self/task/TID/syscall shows,
+ * from a thread of its own (the watcher), joined by jumped().  Not at a
+ * fixed time: a handler must not jump out of a call of the library before
+ * its wait blocks (tfd(7), Signals), and a 10 ms timer fired there on a
+ * loaded machine under valgrind (the lock was left owned: a hang).
+ */
+static struct {
+	pthread_t watcher, target;
+	pid_t tid;
+	long nr, nr2;
+	unsigned long a1;
+} jumper;
 
-	if (!made) {
-		memset(&ev, 0, sizeof(ev));
-		ev.sigev_notify = SIGEV_SIGNAL;
-		ev.sigev_signo = JUMP;
-		CHECK(timer_create(CLOCK_MONOTONIC, &ev, &t) == 0);
-		made = 1;
-	}
-	CHECK(timer_settime(t, 0, &its, NULL) == 0);
+static int in_the_call(void)
+{
+	char path[64], buf[256];
+	unsigned long a1;
+	long nr;
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall",
+	         (int)jumper.tid);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return sscanf(buf, "%ld %lx", &nr, &a1) == 2 &&
+	       (nr == jumper.nr || nr == jumper.nr2) && a1 == jumper.a1;
+}
+
+static void *watch(void *arg)
+{
+	int i, in = 0;
+
+	(void)arg;
+	for (i = 0; i < 10000 && !(in = in_the_call()); i++)
+		t_sleep_ns(MS);
+	if (in < 0)
+		t_sleep_ns(100 * MS); /* no such file here: time enough */
+	pthread_kill(jumper.target, JUMP);
+	return NULL;
+}
+
+static void jump_when_blocked(long nr, long nr2, const void *a1)
+{
+	jumper.target = pthread_self();
+	jumper.tid = (pid_t)syscall(SYS_gettid);
+	jumper.nr = nr;
+	jumper.nr2 = nr2;
+	jumper.a1 = (unsigned long)a1;
+	CHECK(pthread_create(&jumper.watcher, NULL, watch, NULL) == 0);
+}
+
+#ifdef SYS_poll
+#define POLL_NR SYS_poll
+#else
+#define POLL_NR SYS_ppoll /* poll(3) makes ppoll(2) */
+#endif
+
+static void jump_when_reading(int fd)
+{
+	jump_when_blocked(SYS_read, SYS_read, (const void *)(uintptr_t)fd);
+}
+
+static void jumped(void)
+{
+	CHECK(pthread_join(jumper.watcher, NULL) == 0);
 }
 
 static int far_timer(void)
@@ -76,10 +137,11 @@ TEST(jump_out_of_a_blocked_read_then_close_lets_the_timer_go)
 	on(JUMP, jump, 0);
 	for (i = 0; i < 3; i++) {
 		if (!sigsetjmp(env, 1)) {
-			alarm_ms(10);
+			jump_when_reading(fd);
 			tfd_read(fd, &n, sizeof(n));
 			CHECK(!"the read returned");
 		}
+		jumped();
 		CHECK(tfd_engine_holds() == 1);
 	}
 	CHECK_OK(tfd_close(fd));
@@ -105,10 +167,11 @@ TEST(jump_out_of_a_blocked_read_then_close_elsewhere)
 
 	on(JUMP, jump, 0);
 	if (!sigsetjmp(env, 1)) {
-		alarm_ms(10);
+		jump_when_reading(fd);
 		tfd_read(fd, &n, sizeof(n));
 		CHECK(!"the read returned");
 	}
+	jumped();
 	CHECK(pthread_create(&th, NULL, close_it, &fd) == 0);
 	CHECK(pthread_join(th, &held) == 0);
 	CHECK(held == (void *)1);
@@ -245,10 +308,11 @@ TEST(jump_out_of_a_holding_wait_lets_the_timer_go)
 		h = tfd_engine_backend.hold(fd);
 		CHECK(h != NULL);
 		tfd_engine_waits_block();
-		alarm_ms(10);
+		jump_when_blocked(POLL_NR, SYS_ppoll, &p);
 		poll(&p, 1, -1);
 		CHECK(!"poll returned");
 	}
+	jumped();
 	CHECK_OK(tfd_close(fd));
 	CHECK(tfd_engine_holds() == 0);
 
@@ -315,9 +379,10 @@ static void *jump_then_exit(void *arg)
 	sigaddset(&s, JUMP);
 	CHECK(pthread_sigmask(SIG_UNBLOCK, &s, NULL) == 0);
 	if (!sigsetjmp(env, 1)) {
-		alarm_ms(10);
+		jump_when_reading(*(int *)arg);
 		tfd_read(*(int *)arg, &n, sizeof(n));
 	}
+	jumped();
 	pthread_exit((void *)2);
 }
 
