@@ -70,6 +70,21 @@ struct tfd_backend {
 	/* Time from now to the earliest deadline of any timer, 0 if one is
 	 * due; ENOENT when no timer is armed.  Optional. */
 	int (*next_due)(int64_t *in_ns);
+	/* Optional: the waits of the preload library deliver (tfd(7),
+	 * Delivery).  ready_begin() takes the backend's lock, ready_end()
+	 * gives it back; in between, ready() tells of fd: 1 if a read of it
+	 * now would not fail with EAGAIN (an expiration counted, posted or
+	 * not, or a cancellation), 0 if not, with *mono set to its next
+	 * deadline on CLOCK_MONOTONIC (-1 if disarmed); -1 if fd is no
+	 * timer of the backend. */
+	int (*ready_begin)(void);
+	int (*ready)(int fd, int64_t *mono);
+	void (*ready_end)(int begun);
+	/* With that lock too: waits 1, the caller's wait will be awake at
+	 * fd's deadline (ready() said 0) and deliver it: the backend may
+	 * hold back what it does for waits it does not see, for a while;
+	 * waits 0, that wait has ended. */
+	void (*defer)(int fd, int waits);
 	/* Optional, with virtual_move: what virtual time (src/vtime) asks
 	 * of the timers, as tfd_engine_virtual_start(),
 	 * tfd_engine_virtual_move_to() and tfd_engine_read_elsewhere()

@@ -265,6 +265,57 @@ TEST(readiness_poll_select_epoll_match_the_count)
 	CHECK_OK(tfd_close(fd));
 }
 
+/* What a wait that delivers asks of the engine (backend.h, ready; the
+ * preload's poll and select, tfd(7) Delivery): not ready before the
+ * deadline on the timer's own clock, which it gives on CLOCK_MONOTONIC;
+ * ready from then on, whether the service thread has posted yet or not,
+ * until a read takes the count. */
+static int ready_now(int fd, int64_t *mono)
+{
+	const struct tfd_backend *b = &tfd_engine_backend;
+	int k = b->ready_begin(), r = b->ready(fd, mono);
+
+	b->ready_end(k);
+	return r;
+}
+
+TEST(ready_for_a_waiter_is_never_early_and_gives_the_deadline)
+{
+	static const clockid_t clocks[] = { CLOCK_MONOTONIC, CLOCK_REALTIME,
+		                            CLOCK_BOOTTIME };
+	size_t c;
+	int p[2];
+
+	for (c = 0; c < 3; c++) {
+		int fd = t_timer(clocks[c], TFD_NONBLOCK), r, tries = 0;
+		int64_t at = t_now(clocks[c]) + 20 * MS, m = 0, want;
+		uint64_t n;
+
+		t_arm(fd, TFD_TIMER_ABSTIME, at, 0);
+		want = t_now(CLOCK_MONOTONIC) + (at - t_now(clocks[c]));
+		CHECK_EQ(ready_now(fd, &m), 0);
+		if (clocks[c] == CLOCK_MONOTONIC)
+			CHECK_EQ(m, at);
+		else /* two clocks read apart: within 1 ms */
+			CHECK(m > want - MS && m < want + MS);
+		while ((r = ready_now(fd, &m)) == 0 && tries++ < 2000)
+			t_sleep_ns(MS / 4);
+		CHECK_EQ(r, 1);
+		CHECKF(t_now(clocks[c]) >= at, "clock %d: ready before %ld",
+		       (int)clocks[c], (long)at);
+		CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+		m = 0;
+		CHECK_EQ(ready_now(fd, &m), 0);
+		CHECK_EQ(m, -1); /* disarmed */
+		CHECK_OK(tfd_close(fd));
+		CHECK_EQ(ready_now(fd, &m), -1);
+	}
+	CHECK_OK(pipe(p));
+	CHECK_EQ(ready_now(p[0], &(int64_t){ 0 }), -1);
+	close(p[0]);
+	close(p[1]);
+}
+
 struct rearm_ctx {
 	int fd;
 	int64_t armed_at;

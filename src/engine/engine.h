@@ -87,7 +87,14 @@ enum {
 	T_OUTSIDE = 1 << 5,       /* a forked child with no record of the
 	                           * family's has its file: read where we do
 	                           * not see it (fork.c) */
+	T_DEFERRED = 1 << 6,      /* a wait that delivers sleeps until its
+	                           * deadline: hold is its deadline plus
+	                           * DELIVER_GRACE (ops.c, tfd_engine_defer) */
 };
+
+/* How long past a deadline the service thread leaves its post to a wait
+ * that delivers it (tfd(7), Delivery). */
+#define DELIVER_GRACE (100 * 1000) /* ns */
 
 #define PROC_MAX 64 /* processes of a family that hold timers at once;
                      * one more starts a family of its own (family.c) */
@@ -395,6 +402,9 @@ int tfd_engine_gettime(int fd, struct itimerspec *cur);
 int tfd_engine_read(int fd, uint64_t *count);
 uint64_t tfd_engine_drain(struct tfd_timer *t, int fd);
 int tfd_engine_next_due(int64_t *in_ns);
+int tfd_engine_ready_begin(void);
+int tfd_engine_ready(int fd, int64_t *mono);
+void tfd_engine_defer(int fd, int waits);
 
 /* deadline.c */
 void tfd_engine_requeue(struct tfd_timer *t); /* its deadline changed */

@@ -24,6 +24,7 @@ uint64_t tfd_engine_drain(struct tfd_timer *t, int fd)
 		t->flags &= ~T_SIGNALED;
 	}
 	t->hold = t->backoff = 0;
+	t->flags &= (unsigned char)~T_DEFERRED;
 	return n;
 }
 
@@ -116,6 +117,7 @@ int tfd_engine_settime(int fd, int flags, const struct itimerspec *nv,
 	tfd_model_set(&t->m, tfd_clock_now(base), value,
 	              tfd_ts_to_ns(&nv->it_interval), absolute);
 	t->hold = t->backoff = 0;
+	t->flags &= (unsigned char)~T_DEFERRED;
 	tfd_engine_requeue(t);
 	if (tfd_eng.virtual)
 		tfd_engine_virtual_deliver(tfd_eng.vnow); /* due now: posted before return */
@@ -166,6 +168,86 @@ int tfd_engine_read_elsewhere(int fd)
 		r = !!(h->t->flags & T_OUTSIDE);
 	tfd_family_unlock();
 	return r;
+}
+
+/* ---- readiness, for the waits that deliver (backend.h, ready) ---- */
+
+int tfd_engine_ready_begin(void)
+{
+	int cs;
+
+	tfd_engine_lock(&cs);
+	return cs;
+}
+
+/* The timer at fd, if a wait may deliver it: not one whose file a
+ * process outside the family may read (T_OUTSIDE: the count there is
+ * not ours to tell). */
+static struct tfd_timer *deliverable(int fd)
+{
+	struct tfd_hold *h;
+
+	TFD_ASSERT_LOCKED();
+	if (fd < 0 || (size_t)fd >= tfd_eng.nslot || !(h = tfd_eng.slot[fd]) ||
+	    (h->t->flags & T_OUTSIDE))
+		return NULL;
+	return h->t;
+}
+
+/* Whether a read would count: what the service thread posted or has
+ * counted (m.ticks), a cancellation, or a deadline that has passed and
+ * that no one has counted yet.  Never early: the deadline is compared
+ * with the timer's own clock. */
+int tfd_engine_ready(int fd, int64_t *mono)
+{
+	struct tfd_timer *t = deliverable(fd);
+	int64_t now;
+
+	if (!t)
+		return -1;
+	if ((t->flags & (T_SIGNALED | T_CANCELLED)) || t->m.ticks)
+		return 1;
+	if (!t->m.next) {
+		*mono = -1;
+		return 0;
+	}
+	now = tfd_clock_now(t->base);
+	if (t->m.next <= now)
+		return 1;
+	*mono = t->base == BASE_MONO
+	                ? t->m.next
+	                : tfd_ns_add(tfd_clock_now(BASE_MONO), t->m.next - now);
+	return 0;
+}
+
+/* waits 1: the caller will be awake at fd's deadline, which has not
+ * passed, to deliver it: the service thread holds its post back until
+ * DELIVER_GRACE after it (for waits it cannot see: Linux's epoll, another
+ * process), and need not wake before.  waits 0: a wait has ended; if
+ * it ends before the deadline, the post is due at the deadline again
+ * (also where another wait still sleeps for it: that one is woken by the
+ * post then). */
+void tfd_engine_defer(int fd, int waits)
+{
+	struct tfd_timer *t = deliverable(fd);
+	int64_t mono;
+
+	if (!t)
+		return;
+	if (waits) {
+		if (!t->m.next || t->hold >= t->m.next + DELIVER_GRACE)
+			return;
+		t->hold = t->m.next + DELIVER_GRACE;
+		t->flags |= T_DEFERRED;
+		tfd_engine_requeue(t);
+		return;
+	}
+	if ((t->flags & T_DEFERRED) && !tfd_engine_ready(fd, &mono)) {
+		t->flags &= (unsigned char)~T_DEFERRED;
+		t->hold = 0;
+		tfd_engine_requeue(t);
+		tfd_engine_kick(t);
+	}
 }
 
 /* ---- blocking reads ---- */

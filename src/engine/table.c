@@ -689,6 +689,10 @@ const struct tfd_backend tfd_engine_backend = {
 	.name = "engine",
 	ENGINE_OPS,
 	.activate = e_activate,
+	.ready_begin = tfd_engine_ready_begin,
+	.ready = tfd_engine_ready,
+	.ready_end = tfd_engine_unlock,
+	.defer = tfd_engine_defer,
 };
 
 /* The same engine, on clocks that move only when told. */

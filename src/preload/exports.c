@@ -675,6 +675,12 @@ static void init_once(void)
 	tfd_leave(was);
 	tfd_emulated = !tfd_be->native;
 	tfd_virt = tfd_be->virtual_move != NULL;
+	{
+		const char *d = secure_getenv("TFD_DELIVERY");
+
+		tfd_waits_deliver = tfd_be->ready && !tfd_virt &&
+		                    !(d && !strcmp(d, "post"));
+	}
 #ifdef TFD_VFORK
 	{
 		void *v = dlsym(RTLD_NEXT, "vfork");

@@ -212,6 +212,9 @@ extern int tfd_emulated; /* its timers are not kernel timerfds (.native 0):
  * signal() go straight to the C library's (exports_signals.c). */
 extern int tfd_loaded;
 extern int tfd_virt;     /* it has virtual clocks (virtual_move) */
+/* Waits on real time deliver their timers themselves (waits.c; not with
+ * TFD_DELIVERY=post). */
+extern int tfd_waits_deliver;
 
 /* ---- numbers.c ---- */
 

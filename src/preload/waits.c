@@ -22,10 +22,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #define POLL_WRITE (POLLOUT | POLLWRNORM | POLLWRBAND)
+
+int tfd_waits_deliver;
 
 int64_t tfd_ms_ns(int ms)
 {
@@ -87,6 +90,7 @@ static void holds_end(struct holds *s)
 struct unwrite {
 	struct pollfd *fds;
 	nfds_t n;
+	nfds_t timers; /* entries that are timers */
 	short *saved; /* NULL if nothing was taken out */
 	short small[16];
 };
@@ -98,10 +102,12 @@ static void unwrite_take(struct unwrite *u, struct holds *s,
 
 	u->fds = fds;
 	u->n = n;
+	u->timers = 0;
 	u->saved = NULL;
 	for (i = 0; tfd_emulated && i < n; i++) {
 		if (!tfd_marked(fds[i].fd))
 			continue;
+		u->timers++;
 		hold_one(s, fds[i].fd);
 		if (!(fds[i].events & POLL_WRITE))
 			continue;
@@ -172,6 +178,199 @@ static void poll_outside(const struct pollfd *fds, nfds_t n)
 		}
 }
 
+/* ---- the waiter delivers (real time) ---- */
+
+static int64_t mono_now(void)
+{
+	struct timespec ts;
+
+	R(clock_gettime)(CLOCK_MONOTONIC, &ts);
+	return tfd_ts_to_ns(&ts);
+}
+
+/* A look at the timers of a wait's set, with the backend's lock (ready,
+ * defer): which a read would count now, and the earliest deadline of the
+ * others.  Before the wait blocks, the timers due at that deadline are
+ * left to it (defer 1); when it returns, those not due are given back
+ * (defer 0).  A wait that woke a little before the deadline (aim) only
+ * looks, and sleeps again. */
+enum { SCAN_LOOK, SCAN_BLOCK, SCAN_END };
+
+struct scan {
+	int phase, begun, was;
+	int mark; /* the ready ones are marked (not after an error) */
+	int64_t next; /* CLOCK_MONOTONIC, -1 for none */
+	int64_t end;  /* the wait's own end, -1 for none */
+};
+
+static void scan_begin(struct scan *c, int phase, int64_t end)
+{
+	c->end = end;
+	c->phase = phase;
+	c->mark = 1;
+	c->next = -1;
+	c->was = tfd_enter();
+	c->begun = tfd_be->ready_begin();
+}
+
+/* 1 if a read of timer fd would count now. */
+static int scan_one(struct scan *c, int fd)
+{
+	int64_t d;
+	int r = tfd_be->ready(fd, &d);
+
+	if (c->phase == SCAN_END)
+		tfd_be->defer(fd, 0);
+	if (r == 0 && d >= 0 && (c->next < 0 || d < c->next))
+		c->next = d;
+	return r == 1;
+}
+
+/* The second pass before a wait blocks: fd is due at the earliest
+ * deadline, and the wait will be awake then. */
+static void scan_defer(const struct scan *c, int fd)
+{
+	int64_t d;
+
+	if (c->next >= 0 && (c->end < 0 || c->next < c->end) &&
+	    tfd_be->ready(fd, &d) == 0 && d == c->next)
+		tfd_be->defer(fd, 1);
+}
+
+static void scan_end(struct scan *c)
+{
+	tfd_be->ready_end(c->begun);
+	tfd_leave(c->was);
+}
+
+/* When to wake for a deadline at (CLOCK_MONOTONIC).  Linux ends a wait
+ * for a timerfd at its deadline; a timed wait may end later than asked,
+ * by the thread's timer slack (50 us unless the program set it) or by
+ * 0.1 % of the time asked for, whichever is more.  So for the time of a
+ * wait that ends at a deadline of ours, the thread's slack is 1 ns
+ * (slack_begin, slack_end: the program's own is given back after), and
+ * the wait asks to end 0.1 % earlier, and waits again for the rest if it
+ * woke before the deadline. */
+static __thread long slack = -1; /* the program's, while ours is set */
+
+static void slack_begin(void)
+{
+	long v = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+
+	if (v > 1 && prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL) == 0)
+		slack = v;
+}
+
+static void slack_end(void)
+{
+	if (slack > 1)
+		prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0UL, 0UL, 0UL);
+	slack = -1;
+}
+
+static int64_t aim(int64_t at)
+{
+	int64_t now = mono_now(), est = (at - now) / 1000;
+
+	/* A wait that wakes early and sleeps again is woken the second time
+	 * like a thread that has just run: on a busy machine, after the
+	 * running one's time slice (1-3 ms late, where 0.1 % of a wait of
+	 * under 20 ms is under 20 us late). */
+	return est > 20000 ? at - est : at;
+}
+
+/* The timeout of a wait until at (-1: none), from now. */
+static struct timespec *timeout_to(int64_t at, struct timespec *ts)
+{
+	int64_t now;
+
+	if (at < 0)
+		return NULL;
+	now = mono_now();
+	*ts = tfd_ns_to_ts(at > now ? at - now : 0);
+	return ts;
+}
+
+/* The timers of the set get POLLIN where a read would count, if asked
+ * for, whether the service thread has posted their files yet or not; how
+ * many entries became ready that were not. */
+static int pwait_ours(struct pwait *w, struct scan *c)
+{
+	int added = 0;
+	nfds_t i;
+
+	for (i = 0; i < w->n; i++) {
+		struct pollfd *p = &w->fds[i];
+
+		if (!(p->events & POLLIN) || !tfd_marked(p->fd) ||
+		    !scan_one(c, p->fd) || !c->mark || (p->revents & POLLIN))
+			continue;
+		added += !p->revents;
+		p->revents |= POLLIN;
+	}
+	for (i = 0; !added && c->phase == SCAN_BLOCK && i < w->n; i++)
+		if ((w->fds[i].events & POLLIN) && tfd_marked(w->fds[i].fd))
+			scan_defer(c, w->fds[i].fd);
+	return added;
+}
+
+/* A wait on real time with timers of ours in the set: the thread that
+ * waits delivers (tfd(7), Delivery).  It sleeps in ppoll(2) until the
+ * earliest deadline of its timers at most, and then reports those that
+ * expired itself: one wake-up, its own, where the service thread's post
+ * and then the wake-up it causes take two.  The service thread posts
+ * only if the timer is still unread DELIVER_GRACE later, for waits we do
+ * not see. */
+static int pwait_deliver(struct pwait *w, int64_t ns)
+{
+	int64_t end = ns < 0 ? -1 : tfd_ns_add(mono_now(), ns);
+	struct timespec ts, *tp;
+	struct scan c;
+	nfds_t i;
+	int r, k, e, done;
+
+	for (;;) {
+		for (i = 0; i < w->n; i++)
+			w->fds[i].revents = 0;
+		c.next = -1;
+		k = 0;
+		if (ns) { /* (a look needs no look before it) */
+			scan_begin(&c, SCAN_BLOCK, end);
+			k = pwait_ours(w, &c);
+			scan_end(&c);
+		}
+		if (k || !ns) {
+			ts.tv_sec = ts.tv_nsec = 0; /* the others as they are */
+			tp = &ts;
+		} else if (c.next >= 0 && (end < 0 || c.next < end)) {
+			slack_begin();
+			tp = timeout_to(aim(c.next), &ts);
+		} else {
+			tp = timeout_to(end, &ts);
+		}
+		if (tp && !tp->tv_sec && !tp->tv_nsec) {
+			r = R(ppoll)(w->fds, w->n, tp, w->mask);
+		} else {
+			uintptr_t b = tfd_engine_waits_block();
+
+			r = R(ppoll)(w->fds, w->n, tp, w->mask);
+			e = errno;
+			tfd_engine_waits_unblock(b);
+			errno = e;
+		}
+		e = errno;
+		slack_end();
+		done = r != 0 || (end >= 0 && mono_now() >= end);
+		scan_begin(&c, done ? SCAN_END : SCAN_LOOK, end);
+		c.mark = r >= 0;
+		k = pwait_ours(w, &c);
+		scan_end(&c);
+		errno = e;
+		if (done || k)
+			return r < 0 ? r : r + k;
+	}
+}
+
 /* ns: the wait's limit on the caller's clock; poll_ms: poll's own. */
 static int pwait_run(struct pwait *w, int64_t ns, int poll_ms,
                      const struct timespec *ts)
@@ -186,7 +385,9 @@ static int pwait_run(struct pwait *w, int64_t ns, int poll_ms,
 		poll_outside(w->fds, w->n);
 	r = tfd_virt ? tfd_vwait(ns, w->mask, pwait_look, pwait_block, w)
 	             : VWAIT_BLOCK;
-	if (r == VWAIT_BLOCK) { /* not virtual, or no domain: real time */
+	if (r == VWAIT_BLOCK && u.timers && tfd_waits_deliver) {
+		r = pwait_deliver(w, ns);
+	} else if (r == VWAIT_BLOCK) { /* no domain: real time */
 		uintptr_t b = tfd_engine_waits_block();
 
 		r = w->ppoll ? R(ppoll)(w->fds, w->n, ts, w->mask)
@@ -243,6 +444,13 @@ static void set_clear(fd_set *s, int fd)
 	w[(size_t)fd / WORD_BITS] &= ~(1UL << ((size_t)fd % WORD_BITS));
 }
 
+static void set_add(fd_set *s, int fd)
+{
+	unsigned long *w = (unsigned long *)(void *)s;
+
+	w[(size_t)fd / WORD_BITS] |= 1UL << ((size_t)fd % WORD_BITS);
+}
+
 struct swait {
 	int nfds;
 	fd_set *set[3];
@@ -250,13 +458,14 @@ struct swait {
 	const sigset_t *mask;
 };
 
-/* Holds the timers of the sets; takes timers out of the write set. */
-static void sets_take(int nfds, fd_set **set, struct holds *s)
+/* Holds the timers of the sets; takes timers out of the write set.  How
+ * many timers the read set has. */
+static int sets_take(int nfds, fd_set **set, struct holds *s)
 {
-	int fd, h = __atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED), i;
+	int fd, h = __atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED), i, n = 0;
 
 	if (!tfd_emulated)
-		return;
+		return 0;
 	for (fd = 0; fd < nfds && fd < h; fd++) {
 		if (!tfd_marked(fd))
 			continue;
@@ -265,9 +474,12 @@ static void sets_take(int nfds, fd_set **set, struct holds *s)
 				break;
 		if (i < 3)
 			hold_one(s, fd);
+		if (set[0] && set_has(set[0], fd))
+			n++;
 		if (set[1] && set_has(set[1], fd))
 			set_clear(set[1], fd);
 	}
+	return n;
 }
 
 static int swait_call(struct swait *w, const struct timespec *ts,
@@ -318,16 +530,14 @@ static int swait_block(void *ctx, const sigset_t *mask, int64_t ns)
 	return swait_call(ctx, ns < 0 ? NULL : &ts, mask);
 }
 
-/* Virtual time: 0 or a result when time moved; VWAIT_BLOCK with the sets
- * as given when the caller must wait for real; -1 ENOMEM.  Sets of up to
- * FD_SETSIZE are kept on the stack (a handler may jump out of the wait). */
-static int swait_virtual(struct swait *w, int64_t ns)
+/* The sets as given are kept in w->saved, each wait starting from them:
+ * in small if they fit (a handler may jump out of the wait), else
+ * allocated (swait_end frees it).  -1 ENOMEM. */
+static int swait_begin(struct swait *w, unsigned char *small, size_t size)
 {
 	size_t len = set_bytes(w->nfds);
-	unsigned char small[3 * sizeof(fd_set)];
-	unsigned char *buf = 3 * len <= sizeof(small) ? small
-	                                              : malloc(3 * len + 1);
-	int i, r;
+	unsigned char *buf = 3 * len <= size ? small : malloc(3 * len + 1);
+	int i;
 
 	if (!buf) {
 		errno = ENOMEM;
@@ -338,6 +548,86 @@ static int swait_virtual(struct swait *w, int64_t ns)
 		if (w->set[i])
 			memcpy(w->saved[i], w->set[i], len);
 	}
+	return 0;
+}
+
+static void swait_end(struct swait *w, const unsigned char *small)
+{
+	if (w->saved[0] != small)
+		free(w->saved[0]);
+}
+
+/* The timers of the read set as given that a read would count now are
+ * set in the read set (pwait_ours); how many were not. */
+static int swait_ours(struct swait *w, struct scan *c)
+{
+	int h = __atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED), added = 0, fd;
+	fd_set *rd = (fd_set *)(void *)w->saved[0];
+
+	for (fd = 0; fd < w->nfds && fd < h; fd++) {
+		if (!tfd_marked(fd) || !set_has(rd, fd) || !scan_one(c, fd) ||
+		    !c->mark || set_has(w->set[0], fd))
+			continue;
+		set_add(w->set[0], fd);
+		added++;
+	}
+	for (fd = 0; !added && c->phase == SCAN_BLOCK && fd < w->nfds && fd < h;
+	     fd++)
+		if (tfd_marked(fd) && set_has(rd, fd))
+			scan_defer(c, fd);
+	return added;
+}
+
+/* Real time, with timers of ours in the read set: the thread that waits
+ * delivers (pwait_deliver). */
+static int swait_deliver(struct swait *w, int64_t ns)
+{
+	int64_t end = ns < 0 ? -1 : tfd_ns_add(mono_now(), ns);
+	struct timespec ts, *tp;
+	struct scan c;
+	int i, r, k, e, done;
+
+	for (;;) {
+		for (i = 0; i < 3; i++)
+			if (w->set[i])
+				memset(w->set[i], 0, set_bytes(w->nfds));
+		c.next = -1;
+		k = 0;
+		if (ns) {
+			scan_begin(&c, SCAN_BLOCK, end);
+			k = swait_ours(w, &c);
+			scan_end(&c);
+		}
+		if (k || !ns) {
+			ts.tv_sec = ts.tv_nsec = 0;
+			tp = &ts;
+		} else if (c.next >= 0 && (end < 0 || c.next < end)) {
+			slack_begin();
+			tp = timeout_to(aim(c.next), &ts);
+		} else {
+			tp = timeout_to(end, &ts);
+		}
+		r = swait_call(w, tp, w->mask);
+		e = errno;
+		slack_end();
+		done = r != 0 || (end >= 0 && mono_now() >= end);
+		scan_begin(&c, done ? SCAN_END : SCAN_LOOK, end);
+		c.mark = r >= 0;
+		k = swait_ours(w, &c);
+		scan_end(&c);
+		errno = e;
+		if (done || k)
+			return r < 0 ? r : r + k;
+	}
+}
+
+/* Virtual time: 0 or a result when time moved; VWAIT_BLOCK with the sets
+ * as given when the caller must wait for real. */
+static int swait_virtual(struct swait *w, int64_t ns)
+{
+	int i;
+	int r;
+
 	for (i = 0; tfd_dom && ns != 0 && w->set[0] && i < w->nfds; i++)
 		if (set_has(w->set[0], i) && tfd_dom_fd_outside(i)) {
 			tfd_dom_wait_outside(); /* (poll_outside) */
@@ -347,9 +637,7 @@ static int swait_virtual(struct swait *w, int64_t ns)
 	if (r == VWAIT_BLOCK)
 		for (i = 0; i < 3; i++)
 			if (w->set[i])
-				memcpy(w->set[i], w->saved[i], len);
-	if (buf != small)
-		free(buf);
+				memcpy(w->set[i], w->saved[i], set_bytes(w->nfds));
 	return r;
 }
 
@@ -357,25 +645,34 @@ static int select_run(int nfds, fd_set **set, const struct timespec *ts,
                       const sigset_t *mask, struct timeval *tv)
 {
 	struct swait w = { nfds, { set[0], set[1], set[2] }, { 0 }, mask };
+	unsigned char small[3 * sizeof(fd_set)];
 	struct holds s;
 	int64_t ns = tv ? tfd_tv_to_ns(tv) : tfd_tsp_ns(ts), start = 0;
-	int r, e;
+	int r, e, timers, deliver;
 
 	holds_init(&s, ns);
-	sets_take(nfds, set, &s);
-	if (!tfd_virt) {
+	timers = sets_take(nfds, set, &s);
+	deliver = timers && tfd_waits_deliver;
+	if (!tfd_virt && !deliver) {
 		r = select_real(nfds, set, ts, mask, tv);
 		goto out;
 	}
-	start = tfd_vnow(CLOCK_MONOTONIC);
-	r = swait_virtual(&w, ns);
+	if (swait_begin(&w, small, sizeof(small)) < 0) {
+		r = -1;
+		goto out;
+	}
+	start = tfd_virt ? tfd_vnow(CLOCK_MONOTONIC) : mono_now();
+	r = deliver ? swait_deliver(&w, ns) : swait_virtual(&w, ns);
 	if (r == VWAIT_BLOCK) { /* no domain: real time */
 		r = select_real(nfds, set, ts, mask, tv);
-	} else if (tv && r >= 0) { /* Linux leaves the time not slept */
-		int64_t left = ns - (tfd_vnow(CLOCK_MONOTONIC) - start);
+	} else if (tv && (r >= 0 || (deliver && errno == EINTR))) {
+		/* Linux leaves the time not slept */
+		int64_t left = ns - ((tfd_virt ? tfd_vnow(CLOCK_MONOTONIC)
+		                               : mono_now()) - start);
 
 		*tv = tfd_ns_to_tv(left < 0 ? 0 : left);
 	}
+	swait_end(&w, small);
 out:
 	e = errno;
 	holds_end(&s);

@@ -13,7 +13,7 @@ RP_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 RP_WL := $(shell pkg-config --exists wayland-server 2>/dev/null && echo yes)
 RP_SD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo yes)
 RP_CXX := $(shell command -v $(CXX) >/dev/null 2>&1 && echo yes)
-RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/rawsys $(RP)/ticker $(RP)/overhead \
+RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/deliver $(RP)/rawsys $(RP)/ticker $(RP)/overhead \
           $(RP)/nowork \
           $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \
           $(RP)/vsyscall \
@@ -22,7 +22,7 @@ RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/rawsys $(RP)/ticker $(RP)/overh
 
 $(RP):
 	mkdir -p $@
-$(RP)/dropin: tests/realprog/dropin.c | $(RP)
+$(RP)/dropin $(RP)/deliver: $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
 $(RP)/timerfd_glibc $(RP)/ticker $(RP)/rawsys: $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS)

@@ -140,12 +140,21 @@ has() {
 # departures the preload keeps (tfd-preload(7) DIFFERENCES): the alarm
 # clocks, fdinfo, TFD_IOC_SET_TICKS; on virtual also a signal during a
 # wait on an armed timer.
+#
+# conform engine post: the same with TFD_DELIVERY=post (the service thread
+# posts every expiration: the waits that deliver, tfd(7), do not).
 conform() {
 	b=$1 keep='alarm|fdinfo|set_ticks'
 	selected conform || return 0
 	[ "$b" = virtual ] && keep="$keep|eintr"
-	run "conform.$b" "$tool" exec --backend "$b" -- "$tool" conform \
-	    --backend kernel
+	if [ "${2:-}" = post ]; then
+		b=$b.post
+		run "conform.$b" env TFD_DELIVERY=post "$tool" exec --backend \
+		    engine -- "$tool" conform --backend kernel
+	else
+		run "conform.$b" "$tool" exec --backend "$b" -- "$tool" \
+		    conform --backend kernel
+	fi
 	if ! grep -q '^[0-9]* cases: ' "$out/conform.$b"; then
 		if grep -q "unknown command 'conform'" "$out/conform.$b"; then
 			skip "conformance through the preload: no tfd conform"
@@ -173,6 +182,14 @@ compare timerfd_glibc
 compare dropin
 # Pointers the kernel cannot use, where a system call is made: the kernel
 # backend is a passthrough, and says EFAULT as Linux does.
+# The waits that deliver (tfd(7), Delivery), and the same with
+# TFD_DELIVERY=post, where the service thread posts every expiration.
+compare deliver
+if [ -x "$dir/deliver" ] && selected deliver; then
+	export TFD_DELIVERY=post
+	same "$dir/deliver" deliver.post engine
+	unset TFD_DELIVERY
+fi
 if [ -x "$dir/dropin" ] && selected dropin; then
 	same "$dir/dropin" dropin.efault kernel efault
 	same "$dir/dropin" dropin.closewait engine closewait
@@ -226,6 +243,7 @@ compare wl_timers
 compare sd_timers
 
 conform engine
+conform engine post
 
 # Virtual time with threads (synctest's rules), on virtual time only: an
 # hour of timers in well under a second, in the same order every time.

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * deliver - what the waits that deliver their own timers (tfd(7),
+ * Delivery: the preload's poll, ppoll, select and pselect on real time)
+ * must keep of Linux, where the service thread leaves a timer to them:
+ * another thread that waits on the same timer where the preload does not
+ * see it (epoll), a wait that ends for another descriptor before its
+ * timer's deadline, a timer re-armed earlier by another thread while a
+ * wait sleeps for it, two waits on one timer, a periodic timer.  One line
+ * per fact, no time and no number that depends on one, so that a run on
+ * Linux and runs through libtfd-preload.so compare line by line
+ * (tests/realprog/run.sh: with TFD_DELIVERY=post too).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MS 1000000LL
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void arm(int fd, int64_t value, int64_t interval)
+{
+	struct itimerspec v = { { interval / 1000000000, interval % 1000000000 },
+		                { value / 1000000000, value % 1000000000 } };
+
+	if (timerfd_settime(fd, 0, &v, NULL) < 0)
+		perror("timerfd_settime");
+}
+
+static int timer(void)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+
+	if (fd < 0)
+		perror("timerfd_create");
+	return fd;
+}
+
+static void pause_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * MS };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static const char *revents(short r)
+{
+	return r == POLLIN ? "POLLIN" : r == 0 ? "none" : "other";
+}
+
+static void say_read(const char *what, int fd)
+{
+	uint64_t n = 0;
+	ssize_t r = read(fd, &n, sizeof(n));
+
+	if (r == (ssize_t)sizeof(n))
+		printf("%s: read %s\n", what, n == 1 ? "1" : "more than 1");
+	else
+		printf("%s: read %s\n", what, r < 0 ? strerror(errno) : "short");
+}
+
+/* ---- a wait the preload does not see, on the same timer ---- */
+
+struct other {
+	int fd, ep, how; /* how: 0 epoll_wait, 1 poll */
+	int ready;
+};
+
+static void *wait_other(void *arg)
+{
+	struct other *o = arg;
+	struct epoll_event ev;
+	struct pollfd p = { o->fd, POLLIN, 0 };
+
+	if (o->how == 0)
+		o->ready = epoll_wait(o->ep, &ev, 1, 3000) == 1 &&
+		           ev.events == EPOLLIN;
+	else
+		o->ready = poll(&p, 1, 3000) == 1 && p.revents == POLLIN;
+	return NULL;
+}
+
+/* Two threads wait for one timer: one in poll or select, one elsewhere
+ * (epoll, or a second poll).  Both see it; it is read once both did. */
+static void two_waits(const char *name, int first_select, int how)
+{
+	int fd = timer();
+	struct epoll_event ev = { EPOLLIN, { 0 } };
+	struct other o = { fd, epoll_create1(EPOLL_CLOEXEC), how, 0 };
+	pthread_t th;
+	int r;
+
+	epoll_ctl(o.ep, EPOLL_CTL_ADD, fd, &ev);
+	arm(fd, 40 * MS, 0);
+	pthread_create(&th, NULL, wait_other, &o);
+	if (first_select) {
+		fd_set rd;
+		struct timeval tv = { 3, 0 };
+
+		FD_ZERO(&rd);
+		FD_SET(fd, &rd);
+		r = select(fd + 1, &rd, NULL, NULL, &tv);
+		printf("%s: select %d, %s\n", name, r,
+		       FD_ISSET(fd, &rd) ? "readable" : "not readable");
+	} else {
+		struct pollfd p = { fd, POLLIN, 0 };
+
+		r = poll(&p, 1, 3000);
+		printf("%s: poll %d %s\n", name, r, revents(p.revents));
+	}
+	pthread_join(th, NULL);
+	printf("%s: the other wait saw it: %s\n", name, o.ready ? "yes" : "no");
+	say_read(name, fd);
+	close(o.ep);
+	close(fd);
+}
+
+/* ---- a wait that ends before its timer's deadline ---- */
+
+static void *write_later(void *arg)
+{
+	pause_ms(10);
+	if (write(*(int *)arg, "x", 1) != 1)
+		perror("write");
+	return NULL;
+}
+
+/* poll on a pipe and a timer 150 ms ahead ends for the pipe at 10 ms;
+ * then an epoll_wait (which the preload does not see) on the timer sees
+ * it expire. */
+static void ends_early(void)
+{
+	int fd = timer(), pfd[2], ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { EPOLLIN, { 0 } };
+	struct pollfd p[2];
+	pthread_t th;
+	char c;
+	int r;
+
+	if (pipe(pfd) < 0)
+		return;
+	p[0].fd = pfd[0];
+	p[1].fd = fd;
+	p[0].events = p[1].events = POLLIN;
+	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+	arm(fd, 150 * MS, 0);
+	pthread_create(&th, NULL, write_later, &pfd[1]);
+	r = poll(p, 2, 3000);
+	printf("early: poll %d, pipe %s, timer %s\n", r, revents(p[0].revents),
+	       revents(p[1].revents));
+	pthread_join(th, NULL);
+	if (read(pfd[0], &c, 1) != 1)
+		perror("read");
+	r = epoll_wait(ep, &ev, 1, 3000);
+	printf("early: then epoll_wait %d %s\n", r,
+	       r == 1 && ev.events == EPOLLIN ? "EPOLLIN" : "none");
+	say_read("early", fd);
+	close(pfd[0]);
+	close(pfd[1]);
+	close(ep);
+	close(fd);
+}
+
+/* ---- a timer re-armed earlier while a wait sleeps for it ---- */
+
+static void *rearm_earlier(void *arg)
+{
+	pause_ms(20);
+	arm(*(int *)arg, 30 * MS, 0);
+	return NULL;
+}
+
+static void rearmed(int use_select)
+{
+	int fd = timer(), r;
+	pthread_t th;
+	int64_t t0 = now_ns();
+	const char *name = use_select ? "rearmed, select" : "rearmed, poll";
+
+	arm(fd, 5000 * MS, 0);
+	pthread_create(&th, NULL, rearm_earlier, &fd);
+	if (use_select) {
+		fd_set rd;
+		struct timeval tv = { 10, 0 };
+
+		FD_ZERO(&rd);
+		FD_SET(fd, &rd);
+		r = select(fd + 1, &rd, NULL, NULL, &tv);
+	} else {
+		struct pollfd p = { fd, POLLIN, 0 };
+
+		r = poll(&p, 1, 10000);
+	}
+	printf("%s: %d, before the first deadline: %s\n", name, r,
+	       now_ns() - t0 < 4000 * MS ? "yes" : "no");
+	pthread_join(th, NULL);
+	say_read(name, fd);
+	close(fd);
+}
+
+/* ---- a periodic timer, read after each poll; one that times out ---- */
+
+static void periodic(void)
+{
+	int fd = timer(), i, ok = 1;
+	struct pollfd p = { fd, POLLIN, 0 };
+	uint64_t n;
+
+	arm(fd, 3 * MS, 3 * MS);
+	for (i = 0; i < 20; i++)
+		ok &= poll(&p, 1, 3000) == 1 && p.revents == POLLIN &&
+		      read(fd, &n, sizeof(n)) == sizeof(n) && n >= 1;
+	printf("periodic: 20 polls, each readable, each read counted: %s\n",
+	       ok ? "yes" : "no");
+	arm(fd, 0, 0);
+	arm(fd, 500 * MS, 0);
+	printf("periodic: a poll of 20 ms for a timer 500 ms ahead: %d\n",
+	       poll(&p, 1, 20));
+	close(fd);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	two_waits("poll and epoll", 0, 0);
+	two_waits("select and epoll", 1, 0);
+	two_waits("two polls", 0, 1);
+	ends_early();
+	rearmed(0);
+	rearmed(1);
+	periodic();
+	return 0;
+}
