@@ -469,6 +469,7 @@ TEST_LIMIT(tool_bench_quick_runs_every_workload, 120)
 		"\"10 event loop\"", "\"10 event loop, 2 busy loops\"",
 		"\"11 latency p99, 2 busy loops\"",
 		"\"11 burst throughput, 2 busy loops\"",
+		"\"12 poll latency p50\"", "\"12 poll latency p99, 2 busy loops\"",
 	};
 	static char out[1 << 17];
 	char err[4096];

@@ -36,6 +36,8 @@ const struct workload bench_workloads[NWORKLOADS] = {
 	[W_LOOP_LOADED] = { "10", "event loop, 2 busy loops" },
 	[W_LATENCY_LOADED] = { "11", "latency, 2 busy loops" },
 	[W_BURST_LOADED] = { "11", "burst, 2 busy loops" },
+	[W_POLL_LATENCY] = { "12", "preload: poll latency" },
+	[W_POLL_LATENCY_LOADED] = { "12", "preload: poll latency, 2 busy loops" },
 };
 
 static int selected(int w)
@@ -124,7 +126,7 @@ static const struct tfd_opt opts[] = {
 	              "instead of tfd_read (workloads 5 and 6)" },
 	/* Internal: the child process that measures memory (workload 8). */
 	[O_CHILD] = { "memory-child", "SIDE", NULL },
-	/* Internal: the child process that times workload 9a or 9b. */
+	/* Internal: the child process that times workload 9a, 9b or 12. */
 	[O_PCHILD] = { "preload-child", "WORKLOAD", NULL },
 	{ NULL, NULL, NULL },
 };
@@ -145,7 +147,8 @@ const struct tfd_cmd tfd_bench_cmd = {
 	        "workloads 5 and 6a with two busy loops; and, each side a fresh\n"
 	        "process, what libtfd-preload.so adds to read, write, close and\n"
 	        "poll on pipes and sockets (9a) and what the seccomp filter of\n"
-	        "tfd exec --raw-syscalls adds to getppid(2) (9b).  Each row is\n"
+	        "tfd exec --raw-syscalls adds to getppid(2) (9b), and how late\n"
+	        "poll(2) returns for a timer under the preload (12).  Each row is\n"
 	        "printed with its target (issue 20).  Exit status 1 only when a\n"
 	        "call that must not fail did: a benchmark does not fail on a\n"
 	        "slow machine.",
@@ -208,7 +211,8 @@ static int tfd_cmd_bench(int argc, char **argv)
 	if (r != TFD_OPT_END)
 		return tfd_opt_status(r);
 	if (pchild) { /* --preload-child=9a|9b: before anything starts */
-		if (strcmp(pchild, "9a") && strcmp(pchild, "9b"))
+		if (strcmp(pchild, "9a") && strcmp(pchild, "9b") &&
+		    strcmp(pchild, "12"))
 			return tfd_cmd_bad("bad --preload-child '%s'", pchild);
 		if (a.argc > 0)
 			return tfd_cmd_bad("unexpected argument '%s'",
@@ -294,12 +298,17 @@ static int tfd_cmd_bench(int argc, char **argv)
 	if (tfd_find_preload(bench.preload, sizeof(bench.preload), why,
 	                     sizeof(why)) < 0) {
 		bench.preload[0] = 0;
-		if (selected(W_PRELOAD) || selected(W_FILTER))
-			bench_note("9a, 9b: not run: %s", why);
-	} else if (selected(W_PRELOAD) || selected(W_FILTER)) {
+		if (selected(W_PRELOAD) || selected(W_FILTER) ||
+		    selected(W_POLL_LATENCY) || selected(W_POLL_LATENCY_LOADED))
+			bench_note("9a, 9b, 12: not run: %s", why);
+	} else if (selected(W_PRELOAD) || selected(W_FILTER) ||
+	           selected(W_POLL_LATENCY) ||
+	           selected(W_POLL_LATENCY_LOADED)) {
 		run(W_PRELOAD, NULL, 1);
 		run(W_FILTER, NULL, 1);
-		bench_note("9a, 9b: each round runs this program twice more, "
+		run(W_POLL_LATENCY, NULL, 1);
+		run(W_POLL_LATENCY_LOADED, NULL, 1);
+		bench_note("9a, 9b, 12: each round runs this program twice more, "
 		           "fresh: as it is (native) and with %s on the engine "
 		           "(preload; 9b: filter, with TFD_RAW_SYSCALLS=1)",
 		           bench.preload);

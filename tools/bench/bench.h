@@ -147,6 +147,7 @@ struct stat3 {
 	int n;
 };
 int bench_cmp_d(const void *a, const void *b);
+int bench_cmp_i64(const void *a, const void *b);
 struct stat3 bench_stats(const struct row *r, int side);
 /* 1 met, 0 missed, -1 no verdict (no target or a column missing); the
  * ratio engine/kernel of the medians into *ratio, or -1. */
@@ -211,7 +212,8 @@ static inline void sleep_ns(int64_t ns)
 enum { W_CREATE, W_ARM, W_FORK_ARM, W_GETTIME, W_READ_NONE, W_READ_SOME,
        W_LATENCY, W_BURST, W_BURST_POLL, W_PERIODIC, W_IDLE, W_FAST,
        W_MEMORY, W_PRELOAD, W_FILTER, W_LOOP, W_LOOP_LOADED,
-       W_LATENCY_LOADED, W_BURST_LOADED, NWORKLOADS };
+       W_LATENCY_LOADED, W_BURST_LOADED, W_POLL_LATENCY,
+       W_POLL_LATENCY_LOADED, NWORKLOADS };
 /* Their numbers and names, for --filter and the progress lines. */
 struct workload {
 	const char *id, *name;

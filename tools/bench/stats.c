@@ -16,6 +16,13 @@ int bench_cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+int bench_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 struct stat3 bench_stats(const struct row *r, int side)
 {
 	struct stat3 s = { 0, 0, 0, 0, r->nv[side] };

@@ -59,13 +59,6 @@ void bench_busy_stop(const pid_t *pids, int n)
 
 #define LOOP_DEADLINES 1000
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int64_t next_deadline(int64_t now)
 {
 	return now + 1 * MS + (int64_t)(bench_rnd() % (9 * MS));
@@ -110,7 +103,7 @@ static void event_loop(int side, int loaded)
 	t0 = now_ns();
 	for (i = 0; i < LOOP_DEADLINES; i++)
 		h[i] = next_deadline(t0);
-	qsort(h, LOOP_DEADLINES, sizeof(*h), cmp_i64); /* sorted: a heap */
+	qsort(h, LOOP_DEADLINES, sizeof(*h), bench_cmp_i64); /* sorted: a heap */
 	t0 = now_ns();
 	end = t0 + dur;
 	while ((t = now_ns()) < end) {

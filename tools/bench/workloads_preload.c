@@ -3,7 +3,9 @@
  * workloads_preload.c - tfd bench's workloads 9a and 9b (bench.h).
  *
  * 9a: what libtfd-preload.so adds to calls on other descriptors; 9b: what
- * the seccomp filter of --raw-syscalls adds to every system call.  Each
+ * the seccomp filter of --raw-syscalls adds to every system call; 12: how
+ * late poll(2) returns for a timer 0.2-1 ms ahead (the preload's poll
+ * delivers: tfd(7), Delivery), quiet and with two busy loops.  Each
  * round runs this program again twice (bench_preload_child): as it is
  * (native) and with the library preloaded (preload), or with the library
  * and TFD_RAW_SYSCALLS=1 (filter).  The two children stay alive for the
@@ -45,6 +47,13 @@ static const char *const measure_rows[NMEASURES] = {
 	"9a poll(2), pipe, 1 timer open",
 };
 #define GETPPID_ROW "9b getppid(2)"
+
+/* 12: p50 and p99 of a slice's expirations, quiet and loaded. */
+static const char *const latency_rows[2][2] = {
+	{ "12 poll latency p50", "12 poll latency p99" },
+	{ "12 poll latency p50, 2 busy loops",
+	  "12 poll latency p99, 2 busy loops" },
+};
 
 /* ns per call of op on the pair (rd, wr), over batches of PBATCH calls;
  * what a batch needs (bytes to read, descriptors to close) is made
@@ -111,6 +120,37 @@ static int slice_9a(int pair[2][2], long batches, double *v)
 	return v[2 * NPOPS] < 0 ? -1 : 0;
 }
 
+/* One slice of 12: n times, a timer armed 0.2-1 ms ahead, poll(2) until
+ * it is readable, then read; v[0], v[1]: p50 and p99 of how late poll
+ * returned, in us.  -1 if a call failed or returned early. */
+static int slice_12(int fd, long n, double *v)
+{
+	int64_t lat[200];
+	long i;
+
+	if (n > 200)
+		n = 200;
+	for (i = 0; i < n; i++) {
+		int64_t d = now_ns() + 200 * US + (int64_t)(bench_rnd() % (800 * US));
+		struct itimerspec at = its(d, 0);
+		struct pollfd p = { fd, POLLIN, 0 };
+		uint64_t c;
+		int r;
+
+		if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &at, NULL) < 0)
+			return -1;
+		while ((r = poll(&p, 1, 2000)) < 0 && errno == EINTR)
+			;
+		lat[i] = now_ns() - d;
+		if (r != 1 || lat[i] < 0 || read(fd, &c, sizeof(c)) != sizeof(c))
+			return -1;
+	}
+	qsort(lat, (size_t)n, sizeof(*lat), bench_cmp_i64);
+	v[0] = (double)lat[n / 2] / US;
+	v[1] = (double)lat[n * 99 / 100] / US;
+	return 0;
+}
+
 /* 1 if a raw timerfd_gettime(2) on a timer of glibc's timerfd_create
  * works: a kernel timerfd, or the preload's trap (the filter is on). */
 static int raw_gettime_works(void)
@@ -135,6 +175,18 @@ int bench_preload_child(const char *what)
 	double v[NMEASURES];
 	char line[16];
 
+	if (!strcmp(what, "12")) {
+		int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+
+		bench_seed(0);
+		while (fd >= 0 && fgets(line, sizeof(line), stdin)) {
+			if (slice_12(fd, bench.quick ? 60 : 150, v) < 0)
+				return 1;
+			printf("%.2f %.2f\n", v[0], v[1]);
+			fflush(stdout);
+		}
+		return fd < 0;
+	}
 	if (n > 1 && (pipe2(pair[0], O_CLOEXEC) < 0 ||
 	              socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
 	                         pair[1]) < 0))
@@ -176,7 +228,8 @@ static char *str(const char *fmt, ...)
 }
 
 /* The environment of a child of workload 9: ours without the TFD_*
- * variables; with the library lib (NULL: native), LD_PRELOAD with lib
+ * variables but TFD_DELIVERY (12 with TFD_DELIVERY=post measures the
+ * service thread's delivery); with the library lib (NULL: native), LD_PRELOAD with lib
  * added last (a sanitizer's runtime must stay first), ASAN_OPTIONS that
  * let it, TFD_BACKEND=engine, and TFD_RAW_SYSCALLS=1 if raw. */
 struct child_env {
@@ -203,7 +256,8 @@ static int child_env(struct child_env *c, const char *lib, int raw)
 	if (!c->v)
 		return -1;
 	for (i = 0; i < n; i++)
-		if (strncmp(environ[i], "TFD_", 4) &&
+		if ((strncmp(environ[i], "TFD_", 4) ||
+		     !strncmp(environ[i], "TFD_DELIVERY=", 13)) &&
 		    (!lib || (strncmp(environ[i], "LD_PRELOAD=", 11) &&
 		              strncmp(environ[i], "ASAN_OPTIONS=", 13))))
 			c->v[k++] = environ[i];
@@ -332,7 +386,10 @@ static void live_children(int w)
 {
 	const struct cols *cols = w == W_FILTER ? &native_filter
 	                                        : &native_preload;
-	int n = w == W_FILTER ? 1 : NMEASURES;
+	int lat = w == W_POLL_LATENCY || w == W_POLL_LATENCY_LOADED;
+	int n = w == W_FILTER ? 1 : lat ? 2 : NMEASURES;
+	pid_t busy[BUSY_N];
+	int nbusy = 0;
 	int slices = bench.quick ? 5 : SLICES;
 	char arg[32], *argv[] = { (char *)"tfd", (char *)"bench", arg,
 		                  (char *)(bench.quick ? "--quick" : NULL),
@@ -350,6 +407,8 @@ static void live_children(int w)
 		CPU_ZERO(&cpus);
 		CPU_SET(cpu, &cpus);
 	}
+	if (lat) /* the waits and the service thread on any CPU */
+		CPU_ZERO(&cpus);
 	snprintf(arg, sizeof(arg), "--preload-child=%s", bench_workloads[w].id);
 	for (s = K; s <= E; s++) {
 		c[s].pid = -1;
@@ -368,6 +427,8 @@ static void live_children(int w)
 		}
 		child_env_free(&env[s]);
 	}
+	if (w == W_POLL_LATENCY_LOADED && !bad)
+		nbusy = bench_busy_start(busy);
 	for (j = 0; j < slices && !bad; j++) {
 		double one[NMEASURES];
 
@@ -386,6 +447,7 @@ static void live_children(int w)
 				v[s][m][j] = one[m];
 		}
 	}
+	bench_busy_stop(busy, nbusy);
 	for (s = K; s <= E; s++)
 		if (c[s].pid > 0 && live_end(&c[s], &raw[s], bad) < 0 && !bad) {
 			errno = EIO;
@@ -412,6 +474,17 @@ static void live_children(int w)
 				r = bench_row_in(cols, GETPPID_ROW, 1, "ns",
 				                 G_NONE, 0);
 				r->ref = "(k+70ns)";
+			} else if (lat) {
+				const char *name = latency_rows
+				        [w == W_POLL_LATENCY_LOADED][i];
+
+				r = i == 0 && w == W_POLL_LATENCY
+				            ? bench_row_in(cols, name, 1, "us",
+				                           G_PLUS_LE, 5)
+				    : i == 0 ? bench_row_in(cols, name, 1, "us",
+				                            G_NONE, 0)
+				             : bench_row_in(cols, name, 1, "us",
+				                            G_RATIO_LE, 1.5);
 			} else {
 				r = bench_row_in(cols, measure_rows[i], 1, "ns",
 				                 G_RATIO_LE, 1.05);

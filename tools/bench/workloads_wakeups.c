@@ -16,13 +16,6 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Machine-wide busy time in ns (all CPUs, from /proc/stat); -1 if not. */
 static int64_t machine_busy_ns(void)
 {
@@ -87,7 +80,7 @@ static void latency(int side, int loaded)
 		}
 	}
 	if (i == m && !loaded) {
-		qsort(lat, (size_t)m, sizeof(*lat), cmp_i64);
+		qsort(lat, (size_t)m, sizeof(*lat), bench_cmp_i64);
 		bench_add(bench_row("5 latency p50", 1, "us", G_PLUS_LE, 5),
 		          side, (double)lat[m / 2] / US);
 		bench_add(bench_row("5 latency p99", 1, "us", G_RATIO_LE, 1.5),
@@ -97,7 +90,7 @@ static void latency(int side, int loaded)
 		bench_add(bench_row("5 early wake-ups", 1, "count", G_ZERO, 0),
 		          side, (double)early);
 	} else if (i == m) {
-		qsort(lat, (size_t)m, sizeof(*lat), cmp_i64);
+		qsort(lat, (size_t)m, sizeof(*lat), bench_cmp_i64);
 		bench_add(bench_row("11 latency p50, 2 busy loops", 1, "us",
 		                    G_NONE, 0),
 		          side, (double)lat[m / 2] / US);
