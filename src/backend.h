@@ -73,10 +73,10 @@ struct tfd_backend {
 	/* Optional: the waits of the preload library deliver (tfd(7),
 	 * Delivery).  ready_begin() takes the backend's lock, ready_end()
 	 * gives it back; in between, ready() tells of fd: 1 if a read of it
-	 * now would not fail with EAGAIN (an expiration counted, posted or
-	 * not, or a cancellation), 0 if not, with *mono set to its next
-	 * deadline on CLOCK_MONOTONIC (-1 if disarmed); -1 if fd is no
-	 * timer of the backend. */
+	 * now would count an expiration that its file does not show (not
+	 * posted yet: what is posted, a poll(2) of the file sees), 0 if
+	 * not, with *mono set to its next deadline on CLOCK_MONOTONIC (-1
+	 * if disarmed); -1 if fd is no timer a wait may deliver. */
 	int (*ready_begin)(void);
 	int (*ready)(int fd, int64_t *mono);
 	void (*ready_end)(int begun);

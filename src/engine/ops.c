@@ -194,10 +194,12 @@ static struct tfd_timer *deliverable(int fd)
 	return h->t;
 }
 
-/* Whether a read would count: what the service thread posted or has
- * counted (m.ticks), a cancellation, or a deadline that has passed and
- * that no one has counted yet.  Never early: the deadline is compared
- * with the timer's own clock. */
+/* Whether a read would count what has not been posted: what the
+ * service thread has counted (m.ticks, to post), or a deadline that has
+ * passed and that no one has counted yet.  What was posted the wait's
+ * ppoll(2) sees in the file itself: not T_SIGNALED, which a read that
+ * the library does not see (a raw read(2)) may have emptied.  Never
+ * early: the deadline is compared with the timer's own clock. */
 int tfd_engine_ready(int fd, int64_t *mono)
 {
 	struct tfd_timer *t = deliverable(fd);
@@ -205,7 +207,7 @@ int tfd_engine_ready(int fd, int64_t *mono)
 
 	if (!t)
 		return -1;
-	if ((t->flags & (T_SIGNALED | T_CANCELLED)) || t->m.ticks)
+	if (t->m.ticks)
 		return 1;
 	if (!t->m.next) {
 		*mono = -1;
@@ -235,9 +237,11 @@ void tfd_engine_defer(int fd, int waits)
 	if (!t)
 		return;
 	if (waits) {
-		if (!t->m.next || t->hold >= t->m.next + DELIVER_GRACE)
+		int64_t until = tfd_ns_add(t->m.next, DELIVER_GRACE);
+
+		if (!t->m.next || t->hold >= until)
 			return;
-		t->hold = t->m.next + DELIVER_GRACE;
+		t->hold = until;
 		t->flags |= T_DEFERRED;
 		tfd_engine_requeue(t);
 		return;

@@ -227,13 +227,15 @@ static int scan_one(struct scan *c, int fd)
 }
 
 /* The second pass before a wait blocks: fd is due at the earliest
- * deadline, and the wait will be awake then. */
+ * deadline, and the wait will be awake then.  (A deadline on another
+ * clock than CLOCK_MONOTONIC is converted anew with each look: within a
+ * microsecond is the same.) */
 static void scan_defer(const struct scan *c, int fd)
 {
 	int64_t d;
 
 	if (c->next >= 0 && (c->end < 0 || c->next < c->end) &&
-	    tfd_be->ready(fd, &d) == 0 && d == c->next)
+	    tfd_be->ready(fd, &d) == 0 && d >= 0 && d <= c->next + 1000)
 		tfd_be->defer(fd, 1);
 }
 
@@ -251,7 +253,8 @@ static void scan_end(struct scan *c)
  * (slack_begin, slack_end: the program's own is given back after), and
  * the wait asks to end 0.1 % earlier, and waits again for the rest if it
  * woke before the deadline. */
-static __thread long slack = -1; /* the program's, while ours is set */
+static __thread long slack __attribute__((tls_model("initial-exec"))) = -1;
+                                 /* the program's, while ours is set */
 
 static void slack_begin(void)
 {
@@ -334,7 +337,8 @@ static int pwait_deliver(struct pwait *w, int64_t ns)
 			w->fds[i].revents = 0;
 		c.next = -1;
 		k = 0;
-		if (ns) { /* (a look needs no look before it) */
+		if (ns || w->mask) { /* (a look needs none before it, but
+		                      * for its mask: below) */
 			scan_begin(&c, SCAN_BLOCK, end);
 			k = pwait_ours(w, &c);
 			scan_end(&c);
@@ -348,7 +352,10 @@ static int pwait_deliver(struct pwait *w, int64_t ns)
 		} else {
 			tp = timeout_to(end, &ts);
 		}
-		if (tp && !tp->tv_sec && !tp->tv_nsec) {
+		if (k) { /* a look: Linux returns what is ready, even with a
+		          * signal pending that the mask lets through */
+			r = R(ppoll)(w->fds, w->n, tp, NULL);
+		} else if (tp && !tp->tv_sec && !tp->tv_nsec) {
 			r = R(ppoll)(w->fds, w->n, tp, w->mask);
 		} else {
 			uintptr_t b = tfd_engine_waits_block();
@@ -364,6 +371,10 @@ static int pwait_deliver(struct pwait *w, int64_t ns)
 		scan_begin(&c, done ? SCAN_END : SCAN_LOOK, end);
 		c.mark = r >= 0;
 		k = pwait_ours(w, &c);
+		if (k && !done) { /* it returns: the others are given back */
+			c.phase = SCAN_END;
+			pwait_ours(w, &c);
+		}
 		scan_end(&c);
 		errno = e;
 		if (done || k)
@@ -414,6 +425,9 @@ int tfd_wait_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
                    const sigset_t *mask)
 {
 	struct pwait w = { fds, n, mask, 1 };
+
+	if (ts && !tfd_ts_valid(ts)) /* EINVAL: Linux's */
+		return R(ppoll)(fds, n, ts, mask);
 
 	return pwait_run(&w, tfd_tsp_ns(ts), 0, ts);
 }
@@ -593,7 +607,7 @@ static int swait_deliver(struct swait *w, int64_t ns)
 				memset(w->set[i], 0, set_bytes(w->nfds));
 		c.next = -1;
 		k = 0;
-		if (ns) {
+		if (ns || w->mask) {
 			scan_begin(&c, SCAN_BLOCK, end);
 			k = swait_ours(w, &c);
 			scan_end(&c);
@@ -607,13 +621,17 @@ static int swait_deliver(struct swait *w, int64_t ns)
 		} else {
 			tp = timeout_to(end, &ts);
 		}
-		r = swait_call(w, tp, w->mask);
+		r = swait_call(w, tp, k ? NULL : w->mask); /* (pwait_deliver) */
 		e = errno;
 		slack_end();
 		done = r != 0 || (end >= 0 && mono_now() >= end);
 		scan_begin(&c, done ? SCAN_END : SCAN_LOOK, end);
 		c.mark = r >= 0;
 		k = swait_ours(w, &c);
+		if (k && !done) {
+			c.phase = SCAN_END;
+			swait_ours(w, &c);
+		}
 		scan_end(&c);
 		errno = e;
 		if (done || k)

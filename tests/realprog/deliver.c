@@ -6,10 +6,17 @@
  * another thread that waits on the same timer where the preload does not
  * see it (epoll), a wait that ends for another descriptor before its
  * timer's deadline, a timer re-armed earlier by another thread while a
- * wait sleeps for it, two waits on one timer, a periodic timer.  One line
+ * wait sleeps for it, two waits on one timer, a periodic timer, a ppoll
+ * with a bad timeout.  One line
  * per fact, no time and no number that depends on one, so that a run on
  * Linux and runs through libtfd-preload.so compare line by line
  * (tests/realprog/run.sh: with TFD_DELIVERY=post too).
+ *
+ *   deliver        the facts above
+ *   deliver raw    a read(2) made with syscall(2), which the preload does
+ *                  not see, empties a posted timer: poll then waits for
+ *                  the next expiration (engine and kernel: on virtual
+ *                  time a raw read is not ordered with the clock)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +27,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -236,9 +244,50 @@ static void periodic(void)
 	close(fd);
 }
 
-int main(void)
+/* ---- a bad timeout; a read the preload does not see ---- */
+
+static void bad_timeout(void)
+{
+	int fd = timer();
+	struct pollfd p = { fd, POLLIN, 0 };
+	struct timespec neg = { 0, -1 }, big = { 0, 1000000000 };
+	int r;
+
+	arm(fd, 5000 * MS, 0);
+	r = ppoll(&p, 1, &neg, NULL);
+	printf("ppoll, tv_nsec -1: %d %s\n", r, r < 0 ? strerror(errno) : "");
+	r = ppoll(&p, 1, &big, NULL);
+	printf("ppoll, tv_nsec 1e9: %d %s\n", r, r < 0 ? strerror(errno) : "");
+	close(fd);
+}
+
+static void raw_read(void)
+{
+	int fd = timer();
+	struct pollfd p = { fd, POLLIN, 0 };
+	uint64_t n = 0;
+	long r;
+
+	arm(fd, 20 * MS, 20 * MS);
+	printf("raw: poll %d\n", poll(&p, 1, 3000));
+	pause_ms(2); /* what the engine posts, it posts by now */
+	r = syscall(SYS_read, fd, &n, sizeof(n));
+	printf("raw: read(2) through syscall(2): %s\n",
+	       r == (long)sizeof(n) ? "a count" : strerror(errno));
+	printf("raw: then a look: %d\n", poll(&p, 1, 0));
+	r = poll(&p, 1, 3000);
+	printf("raw: then a wait: %ld %s\n", r, revents(p.revents));
+	close(fd);
+}
+
+int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "raw")) {
+		raw_read();
+		return 0;
+	}
+	bad_timeout();
 	two_waits("poll and epoll", 0, 0);
 	two_waits("select and epoll", 1, 0);
 	two_waits("two polls", 0, 1);

@@ -186,8 +186,11 @@ compare dropin
 # TFD_DELIVERY=post, where the service thread posts every expiration.
 compare deliver
 if [ -x "$dir/deliver" ] && selected deliver; then
+	same "$dir/deliver" deliver.raw engine raw
+	same "$dir/deliver" deliver.raw kernel raw
 	export TFD_DELIVERY=post
 	same "$dir/deliver" deliver.post engine
+	same "$dir/deliver" deliver.post.raw engine raw
 	unset TFD_DELIVERY
 fi
 if [ -x "$dir/dropin" ] && selected dropin; then
