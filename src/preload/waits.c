@@ -151,16 +151,28 @@ static int pwait_look(void *ctx)
 	return R(poll)(w->fds, w->n, 0);
 }
 
-static int pwait_block(void *ctx, const sigset_t *mask, int64_t ns)
+/* ppoll(2) on the set, told to the engine if it may block. */
+static int pwait_call(void *ctx, const struct timespec *tp,
+                      const sigset_t *mask)
 {
 	struct pwait *w = ctx;
-	struct timespec ts = tfd_ns_to_ts(ns);
-	uintptr_t b = tfd_engine_waits_block();
-	int r = R(ppoll)(w->fds, w->n, ns < 0 ? NULL : &ts, mask), e = errno;
+	uintptr_t b = 0;
+	int r, e;
 
+	if (!tp || tp->tv_sec || tp->tv_nsec)
+		b = tfd_engine_waits_block();
+	r = R(ppoll)(w->fds, w->n, tp, mask);
+	e = errno;
 	tfd_engine_waits_unblock(b);
 	errno = e;
 	return r;
+}
+
+static int pwait_block(void *ctx, const sigset_t *mask, int64_t ns)
+{
+	struct timespec ts = tfd_ns_to_ts(ns);
+
+	return pwait_call(ctx, ns < 0 ? NULL : &ts, mask);
 }
 
 /* A wait for input on a descriptor whose other end may be held outside
@@ -297,8 +309,9 @@ static struct timespec *timeout_to(int64_t at, struct timespec *ts)
 /* The timers of the set get POLLIN where a read would count, if asked
  * for, whether the service thread has posted their files yet or not; how
  * many entries became ready that were not. */
-static int pwait_ours(struct pwait *w, struct scan *c)
+static int pwait_ours(void *ctx, struct scan *c)
 {
+	struct pwait *w = ctx;
 	int added = 0;
 	nfds_t i;
 
@@ -317,30 +330,38 @@ static int pwait_ours(struct pwait *w, struct scan *c)
 	return added;
 }
 
+/* A wait that delivers, on poll's array or select's sets: empty its
+ * results, look at its timers (pwait_ours, swait_ours), wait in the
+ * kernel (told to the engine when it may block). */
+struct dwait {
+	void (*clear)(void *w);
+	int (*ours)(void *w, struct scan *c);
+	int (*call)(void *w, const struct timespec *tp, const sigset_t *mask);
+	const sigset_t *mask;
+};
+
 /* A wait on real time with timers of ours in the set: the thread that
- * waits delivers (tfd(7), Delivery).  It sleeps in ppoll(2) until the
+ * waits delivers (tfd(7), Delivery).  It sleeps in the kernel until the
  * earliest deadline of its timers at most, and then reports those that
  * expired itself: one wake-up, its own, where the service thread's post
  * and then the wake-up it causes take two.  The service thread posts
  * only if the timer is still unread DELIVER_GRACE later, for waits we do
  * not see. */
-static int pwait_deliver(struct pwait *w, int64_t ns)
+static int deliver(void *w, const struct dwait *d, int64_t ns)
 {
 	int64_t end = ns < 0 ? -1 : tfd_ns_add(mono_now(), ns);
 	struct timespec ts, *tp;
 	struct scan c;
-	nfds_t i;
 	int r, k, e, done;
 
 	for (;;) {
-		for (i = 0; i < w->n; i++)
-			w->fds[i].revents = 0;
+		d->clear(w);
 		c.next = -1;
 		k = 0;
-		if (ns || w->mask) { /* (a look needs none before it, but
+		if (ns || d->mask) { /* (a look needs none before it, but
 		                      * for its mask: below) */
 			scan_begin(&c, SCAN_BLOCK, end);
-			k = pwait_ours(w, &c);
+			k = d->ours(w, &c);
 			scan_end(&c);
 		}
 		if (k || !ns) {
@@ -352,34 +373,42 @@ static int pwait_deliver(struct pwait *w, int64_t ns)
 		} else {
 			tp = timeout_to(end, &ts);
 		}
-		if (k) { /* a look: Linux returns what is ready, even with a
-		          * signal pending that the mask lets through */
-			r = R(ppoll)(w->fds, w->n, tp, NULL);
-		} else if (tp && !tp->tv_sec && !tp->tv_nsec) {
-			r = R(ppoll)(w->fds, w->n, tp, w->mask);
-		} else {
-			uintptr_t b = tfd_engine_waits_block();
-
-			r = R(ppoll)(w->fds, w->n, tp, w->mask);
-			e = errno;
-			tfd_engine_waits_unblock(b);
-			errno = e;
-		}
+		/* A look after one of ours was found due: Linux returns what
+		 * is ready, even with a signal pending that the mask lets
+		 * through. */
+		r = d->call(w, tp, k ? NULL : d->mask);
 		e = errno;
 		slack_end();
 		done = r != 0 || (end >= 0 && mono_now() >= end);
 		scan_begin(&c, done ? SCAN_END : SCAN_LOOK, end);
 		c.mark = r >= 0;
-		k = pwait_ours(w, &c);
+		k = d->ours(w, &c);
 		if (k && !done) { /* it returns: the others are given back */
 			c.phase = SCAN_END;
-			pwait_ours(w, &c);
+			d->ours(w, &c);
 		}
 		scan_end(&c);
 		errno = e;
 		if (done || k)
 			return r < 0 ? r : r + k;
 	}
+}
+
+static void pwait_clear(void *ctx)
+{
+	struct pwait *w = ctx;
+	nfds_t i;
+
+	for (i = 0; i < w->n; i++)
+		w->fds[i].revents = 0;
+}
+
+static int pwait_deliver(struct pwait *w, int64_t ns)
+{
+	const struct dwait d = { pwait_clear, pwait_ours, pwait_call,
+		                 w->mask };
+
+	return deliver(w, &d, ns);
 }
 
 /* ns: the wait's limit on the caller's clock; poll_ms: poll's own. */
@@ -496,9 +525,10 @@ static int sets_take(int nfds, fd_set **set, struct holds *s)
 	return n;
 }
 
-static int swait_call(struct swait *w, const struct timespec *ts,
+static int swait_call(void *ctx, const struct timespec *ts,
                       const sigset_t *mask)
 {
+	struct swait *w = ctx;
 	uintptr_t b = 0;
 	int i, r, e;
 
@@ -573,8 +603,9 @@ static void swait_end(struct swait *w, const unsigned char *small)
 
 /* The timers of the read set as given that a read would count now are
  * set in the read set (pwait_ours); how many were not. */
-static int swait_ours(struct swait *w, struct scan *c)
+static int swait_ours(void *ctx, struct scan *c)
 {
+	struct swait *w = ctx;
 	int h = __atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED), added = 0, fd;
 	fd_set *rd = (fd_set *)(void *)w->saved[0];
 
@@ -592,51 +623,24 @@ static int swait_ours(struct swait *w, struct scan *c)
 	return added;
 }
 
+static void swait_clear(void *ctx)
+{
+	struct swait *w = ctx;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (w->set[i])
+			memset(w->set[i], 0, set_bytes(w->nfds));
+}
+
 /* Real time, with timers of ours in the read set: the thread that waits
- * delivers (pwait_deliver). */
+ * delivers (deliver). */
 static int swait_deliver(struct swait *w, int64_t ns)
 {
-	int64_t end = ns < 0 ? -1 : tfd_ns_add(mono_now(), ns);
-	struct timespec ts, *tp;
-	struct scan c;
-	int i, r, k, e, done;
+	const struct dwait d = { swait_clear, swait_ours, swait_call,
+		                 w->mask };
 
-	for (;;) {
-		for (i = 0; i < 3; i++)
-			if (w->set[i])
-				memset(w->set[i], 0, set_bytes(w->nfds));
-		c.next = -1;
-		k = 0;
-		if (ns || w->mask) {
-			scan_begin(&c, SCAN_BLOCK, end);
-			k = swait_ours(w, &c);
-			scan_end(&c);
-		}
-		if (k || !ns) {
-			ts.tv_sec = ts.tv_nsec = 0;
-			tp = &ts;
-		} else if (c.next >= 0 && (end < 0 || c.next < end)) {
-			slack_begin();
-			tp = timeout_to(aim(c.next), &ts);
-		} else {
-			tp = timeout_to(end, &ts);
-		}
-		r = swait_call(w, tp, k ? NULL : w->mask); /* (pwait_deliver) */
-		e = errno;
-		slack_end();
-		done = r != 0 || (end >= 0 && mono_now() >= end);
-		scan_begin(&c, done ? SCAN_END : SCAN_LOOK, end);
-		c.mark = r >= 0;
-		k = swait_ours(w, &c);
-		if (k && !done) {
-			c.phase = SCAN_END;
-			swait_ours(w, &c);
-		}
-		scan_end(&c);
-		errno = e;
-		if (done || k)
-			return r < 0 ? r : r + k;
-	}
+	return deliver(w, &d, ns);
 }
 
 /* Virtual time: 0 or a result when time moved; VWAIT_BLOCK with the sets

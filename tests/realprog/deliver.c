@@ -84,6 +84,29 @@ static void say_read(const char *what, int fd)
 		printf("%s: read %s\n", what, r < 0 ? strerror(errno) : "short");
 }
 
+/* poll(2) or select(2) for fd to be readable, for ms at most: what it
+ * returned; *how what it said of fd. */
+static int wait_one(int fd, int use_select, int ms, const char **how)
+{
+	int r;
+
+	if (use_select) {
+		fd_set rd;
+		struct timeval tv = { ms / 1000, ms % 1000 * 1000 };
+
+		FD_ZERO(&rd);
+		FD_SET(fd, &rd);
+		r = select(fd + 1, &rd, NULL, NULL, &tv);
+		*how = FD_ISSET(fd, &rd) ? "readable" : "not readable";
+	} else {
+		struct pollfd p = { fd, POLLIN, 0 };
+
+		r = poll(&p, 1, ms);
+		*how = revents(p.revents);
+	}
+	return r;
+}
+
 /* ---- a wait the preload does not see, on the same timer ---- */
 
 struct other {
@@ -112,27 +135,16 @@ static void two_waits(const char *name, int first_select, int how)
 	int fd = timer();
 	struct epoll_event ev = { EPOLLIN, { 0 } };
 	struct other o = { fd, epoll_create1(EPOLL_CLOEXEC), how, 0 };
+	const char *say;
 	pthread_t th;
 	int r;
 
 	epoll_ctl(o.ep, EPOLL_CTL_ADD, fd, &ev);
 	arm(fd, 40 * MS, 0);
 	pthread_create(&th, NULL, wait_other, &o);
-	if (first_select) {
-		fd_set rd;
-		struct timeval tv = { 3, 0 };
-
-		FD_ZERO(&rd);
-		FD_SET(fd, &rd);
-		r = select(fd + 1, &rd, NULL, NULL, &tv);
-		printf("%s: select %d, %s\n", name, r,
-		       FD_ISSET(fd, &rd) ? "readable" : "not readable");
-	} else {
-		struct pollfd p = { fd, POLLIN, 0 };
-
-		r = poll(&p, 1, 3000);
-		printf("%s: poll %d %s\n", name, r, revents(p.revents));
-	}
+	r = wait_one(fd, first_select, 3000, &say);
+	printf("%s: %s %d, %s\n", name, first_select ? "select" : "poll", r,
+	       say);
 	pthread_join(th, NULL);
 	printf("%s: the other wait saw it: %s\n", name, o.ready ? "yes" : "no");
 	say_read(name, fd);
@@ -201,22 +213,12 @@ static void rearmed(int use_select)
 	pthread_t th;
 	int64_t t0 = now_ns();
 	const char *name = use_select ? "rearmed, select" : "rearmed, poll";
+	const char *say;
 
 	arm(fd, 5000 * MS, 0);
 	pthread_create(&th, NULL, rearm_earlier, &fd);
-	if (use_select) {
-		fd_set rd;
-		struct timeval tv = { 10, 0 };
-
-		FD_ZERO(&rd);
-		FD_SET(fd, &rd);
-		r = select(fd + 1, &rd, NULL, NULL, &tv);
-	} else {
-		struct pollfd p = { fd, POLLIN, 0 };
-
-		r = poll(&p, 1, 10000);
-	}
-	printf("%s: %d, before the first deadline: %s\n", name, r,
+	r = wait_one(fd, use_select, 10000, &say);
+	printf("%s: %d %s, before the first deadline: %s\n", name, r, say,
 	       now_ns() - t0 < 4000 * MS ? "yes" : "no");
 	pthread_join(th, NULL);
 	say_read(name, fd);
