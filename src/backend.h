@@ -74,9 +74,10 @@ struct tfd_backend {
 	 * Delivery).  ready_begin() takes the backend's lock, ready_end()
 	 * gives it back; in between, ready() tells of fd: 1 if a read of it
 	 * now would count an expiration that its file does not show (not
-	 * posted yet: what is posted, a poll(2) of the file sees), 0 if
-	 * not, with *mono set to its next deadline on CLOCK_MONOTONIC (-1
-	 * if disarmed); -1 if fd is no timer a wait may deliver. */
+	 * posted yet), 2 if the file shows one (posted: a poll(2) of the
+	 * file tells whether it still does), 0 if neither; with 0 and 2,
+	 * *mono is its next deadline on CLOCK_MONOTONIC (-1 if none); -1 if
+	 * fd is no timer a wait may deliver. */
 	int (*ready_begin)(void);
 	int (*ready)(int fd, int64_t *mono);
 	void (*ready_end)(int begun);

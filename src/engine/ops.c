@@ -194,12 +194,13 @@ static struct tfd_timer *deliverable(int fd)
 	return h->t;
 }
 
-/* Whether a read would count what has not been posted: what the
- * service thread has counted (m.ticks, to post), or a deadline that has
- * passed and that no one has counted yet.  What was posted the wait's
- * ppoll(2) sees in the file itself: not T_SIGNALED, which a read that
- * the library does not see (a raw read(2)) may have emptied.  Never
- * early: the deadline is compared with the timer's own clock. */
+/* Whether a read would count what its file does not show: what the
+ * service thread has counted (m.ticks, to post) or is posting (inflight:
+ * the file shows it in a moment), or a deadline that has passed and that
+ * no one has counted yet: 1.  2 for a timer whose post has landed
+ * (T_SIGNALED): the file shows it, unless a read the library does not
+ * see (a raw read(2)) emptied it, which only a look at the file tells.
+ * Never early: the deadline is compared with the timer's own clock. */
 int tfd_engine_ready(int fd, int64_t *mono)
 {
 	struct tfd_timer *t = deliverable(fd);
@@ -207,19 +208,19 @@ int tfd_engine_ready(int fd, int64_t *mono)
 
 	if (!t)
 		return -1;
-	if (t->m.ticks)
+	if (t->m.ticks || __atomic_load_n(&t->inflight, __ATOMIC_ACQUIRE))
 		return 1;
-	if (!t->m.next) {
-		*mono = -1;
-		return 0;
+	*mono = -1;
+	if (t->m.next) {
+		now = tfd_clock_now(t->base);
+		if (t->m.next <= now)
+			return 1;
+		*mono = t->base == BASE_MONO
+		                ? t->m.next
+		                : tfd_ns_add(tfd_clock_now(BASE_MONO),
+		                             t->m.next - now);
 	}
-	now = tfd_clock_now(t->base);
-	if (t->m.next <= now)
-		return 1;
-	*mono = t->base == BASE_MONO
-	                ? t->m.next
-	                : tfd_ns_add(tfd_clock_now(BASE_MONO), t->m.next - now);
-	return 0;
+	return t->flags & T_SIGNALED ? 2 : 0;
 }
 
 /* waits 1: the caller will be awake at fd's deadline, which has not

@@ -11,8 +11,9 @@
  * Linux keeps the file of a descriptor being waited on.  A handler may
  * jump out of the system call such a wait blocks in, or a cancellation
  * end the thread there: the engine, told where it blocks
- * (tfd_engine_waits_block), then undoes the holds itself.  On virtual time
- * the wait moves time (vtime.h).
+ * (tfd_engine_waits_block), then undoes the holds itself.  On real time
+ * a poll or select whose set holds timers delivers them itself (deliver:
+ * tfd(7), Delivery); on virtual time the wait moves time (vtime.h).
  */
 #include "preload/preload.h"
 
@@ -225,16 +226,23 @@ static void scan_begin(struct scan *c, int phase, int64_t end)
 	c->begun = tfd_be->ready_begin();
 }
 
-/* 1 if a read of timer fd would count now. */
-static int scan_one(struct scan *c, int fd)
+/* 1 if a read of timer fd would count now.  seen: the kernel's look at
+ * the set, just made, found fd readable.  A post that landed after that
+ * look (or one that a read the library does not see emptied) is looked
+ * at again. */
+static int scan_one(struct scan *c, int fd, int seen)
 {
+	struct pollfd p = { fd, POLLIN, 0 };
+	struct timespec zero = { 0, 0 };
 	int64_t d;
 	int r = tfd_be->ready(fd, &d);
 
 	if (c->phase == SCAN_END)
 		tfd_be->defer(fd, 0);
-	if (r == 0 && d >= 0 && (c->next < 0 || d < c->next))
+	if ((r == 0 || r == 2) && d >= 0 && (c->next < 0 || d < c->next))
 		c->next = d;
+	if (r == 2 && c->phase != SCAN_BLOCK && c->mark && !seen)
+		return R(ppoll)(&p, 1, &zero, NULL) == 1;
 	return r == 1;
 }
 
@@ -319,7 +327,8 @@ static int pwait_ours(void *ctx, struct scan *c)
 		struct pollfd *p = &w->fds[i];
 
 		if (!(p->events & POLLIN) || !tfd_marked(p->fd) ||
-		    !scan_one(c, p->fd) || !c->mark || (p->revents & POLLIN))
+		    !scan_one(c, p->fd, p->revents & POLLIN) || !c->mark ||
+		    (p->revents & POLLIN))
 			continue;
 		added += !p->revents;
 		p->revents |= POLLIN;
@@ -610,8 +619,9 @@ static int swait_ours(void *ctx, struct scan *c)
 	fd_set *rd = (fd_set *)(void *)w->saved[0];
 
 	for (fd = 0; fd < w->nfds && fd < h; fd++) {
-		if (!tfd_marked(fd) || !set_has(rd, fd) || !scan_one(c, fd) ||
-		    !c->mark || set_has(w->set[0], fd))
+		if (!tfd_marked(fd) || !set_has(rd, fd) ||
+		    !scan_one(c, fd, set_has(w->set[0], fd)) || !c->mark ||
+		    set_has(w->set[0], fd))
 			continue;
 		set_add(w->set[0], fd);
 		added++;
