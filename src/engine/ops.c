@@ -247,7 +247,7 @@ void tfd_engine_defer(int fd, int waits)
 		tfd_engine_requeue(t);
 		return;
 	}
-	if ((t->flags & T_DEFERRED) && !tfd_engine_ready(fd, &mono)) {
+	if ((t->flags & T_DEFERRED) && tfd_engine_ready(fd, &mono) != 1) {
 		t->flags &= (unsigned char)~T_DEFERRED;
 		t->hold = 0;
 		tfd_engine_requeue(t);

@@ -242,7 +242,7 @@ static int scan_one(struct scan *c, int fd, int seen)
 	if ((r == 0 || r == 2) && d >= 0 && (c->next < 0 || d < c->next))
 		c->next = d;
 	if (r == 2 && c->phase != SCAN_BLOCK && c->mark && !seen)
-		return R(ppoll)(&p, 1, &zero, NULL) == 1;
+		return R(ppoll)(&p, 1, &zero, NULL) == 1 && (p.revents & POLLIN);
 	return r == 1;
 }
 
@@ -392,8 +392,10 @@ static int deliver(void *w, const struct dwait *d, int64_t ns)
 		scan_begin(&c, done ? SCAN_END : SCAN_LOOK, end);
 		c.mark = r >= 0;
 		k = d->ours(w, &c);
-		if (k && !done) { /* it returns: the others are given back */
+		if (k && !done) { /* it returns: the others are given back
+		                   * (and no more marked: k is the count) */
 			c.phase = SCAN_END;
+			c.mark = 0;
 			d->ours(w, &c);
 		}
 		scan_end(&c);
