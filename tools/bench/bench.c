@@ -139,7 +139,7 @@ const struct tfd_cmd tfd_bench_cmd = {
 	.summary = "measure the engine against the kernel's timerfd",
 	.text = "Runs every workload on the kernel's timerfd and on the engine,\n"
 	        "interleaved, for 5 rounds, and prints medians, spreads and the\n"
-	        "ratio engine/kernel next to each target (about 2 min).  The\n"
+	        "ratio engine/kernel next to each target (about 3 min).  The\n"
 	        "workloads: 1 create + close, 2 arm/re-arm/disarm, 3 gettime,\n"
 	        "4a/4b read, 5 expiry latency, 6a burst, 6b periodic, 7a/7b CPU,\n"
 	        "8 memory; 10 an event loop (one timer re-armed to the next of\n"
