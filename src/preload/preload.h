@@ -286,6 +286,9 @@ int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
                    const sigset_t *mask);
 int64_t tfd_ms_ns(int ms);
 int64_t tfd_tsp_ns(const struct timespec *ts);
+/* The system's CLOCK_MONOTONIC (the C library's, not the program's:
+ * virtual on virtual time), in ns. */
+int64_t tfd_real_mono(void);
 
 /* ---- signals.c ---- */
 

@@ -41,6 +41,14 @@ int64_t tfd_tsp_ns(const struct timespec *ts)
 	return ts ? tfd_ts_to_ns(ts) : -1;
 }
 
+int64_t tfd_real_mono(void)
+{
+	struct timespec ts;
+
+	R(clock_gettime)(CLOCK_MONOTONIC, &ts);
+	return tfd_ts_to_ns(&ts);
+}
+
 /* ---- holding the timers of a wait ---- */
 
 /* The engine keeps the holds, in the thread's own memory, and lets them
@@ -193,14 +201,6 @@ static void poll_outside(const struct pollfd *fds, nfds_t n)
 
 /* ---- the waiter delivers (real time) ---- */
 
-static int64_t mono_now(void)
-{
-	struct timespec ts;
-
-	R(clock_gettime)(CLOCK_MONOTONIC, &ts);
-	return tfd_ts_to_ns(&ts);
-}
-
 /* A look at the timers of a wait's set, with the backend's lock (ready,
  * defer): which a read would count now, and the earliest deadline of the
  * others.  Before the wait blocks, the timers due at that deadline are
@@ -293,7 +293,7 @@ static void slack_end(void)
 
 static int64_t aim(int64_t at)
 {
-	int64_t now = mono_now(), est = (at - now) / 1000;
+	int64_t now = tfd_real_mono(), est = (at - now) / 1000;
 
 	/* A wait that wakes early and sleeps again is woken the second time
 	 * like a thread that has just run: on a busy machine, after the
@@ -309,7 +309,7 @@ static struct timespec *timeout_to(int64_t at, struct timespec *ts)
 
 	if (at < 0)
 		return NULL;
-	now = mono_now();
+	now = tfd_real_mono();
 	*ts = tfd_ns_to_ts(at > now ? at - now : 0);
 	return ts;
 }
@@ -358,7 +358,7 @@ struct dwait {
  * not see. */
 static int deliver(void *w, const struct dwait *d, int64_t ns)
 {
-	int64_t end = ns < 0 ? -1 : tfd_ns_add(mono_now(), ns);
+	int64_t end = ns < 0 ? -1 : tfd_ns_add(tfd_real_mono(), ns);
 	struct timespec ts, *tp;
 	struct scan c;
 	int r, k, e, done;
@@ -388,7 +388,7 @@ static int deliver(void *w, const struct dwait *d, int64_t ns)
 		r = d->call(w, tp, k ? NULL : d->mask);
 		e = errno;
 		slack_end();
-		done = r != 0 || (end >= 0 && mono_now() >= end);
+		done = r != 0 || (end >= 0 && tfd_real_mono() >= end);
 		scan_begin(&c, done ? SCAN_END : SCAN_LOOK, end);
 		c.mark = r >= 0;
 		k = d->ours(w, &c);
@@ -695,14 +695,14 @@ static int select_run(int nfds, fd_set **set, const struct timespec *ts,
 		r = -1;
 		goto out;
 	}
-	start = tfd_virt ? tfd_vnow(CLOCK_MONOTONIC) : mono_now();
+	start = tfd_virt ? tfd_vnow(CLOCK_MONOTONIC) : tfd_real_mono();
 	r = deliver ? swait_deliver(&w, ns) : swait_virtual(&w, ns);
 	if (r == VWAIT_BLOCK) { /* no domain: real time */
 		r = select_real(nfds, set, ts, mask, tv);
 	} else if (tv && (r >= 0 || (deliver && errno == EINTR))) {
 		/* Linux leaves the time not slept */
 		int64_t left = ns - ((tfd_virt ? tfd_vnow(CLOCK_MONOTONIC)
-		                               : mono_now()) - start);
+		                               : tfd_real_mono()) - start);
 
 		*tv = tfd_ns_to_tv(left < 0 ? 0 : left);
 	}

@@ -453,10 +453,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
  * the program's: ours is virtual). */
 static struct timespec real_after(int64_t ns)
 {
-	struct timespec ts;
-
-	R(clock_gettime)(CLOCK_MONOTONIC, &ts);
-	return tfd_ns_to_ts(tfd_ts_to_ns(&ts) + ns);
+	return tfd_ns_to_ts(tfd_real_mono() + ns);
 }
 
 static const struct timespec no_wait = { 0, 0 };
