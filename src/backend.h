@@ -86,6 +86,11 @@ struct tfd_backend {
 	 * hold back what it does for waits it does not see, for a while;
 	 * waits 0, that wait has ended. */
 	void (*defer)(int fd, int waits);
+	/* With that lock too: fd is due (ready() said 1) and its file does
+	 * not show it: post it now, from the caller's thread (a wait on a
+	 * set whose readiness only the kernel tells: an epoll).  1 if it
+	 * did. */
+	int (*post)(int fd);
 	/* Optional, with virtual_move: what virtual time (src/vtime) asks
 	 * of the timers, as tfd_engine_virtual_start(),
 	 * tfd_engine_virtual_move_to() and tfd_engine_read_elsewhere()

@@ -330,6 +330,39 @@ TEST(ready_for_a_waiter_is_never_early_and_gives_the_deadline)
 	close(p[1]);
 }
 
+/* A wait that slept for a deadline posts the timer itself (backend op
+ * post, the epoll waits): never before the deadline, once, a periodic
+ * timer's count whole, and not a timer posted already. */
+TEST(a_waiter_posts_a_due_timer_once_and_never_early)
+{
+	const struct tfd_backend *b = &tfd_engine_backend;
+	int fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK), k, r, tries = 0;
+	int64_t at = t_now(CLOCK_MONOTONIC) + 20 * MS, m;
+	uint64_t n = 0;
+
+	t_arm(fd, TFD_TIMER_ABSTIME, at, 5 * MS);
+	k = b->ready_begin(); /* the service thread cannot post meanwhile */
+	CHECK_EQ(b->post(fd), 0); /* not due */
+	CHECK(!t_readable(fd, 0));
+	while ((r = b->ready(fd, &m)) == 0 && tries++ < 2000)
+		t_sleep_ns(MS / 4);
+	CHECK_EQ(r, 1);
+	t_sleep_ns(12 * MS); /* two more periods */
+	CHECK(t_now(CLOCK_MONOTONIC) >= at);
+	CHECK_EQ(b->post(fd), 1);
+	CHECK_EQ(b->post(fd), 0); /* posted: not twice */
+	CHECK_EQ(b->ready(fd, &m), 2);
+	b->ready_end(k);
+	CHECK(t_readable(fd, 0));
+	CHECK(tfd_read(fd, &n, 8) == 8);
+	CHECKF(n >= 3, "count %llu, want 3 or more", (unsigned long long)n);
+	CHECK(!t_readable(fd, 0));
+	CHECK_OK(tfd_close(fd));
+	k = b->ready_begin();
+	CHECK_EQ(b->post(fd), 0); /* no timer there */
+	b->ready_end(k);
+}
+
 struct rearm_ctx {
 	int fd;
 	int64_t armed_at;

@@ -405,6 +405,7 @@ int tfd_engine_next_due(int64_t *in_ns);
 int tfd_engine_ready_begin(void);
 int tfd_engine_ready(int fd, int64_t *mono);
 void tfd_engine_defer(int fd, int waits);
+int tfd_engine_post_due(int fd);
 
 /* deadline.c */
 void tfd_engine_requeue(struct tfd_timer *t); /* its deadline changed */

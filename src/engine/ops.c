@@ -255,6 +255,37 @@ void tfd_engine_defer(int fd, int waits)
 	}
 }
 
+/* A wait whose readiness only the kernel tells (an epoll set) posts a
+ * timer of its set that is due and whose file does not show it (a poll
+ * reported it from memory, and the service thread holds the post back):
+ * what the service thread would post, written through the caller's own
+ * number for the timer, with the lock, and the hold ended.  1 if it
+ * posted.  Not a timer posted already and unread (T_SIGNALED), nor one
+ * being posted: those are the service thread's, as before. */
+int tfd_engine_post_due(int fd)
+{
+	struct tfd_timer *t = deliverable(fd);
+	int posted = 0;
+
+	if (!t || (t->flags & T_SIGNALED) ||
+	    __atomic_load_n(&t->inflight, __ATOMIC_ACQUIRE))
+		return 0;
+	if (!t->m.ticks && t->m.next)
+		tfd_model_advance(&t->m, tfd_clock_now(t->base));
+	if (!t->m.ticks)
+		return 0;
+	if (tfd_notify_post(fd, t->m.ticks) == 0) {
+		t->m.ticks = 0;
+		t->flags |= T_SIGNALED;
+		posted = 1;
+	}
+	t->hold = t->backoff = 0; /* (not posted: the service thread will) */
+	t->flags &= (unsigned char)~T_DEFERRED;
+	tfd_engine_requeue(t);
+	tfd_engine_kick(t);
+	return posted;
+}
+
 /* ---- blocking reads ---- */
 
 void tfd_engine_number_gone(int fd)

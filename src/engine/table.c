@@ -693,6 +693,7 @@ const struct tfd_backend tfd_engine_backend = {
 	.ready = tfd_engine_ready,
 	.ready_end = tfd_engine_unlock,
 	.defer = tfd_engine_defer,
+	.post = tfd_engine_post_due,
 };
 
 /* The same engine, on clocks that move only when told. */

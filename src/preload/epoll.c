@@ -15,6 +15,15 @@
  * ready) when the count is read or reset by a settime: one edge per read,
  * as on Linux.  A registration the program makes EPOLLONESHOT itself is
  * left alone.
+ *
+ * Every registration of a timer made here is kept, (epoll, number), so
+ * that a wait on the epoll knows the timers it may report
+ * (tfd_epoll_timers: waits.c posts those a poll or select reported from
+ * memory before the wait).  The kernel's list is the truth: one kept here
+ * that the kernel no longer has (its number closed where we do not see
+ * it) only makes a wait post that timer when it is due, as the service
+ * thread would; one the kernel has and we do not (registered through a
+ * number we were not told of) is posted by the service thread.
  */
 #include "preload/preload.h"
 #include "lockorder.h"
@@ -24,64 +33,77 @@
 
 #define EPOLL_WRITE (EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND)
 
-struct edge {
+struct reg {
 	int ep, fd;
-	struct epoll_event ev; /* as the program asked it */
+	int edge; /* EPOLLET, made EPOLLONESHOT here */
+	struct epoll_event ev; /* as the program asked it (less writes) */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 TFD_LOCK_RANK(lock, LK_EPOLL);
 
 TFD_LOCK_INSIDE(lock) /* lock_in(), lock_out() */
-static struct edge *edges;
-static size_t nedges, cap;
-int tfd_nedge;
+static struct reg *regs;
+static size_t nregs, cap;
+static int nedge;  /* of them, edge-triggered */
+int tfd_nreg;      /* nregs, read without the lock */
+
+static void counted(void)
+{
+	__atomic_store_n(&tfd_nreg, (int)nregs, __ATOMIC_RELAXED);
+}
 
 static void drop(size_t i)
 {
-	edges[i] = edges[--nedges];
-	__atomic_store_n(&tfd_nedge, (int)nedges, __ATOMIC_RELAXED);
+	nedge -= regs[i].edge;
+	regs[i] = regs[--nregs];
+	counted();
 }
 
-static struct edge *find(int ep, int fd)
+static struct reg *find(int ep, int fd)
 {
 	size_t i;
 
-	for (i = 0; i < nedges; i++)
-		if (edges[i].ep == ep && edges[i].fd == fd)
-			return &edges[i];
+	for (i = 0; i < nregs; i++)
+		if (regs[i].ep == ep && regs[i].fd == fd)
+			return &regs[i];
 	return NULL;
 }
 
-/* Remember (ep, fd) as edge-triggered, or forget it (ev NULL). */
-static void remember(int ep, int fd, const struct epoll_event *ev)
+/* Remember (ep, fd) as registered with ev (edge: made EPOLLONESHOT
+ * here), or forget it (ev NULL). */
+static void remember(int ep, int fd, const struct epoll_event *ev, int edge)
 {
-	struct edge *e;
+	struct reg *e;
 
 	lock_in();
 	e = find(ep, fd);
 	if (!ev) {
 		if (e)
-			drop((size_t)(e - edges));
+			drop((size_t)(e - regs));
 	} else if (e) {
+		nedge += edge - e->edge;
+		e->edge = edge;
 		e->ev = *ev;
 	} else {
-		if (nedges == cap) {
+		if (nregs == cap) {
 			size_t n = cap ? 2 * cap : 16;
-			struct edge *p = realloc(edges, n * sizeof(*p));
+			struct reg *p = realloc(regs, n * sizeof(*p));
 
 			if (p) {
-				edges = p;
+				regs = p;
 				cap = n;
 			}
 		}
-		if (nedges < cap) {
-			edges[nedges].ep = ep;
-			edges[nedges].fd = fd;
-			edges[nedges].ev = *ev;
-			nedges++;
-			__atomic_store_n(&tfd_nedge, (int)nedges,
-			                 __ATOMIC_RELAXED);
+		if (nregs < cap) { /* (out of memory: not delivered, and an
+		                    * edge not re-armed: as an unknown one) */
+			regs[nregs].ep = ep;
+			regs[nregs].fd = fd;
+			regs[nregs].edge = edge;
+			regs[nregs].ev = *ev;
+			nregs++;
+			nedge += edge;
+			counted();
 		}
 	}
 	lock_out();
@@ -95,7 +117,7 @@ int tfd_timer_epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
 	if (op == EPOLL_CTL_DEL) {
 		r = R(epoll_ctl)(ep, op, fd, ev);
 		if (r == 0)
-			remember(ep, fd, NULL);
+			remember(ep, fd, NULL, 0);
 		return r;
 	}
 	if (!ev || (op != EPOLL_CTL_ADD && op != EPOLL_CTL_MOD) ||
@@ -108,8 +130,9 @@ int tfd_timer_epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
 		copy.events |= EPOLLONESHOT;
 	r = R(epoll_ctl)(ep, op, fd, &copy);
 	if (r == 0) {
-		copy.events &= ~(uint32_t)EPOLLONESHOT;
-		remember(ep, fd, edge ? &copy : NULL);
+		if (edge) /* (added again with each re-arm) */
+			copy.events &= ~(uint32_t)EPOLLONESHOT;
+		remember(ep, fd, &copy, edge);
 	}
 	return r;
 }
@@ -119,18 +142,18 @@ void tfd_epoll_consumed(int fd)
 	size_t i;
 	int saved = errno;
 
-	if (!__atomic_load_n(&tfd_nedge, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED))
 		return;
 	lock_in();
-	for (i = 0; i < nedges;) {
-		struct epoll_event ev = edges[i].ev;
+	for (i = 0; nedge && i < nregs;) {
+		struct epoll_event ev = regs[i].ev;
 
-		if (edges[i].fd != fd) {
+		if (regs[i].fd != fd || !regs[i].edge) {
 			i++;
 			continue;
 		}
 		ev.events |= EPOLLONESHOT;
-		if (R(epoll_ctl)(edges[i].ep, EPOLL_CTL_MOD, fd, &ev) < 0)
+		if (R(epoll_ctl)(regs[i].ep, EPOLL_CTL_MOD, fd, &ev) < 0)
 			drop(i); /* the epoll or the registration is gone */
 		else
 			i++;
@@ -143,16 +166,33 @@ void tfd_epoll_closed(int fd)
 {
 	size_t i;
 
-	if (!__atomic_load_n(&tfd_nedge, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED))
 		return;
 	lock_in();
-	for (i = 0; i < nedges;) {
-		if (edges[i].fd == fd || edges[i].ep == fd)
+	for (i = 0; i < nregs;) {
+		if (regs[i].fd == fd || regs[i].ep == fd)
 			drop(i);
 		else
 			i++;
 	}
 	lock_out();
+}
+
+/* The timers registered in ep for input, up to max of them into fds (the
+ * others are posted by the service thread); how many. */
+int tfd_epoll_timers(int ep, int *fds, int max)
+{
+	size_t i;
+	int n = 0;
+
+	if (!__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED))
+		return 0;
+	lock_in();
+	for (i = 0; i < nregs && n < max; i++)
+		if (regs[i].ep == ep && (regs[i].ev.events & EPOLLIN))
+			fds[n++] = regs[i].fd;
+	lock_out();
+	return n;
 }
 
 /* In a child of fork(): the lock, which another thread of the parent may

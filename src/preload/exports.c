@@ -101,7 +101,8 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 EXPORT int close(int fd)
 {
 	if (!tfd_marked(fd) || tfd_inside || tfd_foreign()) {
-		if (unlikely(tfd_nedge) && !tfd_inside && !tfd_foreign())
+		if (unlikely(__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED)) &&
+		    !tfd_inside && !tfd_foreign())
 			tfd_epoll_closed(fd); /* an epoll of timers */
 		return R(close)(fd);
 	}
@@ -256,37 +257,52 @@ EXPORT int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 	return tfd_wait_pselect(nfds, rd, wr, ex, ts, mask);
 }
 
+/* An epoll wait goes through the library on virtual time, and on real
+ * time once a timer of ours is registered in an epoll (it may deliver:
+ * waits.c); VWAIT_BLOCK back, it is the program's call as it made it. */
+static int hook_epoll(void)
+{
+	return !tfd_inside &&
+	       (tfd_virt || (tfd_waits_deliver &&
+	                     unlikely(__atomic_load_n(&tfd_nreg,
+	                                              __ATOMIC_RELAXED))));
+}
+
 EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int timeout)
 {
-	if (!tfd_virt || tfd_inside)
-		return R(epoll_wait)(ep, ev, max, timeout);
-	return tfd_wait_epoll(ep, ev, max, tfd_ms_ns(timeout), NULL);
+	int r = hook_epoll() ? tfd_wait_epoll(ep, ev, max, tfd_ms_ns(timeout),
+	                                      NULL)
+	                     : VWAIT_BLOCK;
+
+	return r == VWAIT_BLOCK ? R(epoll_wait)(ep, ev, max, timeout) : r;
 }
 
 EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int timeout,
                        const sigset_t *mask)
 {
 	sigset_t copy;
+	int r;
 
 	mask = tfd_sig_never_blocked(SIG_SETMASK, mask, &copy);
-	if (!tfd_virt || tfd_inside)
-		return R(epoll_pwait)(ep, ev, max, timeout, mask);
-	return tfd_wait_epoll(ep, ev, max, tfd_ms_ns(timeout), mask);
+	r = hook_epoll() ? tfd_wait_epoll(ep, ev, max, tfd_ms_ns(timeout), mask)
+	                 : VWAIT_BLOCK;
+	return r == VWAIT_BLOCK ? R(epoll_pwait)(ep, ev, max, timeout, mask) : r;
 }
 
 EXPORT int epoll_pwait2(int ep, struct epoll_event *ev, int max,
                         const struct timespec *ts, const sigset_t *mask)
 {
 	sigset_t copy;
+	int r = VWAIT_BLOCK;
 
 	mask = tfd_sig_never_blocked(SIG_SETMASK, mask, &copy);
 	if (!LOADED(epoll_pwait2)) {
 		errno = ENOSYS;
 		return -1;
 	}
-	if (!tfd_virt || tfd_inside)
-		return R(epoll_pwait2)(ep, ev, max, ts, mask);
-	return tfd_wait_epoll(ep, ev, max, tfd_tsp_ns(ts), mask);
+	if (hook_epoll() && (!ts || tfd_ts_valid(ts))) /* (EINVAL: Linux's) */
+		r = tfd_wait_epoll(ep, ev, max, tfd_tsp_ns(ts), mask);
+	return r == VWAIT_BLOCK ? R(epoll_pwait2)(ep, ev, max, ts, mask) : r;
 }
 
 /* ---- sleeps and clocks (virtual time only) ---- */

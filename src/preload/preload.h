@@ -271,7 +271,8 @@ int tfd_timer_epoll_ctl(int ep, int op, int fd, struct epoll_event *ev);
 void tfd_epoll_consumed(int fd); /* fd's count was read or reset */
 void tfd_epoll_closed(int fd);   /* fd (a timer or an epoll) was closed */
 void tfd_epoll_forked(void);     /* in a child of fork(): the lock anew */
-extern int tfd_nedge;            /* EPOLLET registrations of timers */
+int tfd_epoll_timers(int ep, int *fds, int max); /* registered in ep */
+extern int tfd_nreg;             /* registrations of timers kept */
 
 /* ---- waits.c ---- */
 

@@ -246,17 +246,34 @@ static int scan_one(struct scan *c, int fd, int seen)
 	return r == 1;
 }
 
+/* Until when (CLOCK_MONOTONIC) a timer that a poll or select of the
+ * process reported from memory may be unposted: the latest deadline a
+ * wait deferred, and the service thread's grace (DELIVER_GRACE, 100 us)
+ * with room to spare.  An epoll wait before then posts such timers of
+ * its set (epoll_post_due). */
+#define HELD_MARGIN (1000 * 1000LL)
+static int64_t held_until = -1;
+
 /* The second pass before a wait blocks: fd is due at the earliest
  * deadline, and the wait will be awake then.  (A deadline on another
  * clock than CLOCK_MONOTONIC is converted anew with each look: within a
  * microsecond is the same.) */
 static void scan_defer(const struct scan *c, int fd)
 {
-	int64_t d;
+	int64_t d, was;
 
 	if (c->next >= 0 && (c->end < 0 || c->next < c->end) &&
-	    tfd_be->ready(fd, &d) == 0 && d >= 0 && d <= c->next + 1000)
+	    tfd_be->ready(fd, &d) == 0 && d >= 0 && d <= c->next + 1000) {
 		tfd_be->defer(fd, 1);
+		/* Until when a timer may be readable without its post. */
+		d = tfd_ns_add(c->next, HELD_MARGIN);
+		was = __atomic_load_n(&held_until, __ATOMIC_RELAXED);
+		while (was < d &&
+		       !__atomic_compare_exchange_n(&held_until, &was, d, 1,
+		                                    __ATOMIC_RELAXED,
+		                                    __ATOMIC_RELAXED))
+			;
+	}
 }
 
 static void scan_end(struct scan *c)
@@ -338,6 +355,10 @@ static int pwait_ours(void *ctx, struct scan *c)
 			scan_defer(c, w->fds[i].fd);
 	return added;
 }
+
+/* The timers of one epoll set that a wait posts (epoll_post_due); the
+ * others wait for the service thread. */
+#define EPOLL_SCANNED 32
 
 /* A wait that delivers, on poll's array or select's sets: empty its
  * results, look at its timers (pwait_ours, swait_ours), wait in the
@@ -736,7 +757,7 @@ int tfd_wait_pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 	return select_run(nfds, set, ts, mask, NULL);
 }
 
-/* ---- epoll_wait, epoll_pwait, epoll_pwait2 (virtual time) ---- */
+/* ---- epoll_wait, epoll_pwait, epoll_pwait2 ---- */
 
 struct ewait {
 	int ep;
@@ -807,17 +828,48 @@ static void epoll_outside(int ep)
 		tfd_dom_wait_outside();
 }
 
+/* ---- epoll on real time ---- */
+
+/* Before an epoll wait on real time, while a poll or select may have
+ * reported a timer from memory (held_until): the timers registered in
+ * the set that a read would count now and whose files do not show it
+ * (the service thread holds the post back: tfd(7), Delivery) are posted
+ * here, so that the kernel
+ * reports them as it does a timer a poll reported readable.  The epoll
+ * waits do not deliver themselves: measured, the post they would make
+ * and the look after it cost more than the service thread's wake-up
+ * (tfd(7), NOTES 16). */
+static void epoll_post_due(int ep)
+{
+	int fds[EPOLL_SCANNED], n, i, was, begun;
+	int64_t d;
+
+	n = tfd_epoll_timers(ep, fds, EPOLL_SCANNED);
+	if (!n)
+		return;
+	was = tfd_enter();
+	begun = tfd_be->ready_begin();
+	for (i = 0; i < n; i++)
+		if (tfd_be->ready(fds[i], &d) == 1)
+			tfd_be->post(fds[i]);
+	tfd_be->ready_end(begun);
+	tfd_leave(was);
+}
+
+/* VWAIT_BLOCK: the caller makes its own call (real time). */
 int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
                    const sigset_t *mask)
 {
 	struct ewait w = { ep, ev, max, mask };
-	int r;
 
+	if (!tfd_virt) {
+		if (tfd_waits_deliver &&
+		    __atomic_load_n(&held_until, __ATOMIC_RELAXED) >=
+		            tfd_real_mono())
+			epoll_post_due(ep);
+		return VWAIT_BLOCK;
+	}
 	if (tfd_dom && ns != 0)
 		epoll_outside(ep);
-	r = tfd_vwait(ns, mask, ewait_look, ewait_block, &w);
-
-	if (r == VWAIT_BLOCK) /* no domain: real time */
-		r = ewait_block(&w, mask, ns);
-	return r;
+	return tfd_vwait(ns, mask, ewait_look, ewait_block, &w);
 }

@@ -7,9 +7,11 @@
  * see it (epoll), a wait that ends for another descriptor before its
  * timer's deadline, a timer re-armed earlier by another thread while a
  * wait sleeps for it, two waits on one timer, a periodic timer, a ppoll
- * with a bad timeout.  One line
- * per fact, no time and no number that depends on one, so that a run on
- * Linux and runs through libtfd-preload.so compare line by line
+ * with a bad timeout; and epoll beside them: a look right after a poll
+ * that delivered the timer, level, edge and one-shot registrations, a set
+ * nested in another, a wait in a forked child on the parent's timer.
+ * One line per fact, no time and no number that depends on one, so that
+ * a run on Linux and runs through libtfd-preload.so compare line by line
  * (tests/realprog/run.sh: with TFD_DELIVERY=post too).
  *
  *   deliver        the facts above
@@ -29,6 +31,7 @@
 #include <sys/select.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -282,6 +285,176 @@ static void raw_read(void)
 	close(fd);
 }
 
+/* ---- epoll ---- */
+
+static int epoll_of(int fd, uint32_t events)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { events, { .fd = fd } };
+
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+		perror("epoll");
+	return ep;
+}
+
+/* epoll_wait for ms at most: what it returned, and of what. */
+static const char *ewait(int ep, int ms, int fd)
+{
+	static char buf[64];
+	struct epoll_event ev[2];
+	int r = epoll_wait(ep, ev, 2, ms);
+
+	snprintf(buf, sizeof(buf), "%d%s", r,
+	         r < 0 ? " error" : r == 0 ? "" :
+	         r == 1 && ev[0].data.fd == fd && ev[0].events == EPOLLIN
+	                 ? " EPOLLIN" : " other");
+	return buf;
+}
+
+/* Level-triggered: readable to a look right after a poll said so (which
+ * delivered it), reported until read, never before the deadline; the
+ * epoll_pwait of a mask and a wait that times out. */
+static void epoll_level(void)
+{
+	int fd = timer(), ep = epoll_of(fd, EPOLLIN), r;
+	struct pollfd p = { fd, POLLIN, 0 };
+	struct epoll_event ev;
+	int64_t t0 = now_ns();
+	sigset_t none;
+
+	arm(fd, 20 * MS, 0);
+	r = poll(&p, 1, 3000);
+	printf("epoll level: after a poll %d, a look %s\n", r, ewait(ep, 0, fd));
+	say_read("epoll level", fd);
+	arm(fd, 30 * MS, 0);
+	printf("epoll level: wait %s", ewait(ep, 3000, fd));
+	printf(", not early: %s\n", now_ns() - t0 >= 30 * MS ? "yes" : "no");
+	printf("epoll level: again, unread %s\n", ewait(ep, 0, fd));
+	say_read("epoll level", fd);
+	printf("epoll level: after the read %s\n", ewait(ep, 0, fd));
+	arm(fd, 500 * MS, 0);
+	printf("epoll level: 20 ms for a timer 500 ms ahead %s\n",
+	       ewait(ep, 20, fd));
+	arm(fd, 20 * MS, 0);
+	sigemptyset(&none);
+	r = epoll_pwait(ep, &ev, 1, 3000, &none);
+	printf("epoll level: epoll_pwait %d\n", r);
+	say_read("epoll level", fd);
+	close(ep);
+	close(fd);
+}
+
+/* Edge-triggered: one edge until the count is read, however many periods
+ * pass; the program's own EPOLLONESHOT: nothing until it re-arms. */
+static void epoll_edge(void)
+{
+	int fd = timer(), ep = epoll_of(fd, EPOLLIN | EPOLLET);
+	struct epoll_event ev = { EPOLLIN | EPOLLONESHOT, { .fd = fd } };
+
+	arm(fd, 10 * MS, 10 * MS);
+	printf("epoll edge: wait %s\n", ewait(ep, 3000, fd));
+	pause_ms(35);
+	printf("epoll edge: periods later, unread %s\n", ewait(ep, 0, fd));
+	say_read("epoll edge", fd);
+	printf("epoll edge: the next period %s\n", ewait(ep, 3000, fd));
+	close(ep);
+	arm(fd, 0, 0);
+	say_read("epoll edge", fd);
+	ep = epoll_of(fd, EPOLLIN | EPOLLONESHOT);
+	arm(fd, 10 * MS, 10 * MS);
+	printf("epoll one-shot: wait %s\n", ewait(ep, 3000, fd));
+	say_read("epoll one-shot", fd);
+	printf("epoll one-shot: the next period, not re-armed %s\n",
+	       ewait(ep, 40, fd));
+	epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev);
+	printf("epoll one-shot: re-armed %s\n", ewait(ep, 3000, fd));
+	close(ep);
+	close(fd);
+}
+
+/* A set in a set; a pipe that ends the wait before the timer; another
+ * thread re-arms the timer earlier while the wait sleeps for it. */
+static void epoll_sets(void)
+{
+	int fd = timer(), inner = epoll_of(fd, EPOLLIN), outer, pfd[2], ep;
+	struct epoll_event ev[2], pev;
+	pthread_t th;
+	int64_t t0;
+	char c;
+	int r;
+
+	outer = epoll_of(inner, EPOLLIN);
+	arm(fd, 30 * MS, 0);
+	r = epoll_wait(outer, ev, 2, 3000);
+	printf("epoll nested: outer %d %s\n", r,
+	       r == 1 && ev[0].data.fd == inner ? "inner" : "other");
+	printf("epoll nested: inner %s\n", ewait(inner, 0, fd));
+	say_read("epoll nested", fd);
+	close(outer);
+	close(inner);
+
+	if (pipe(pfd) < 0)
+		return;
+	ep = epoll_of(fd, EPOLLIN);
+	pev.events = EPOLLIN;
+	pev.data.fd = pfd[0];
+	epoll_ctl(ep, EPOLL_CTL_ADD, pfd[0], &pev);
+	arm(fd, 150 * MS, 0);
+	pthread_create(&th, NULL, write_later, &pfd[1]);
+	r = epoll_wait(ep, ev, 2, 3000);
+	printf("epoll early: %d %s\n", r,
+	       r == 1 && ev[0].data.fd == pfd[0] ? "pipe" : "other");
+	pthread_join(th, NULL);
+	if (read(pfd[0], &c, 1) != 1)
+		perror("read");
+	printf("epoll early: then %s\n", ewait(ep, 3000, fd));
+	say_read("epoll early", fd);
+	close(pfd[0]);
+	close(pfd[1]);
+
+	t0 = now_ns();
+	arm(fd, 5000 * MS, 0);
+	pthread_create(&th, NULL, rearm_earlier, &fd);
+	printf("epoll rearmed: %s", ewait(ep, 10000, fd));
+	printf(", before the first deadline: %s\n",
+	       now_ns() - t0 < 4000 * MS ? "yes" : "no");
+	pthread_join(th, NULL);
+	say_read("epoll rearmed", fd);
+	close(ep);
+	close(fd);
+}
+
+/* A forked child waits in its own epoll for the parent's timer (a fork
+ * shares it); the parent reads it after. */
+static void epoll_fork(void)
+{
+	int fd = timer(), st = -1;
+	pid_t pid;
+
+	arm(fd, 40 * MS, 0);
+	pid = fork();
+	if (pid == 0) {
+		int ep = epoll_of(fd, EPOLLIN);
+
+		printf("epoll fork: the child's wait %s\n",
+		       ewait(ep, 3000, fd));
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	printf("epoll fork: the child exited %d\n",
+	       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	say_read("epoll fork", fd);
+	close(fd);
+}
+
+static void epoll_facts(void)
+{
+	epoll_level();
+	epoll_edge();
+	epoll_sets();
+	epoll_fork();
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -297,5 +470,6 @@ int main(int argc, char **argv)
 	rearmed(0);
 	rearmed(1);
 	periodic();
+	epoll_facts();
 	return 0;
 }

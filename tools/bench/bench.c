@@ -36,8 +36,8 @@ const struct workload bench_workloads[NWORKLOADS] = {
 	[W_LOOP_LOADED] = { "10", "event loop, 2 busy loops" },
 	[W_LATENCY_LOADED] = { "11", "latency, 2 busy loops" },
 	[W_BURST_LOADED] = { "11", "burst, 2 busy loops" },
-	[W_POLL_LATENCY] = { "12", "preload: poll latency" },
-	[W_POLL_LATENCY_LOADED] = { "12", "preload: poll latency, 2 busy loops" },
+	[W_POLL_LATENCY] = { "12", "preload: poll, epoll latency" },
+	[W_POLL_LATENCY_LOADED] = { "12", "preload: poll, epoll latency, 2 busy loops" },
 };
 
 static int selected(int w)
@@ -148,7 +148,8 @@ const struct tfd_cmd tfd_bench_cmd = {
 	        "process, what libtfd-preload.so adds to read, write, close and\n"
 	        "poll on pipes and sockets (9a) and what the seccomp filter of\n"
 	        "tfd exec --raw-syscalls adds to getppid(2) (9b), and how late\n"
-	        "poll(2) returns for a timer under the preload (12).  Each row is\n"
+	        "poll(2) and epoll_wait(2) return for a timer under the preload,\n"
+	        "with their CPU and switches per expiration (12).  Each row is\n"
 	        "printed with its target (issue 20).  Exit status 1 only when a\n"
 	        "call that must not fail did: a benchmark does not fail on a\n"
 	        "slow machine.",
