@@ -9,7 +9,7 @@
  *   LK_PUBLISH    vtime/step.c: publishing the next deadline
  *   LK_SYNC       vtime/step.c: moving the engine's clocks in step
  *   LK_SIGTIMERS  preload/sigtimers.c: alarm() and timer_create() timers
- *   LK_EPOLL      preload/epoll.c: the edge-triggered registrations
+ *   LK_EPOLL      preload/epoll.c: the registrations of timers in epoll sets
  *   LK_SIGNALS    preload/signals.c: the program's signal handlers
  *   LK_RAWSYS     preload/rawsys.c: the program's SIGSYS action
  *   LK_FAMILY     engine/family.c: the family's lock (engine.h)

@@ -9,7 +9,9 @@
 #include "engine/notify.h"
 
 #include <errno.h>
+#include <linux/kcmp.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -255,13 +257,32 @@ void tfd_engine_defer(int fd, int waits)
 	}
 }
 
+/* Whether the caller's number fd names h's file.  The slot says so, but
+ * a close the library did not see (a raw close system call) may have
+ * given the number to a socket of the program's since: a write there
+ * would be read by the program, or block.  On the fallback, fd is the
+ * number the service thread itself posts to; else the kernel compares
+ * it with the service thread's copy (kcmp(2); refused or missing: no). */
+static int names_file(const struct tfd_hold *h, int fd)
+{
+	if (h->file < 0 || h->unchecked)
+		return 0;
+	if (h->direct)
+		return h->file == fd;
+	return tfd_eng.tid > 0 &&
+	       syscall(SYS_kcmp, (pid_t)gettid(), (pid_t)tfd_eng.tid, KCMP_FILE,
+	               (unsigned long)fd, (unsigned long)h->file) == 0;
+}
+
 /* A wait whose readiness only the kernel tells (an epoll set) posts a
  * timer of its set that is due and whose file does not show it (a poll
  * reported it from memory, and the service thread holds the post back):
  * what the service thread would post, written through the caller's own
- * number for the timer, with the lock, and the hold ended.  1 if it
- * posted.  Not a timer posted already and unread (T_SIGNALED), nor one
- * being posted: those are the service thread's, as before. */
+ * number for the timer once the kernel says it names the timer's file,
+ * with the lock; the hold ended either way (not posted: the service
+ * thread posts at once).  1 if it posted.  Not a timer posted already
+ * and unread (T_SIGNALED), nor one being posted: those are the service
+ * thread's, as before. */
 int tfd_engine_post_due(int fd)
 {
 	struct tfd_timer *t = deliverable(fd);
@@ -274,7 +295,8 @@ int tfd_engine_post_due(int fd)
 		tfd_model_advance(&t->m, tfd_clock_now(t->base));
 	if (!t->m.ticks)
 		return 0;
-	if (tfd_notify_post(fd, t->m.ticks) == 0) {
+	if (names_file(tfd_eng.slot[fd], fd) &&
+	    tfd_notify_post(fd, t->m.ticks) == 0) {
 		t->m.ticks = 0;
 		t->flags |= T_SIGNALED;
 		posted = 1;

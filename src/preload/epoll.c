@@ -21,9 +21,11 @@
  * (tfd_epoll_timers: waits.c posts those a poll or select reported from
  * memory before the wait).  The kernel's list is the truth: one kept here
  * that the kernel no longer has (its number closed where we do not see
- * it) only makes a wait post that timer when it is due, as the service
- * thread would; one the kernel has and we do not (registered through a
- * number we were not told of) is posted by the service thread.
+ * it, by a raw close or close_range) only makes a wait look at that
+ * number, which the engine writes to only if the kernel says it names the
+ * timer's file (ops.c, tfd_engine_post_due); one the kernel has and we do
+ * not (registered through a number we were not told of) is posted by the
+ * service thread.
  */
 #include "preload/preload.h"
 #include "lockorder.h"

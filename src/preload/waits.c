@@ -226,6 +226,28 @@ static void scan_begin(struct scan *c, int phase, int64_t end)
 	c->begun = tfd_be->ready_begin();
 }
 
+/* Until when (CLOCK_MONOTONIC) a timer that a poll or select of the
+ * process reported from memory may be unposted: the latest deadline a
+ * wait deferred, or the last time a wait reported one from memory, and
+ * the service thread's grace (DELIVER_GRACE, 100 us) or wake-up with
+ * room to spare.  An epoll wait before then posts such timers of its set
+ * (epoll_post_due). */
+#define HELD_MARGIN (10 * 1000 * 1000LL)
+static int64_t held_until = -1;
+
+/* A timer may be readable without its post until at (CLOCK_MONOTONIC),
+ * and HELD_MARGIN after. */
+static void held_to(int64_t at)
+{
+	int64_t d = tfd_ns_add(at, HELD_MARGIN);
+	int64_t was = __atomic_load_n(&held_until, __ATOMIC_RELAXED);
+
+	while (was < d &&
+	       !__atomic_compare_exchange_n(&held_until, &was, d, 1,
+	                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 /* 1 if a read of timer fd would count now.  seen: the kernel's look at
  * the set, just made, found fd readable.  A post that landed after that
  * look (or one that a read the library does not see emptied) is looked
@@ -243,16 +265,10 @@ static int scan_one(struct scan *c, int fd, int seen)
 		c->next = d;
 	if (r == 2 && c->phase != SCAN_BLOCK && c->mark && !seen)
 		return R(ppoll)(&p, 1, &zero, NULL) == 1 && (p.revents & POLLIN);
+	if (r == 1 && !seen && c->mark) /* told from memory */
+		held_to(tfd_real_mono());
 	return r == 1;
 }
-
-/* Until when (CLOCK_MONOTONIC) a timer that a poll or select of the
- * process reported from memory may be unposted: the latest deadline a
- * wait deferred, and the service thread's grace (DELIVER_GRACE, 100 us)
- * with room to spare.  An epoll wait before then posts such timers of
- * its set (epoll_post_due). */
-#define HELD_MARGIN (1000 * 1000LL)
-static int64_t held_until = -1;
 
 /* The second pass before a wait blocks: fd is due at the earliest
  * deadline, and the wait will be awake then.  (A deadline on another
@@ -260,19 +276,12 @@ static int64_t held_until = -1;
  * microsecond is the same.) */
 static void scan_defer(const struct scan *c, int fd)
 {
-	int64_t d, was;
+	int64_t d;
 
 	if (c->next >= 0 && (c->end < 0 || c->next < c->end) &&
 	    tfd_be->ready(fd, &d) == 0 && d >= 0 && d <= c->next + 1000) {
 		tfd_be->defer(fd, 1);
-		/* Until when a timer may be readable without its post. */
-		d = tfd_ns_add(c->next, HELD_MARGIN);
-		was = __atomic_load_n(&held_until, __ATOMIC_RELAXED);
-		while (was < d &&
-		       !__atomic_compare_exchange_n(&held_until, &was, d, 1,
-		                                    __ATOMIC_RELAXED,
-		                                    __ATOMIC_RELAXED))
-			;
+		held_to(c->next);
 	}
 }
 
@@ -355,10 +364,6 @@ static int pwait_ours(void *ctx, struct scan *c)
 			scan_defer(c, w->fds[i].fd);
 	return added;
 }
-
-/* The timers of one epoll set that a wait posts (epoll_post_due); the
- * others wait for the service thread. */
-#define EPOLL_SCANNED 32
 
 /* A wait that delivers, on poll's array or select's sets: empty its
  * results, look at its timers (pwait_ours, swait_ours), wait in the
@@ -830,18 +835,21 @@ static void epoll_outside(int ep)
 
 /* ---- epoll on real time ---- */
 
+/* The timers of one epoll set that a wait posts (epoll_post_due); the
+ * others wait for the service thread. */
+#define EPOLL_SCANNED 32
+
 /* Before an epoll wait on real time, while a poll or select may have
  * reported a timer from memory (held_until): the timers registered in
  * the set that a read would count now and whose files do not show it
  * (the service thread holds the post back: tfd(7), Delivery) are posted
- * here, so that the kernel
- * reports them as it does a timer a poll reported readable.  The epoll
- * waits do not deliver themselves: measured, the post they would make
- * and the look after it cost more than the service thread's wake-up
- * (tfd(7), NOTES 16). */
+ * here, so that the kernel reports them as it does a timer that a poll
+ * reported readable.  The epoll waits do not deliver themselves:
+ * measured, the post they would make and the look after it cost more
+ * than the service thread's wake-up (tfd(7), NOTES 16). */
 static void epoll_post_due(int ep)
 {
-	int fds[EPOLL_SCANNED], n, i, was, begun;
+	int fds[EPOLL_SCANNED], n, i, was, begun, e = errno;
 	int64_t d;
 
 	n = tfd_epoll_timers(ep, fds, EPOLL_SCANNED);
@@ -854,6 +862,7 @@ static void epoll_post_due(int ep)
 			tfd_be->post(fds[i]);
 	tfd_be->ready_end(begun);
 	tfd_leave(was);
+	errno = e;
 }
 
 /* VWAIT_BLOCK: the caller makes its own call (real time). */

@@ -7,9 +7,11 @@
  * see it (epoll), a wait that ends for another descriptor before its
  * timer's deadline, a timer re-armed earlier by another thread while a
  * wait sleeps for it, two waits on one timer, a periodic timer, a ppoll
- * with a bad timeout; and epoll beside them: a look right after a poll
- * that delivered the timer, level, edge and one-shot registrations, a set
- * nested in another, a wait in a forked child on the parent's timer.
+ * with a bad timeout, a blocking read after such a wait and two readers
+ * blocked on one timer, a forked child's poll on the parent's timer; and
+ * epoll beside them: a look right after a poll that delivered the timer,
+ * level, edge and one-shot registrations, a set nested in another, a
+ * wait in a forked child on the parent's timer.
  * One line per fact, no time and no number that depends on one, so that
  * a run on Linux and runs through libtfd-preload.so compare line by line
  * (tests/realprog/run.sh: with TFD_DELIVERY=post too).
@@ -17,8 +19,10 @@
  *   deliver        the facts above
  *   deliver raw    a read(2) made with syscall(2), which the preload does
  *                  not see, empties a posted timer: poll then waits for
- *                  the next expiration (engine and kernel: on virtual
- *                  time a raw read is not ordered with the clock)
+ *                  the next expiration; a timer's number in an epoll set
+ *                  closed with syscall(2) and given to a socket is never
+ *                  written to (engine and kernel: on virtual time a raw
+ *                  call is not ordered with the clock)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +33,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -285,6 +290,68 @@ static void raw_read(void)
 	close(fd);
 }
 
+/* ---- reads beside a wait that delivered ---- */
+
+static void *read_blocking(void *arg)
+{
+	uint64_t n = 0;
+
+	*(int *)arg = read(*(int *)arg, &n, sizeof(n)) == (ssize_t)sizeof(n)
+	                      && n >= 1;
+	return NULL;
+}
+
+/* A blocking read after a poll that reported the timer returns at once
+ * with the count; two threads blocked in read on a periodic timer each
+ * get a count (one per expiration, as Linux wakes one reader with it). */
+static void reads(void)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC), a, b;
+	struct pollfd p = { fd, POLLIN, 0 };
+	pthread_t ta, tb;
+	int64_t t0;
+
+	arm(fd, 20 * MS, 0);
+	printf("reads: poll %d\n", poll(&p, 1, 3000));
+	t0 = now_ns();
+	say_read("reads: a blocking read", fd);
+	printf("reads: it did not wait: %s\n",
+	       now_ns() - t0 < 15 * MS ? "yes" : "no");
+	a = b = fd;
+	arm(fd, 20 * MS, 40 * MS);
+	pthread_create(&ta, NULL, read_blocking, &a);
+	pthread_create(&tb, NULL, read_blocking, &b);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	printf("reads: two blocked readers each got a count: %s\n",
+	       a == 1 && b == 1 ? "yes" : "no");
+	close(fd);
+}
+
+/* A forked child's poll delivers the parent's timer; the parent's read
+ * counts that expiration once, and the child's read after sees none. */
+static void poll_fork(void)
+{
+	int fd = timer(), st = -1;
+	pid_t pid;
+
+	arm(fd, 30 * MS, 0);
+	pid = fork();
+	if (pid == 0) {
+		struct pollfd p = { fd, POLLIN, 0 };
+
+		printf("poll fork: the child's poll %d %s\n",
+		       poll(&p, 1, 3000), revents(p.revents));
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	printf("poll fork: the child exited %d\n",
+	       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	say_read("poll fork", fd);
+	say_read("poll fork, again", fd);
+	close(fd);
+}
+
 /* ---- epoll ---- */
 
 static int epoll_of(int fd, uint32_t events)
@@ -447,6 +514,59 @@ static void epoll_fork(void)
 	close(fd);
 }
 
+/* ---- a number closed where the preload does not see it ---- */
+
+/* A timer registered in an epoll set under one number, kept open under
+ * another (a dup), its first number closed with a raw system call and
+ * given to a socket: a poll on the dup delivers the timer, an epoll
+ * look follows, and nothing may be written to the socket.  1 if
+ * something was; -1 if the socket did not get the number. */
+static int stale_once(void)
+{
+	int fd = timer(), sv[2], ep, dupfd, other, wrote = -1;
+	struct pollfd p;
+	char buf[16];
+
+	ep = epoll_of(fd, EPOLLIN);
+	dupfd = dup(fd);
+	syscall(SYS_close, fd);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
+	               sv) < 0)
+		return -1;
+	if (sv[0] == fd || sv[1] == fd) {
+		other = sv[0] == fd ? sv[1] : sv[0];
+		p.fd = dupfd;
+		p.events = POLLIN;
+		arm(dupfd, 20 * MS, 0);
+		if (poll(&p, 1, 3000) != 1)
+			printf("stale: poll on the dup did not see the timer\n");
+		ewait(ep, 0, fd);
+		pause_ms(5);
+		wrote = recv(other, buf, sizeof(buf), 0) >= 0 ||
+		        errno != EAGAIN;
+	}
+	close(sv[0]);
+	close(sv[1]);
+	close(ep);
+	close(dupfd);
+	return wrote;
+}
+
+static void stale_number(void)
+{
+	int i, r, wrote = 0, took = 1;
+
+	for (i = 0; i < 10; i++) {
+		r = stale_once();
+		took &= r >= 0;
+		wrote |= r == 1;
+	}
+	printf("stale: the socket took the closed number: %s\n",
+	       took ? "yes" : "no");
+	printf("stale: anything written to the socket: %s\n",
+	       wrote ? "yes" : "no");
+}
+
 static void epoll_facts(void)
 {
 	epoll_level();
@@ -460,6 +580,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "raw")) {
 		raw_read();
+		stale_number();
 		return 0;
 	}
 	bad_timeout();
@@ -470,6 +591,8 @@ int main(int argc, char **argv)
 	rearmed(0);
 	rearmed(1);
 	periodic();
+	reads();
+	poll_fork();
 	epoll_facts();
 	return 0;
 }
