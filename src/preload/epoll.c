@@ -50,6 +50,35 @@ static size_t nregs, cap;
 static int nedge;  /* of them, edge-triggered */
 int tfd_nreg;      /* nregs, read without the lock */
 
+/* The numbers below EP_BITS of the epoll sets in regs, read without the
+ * lock: close() of any other number need not look (tfd_epoll_set). */
+#define EP_BITS 1024
+#define WORD (8 * sizeof(unsigned long))
+static unsigned long ep_bits[EP_BITS / WORD];
+
+int tfd_epoll_set(int fd)
+{
+	return fd >= EP_BITS ||
+	       (fd >= 0 && (__atomic_load_n(&ep_bits[(unsigned)fd / WORD],
+	                                    __ATOMIC_RELAXED) >>
+	                    ((unsigned)fd % WORD) & 1));
+}
+
+static void ep_bit(int ep, int on)
+{
+	unsigned long b;
+
+	if (ep < 0 || ep >= EP_BITS)
+		return;
+	b = 1UL << ((unsigned)ep % WORD);
+	if (on)
+		__atomic_fetch_or(&ep_bits[(unsigned)ep / WORD], b,
+		                  __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&ep_bits[(unsigned)ep / WORD], ~b,
+		                   __ATOMIC_RELAXED);
+}
+
 static void counted(void)
 {
 	__atomic_store_n(&tfd_nreg, (int)nregs, __ATOMIC_RELAXED);
@@ -106,6 +135,7 @@ static void remember(int ep, int fd, const struct epoll_event *ev, int edge)
 			nregs++;
 			nedge += edge;
 			counted();
+			ep_bit(ep, 1);
 		}
 	}
 	lock_out();
@@ -134,7 +164,9 @@ int tfd_timer_epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
 	if (r == 0) {
 		if (edge) /* (added again with each re-arm) */
 			copy.events &= ~(uint32_t)EPOLLONESHOT;
-		remember(ep, fd, &copy, edge);
+		/* Kept for the waits that deliver, or to re-arm an edge. */
+		remember(ep, fd, edge || tfd_waits_deliver ? &copy : NULL,
+		         edge);
 	}
 	return r;
 }
@@ -177,6 +209,7 @@ void tfd_epoll_closed(int fd)
 		else
 			i++;
 	}
+	ep_bit(fd, 0);
 	lock_out();
 }
 

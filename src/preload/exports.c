@@ -102,7 +102,7 @@ EXPORT int close(int fd)
 {
 	if (!tfd_marked(fd) || tfd_inside || tfd_foreign()) {
 		if (unlikely(__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED)) &&
-		    !tfd_inside && !tfd_foreign())
+		    tfd_epoll_set(fd) && !tfd_inside && !tfd_foreign())
 			tfd_epoll_closed(fd); /* an epoll of timers */
 		return R(close)(fd);
 	}

@@ -272,6 +272,7 @@ void tfd_epoll_consumed(int fd); /* fd's count was read or reset */
 void tfd_epoll_closed(int fd);   /* fd (a timer or an epoll) was closed */
 void tfd_epoll_forked(void);     /* in a child of fork(): the lock anew */
 int tfd_epoll_timers(int ep, int *fds, int max); /* registered in ep */
+int tfd_epoll_set(int fd);       /* fd may be an epoll set in the table */
 extern int tfd_nreg;             /* registrations of timers kept */
 
 /* ---- waits.c ---- */
