@@ -328,30 +328,6 @@ static void reads(void)
 	close(fd);
 }
 
-/* A forked child's poll delivers the parent's timer; the parent's read
- * counts that expiration once, and the child's read after sees none. */
-static void poll_fork(void)
-{
-	int fd = timer(), st = -1;
-	pid_t pid;
-
-	arm(fd, 30 * MS, 0);
-	pid = fork();
-	if (pid == 0) {
-		struct pollfd p = { fd, POLLIN, 0 };
-
-		printf("poll fork: the child's poll %d %s\n",
-		       poll(&p, 1, 3000), revents(p.revents));
-		_exit(0);
-	}
-	waitpid(pid, &st, 0);
-	printf("poll fork: the child exited %d\n",
-	       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	say_read("poll fork", fd);
-	say_read("poll fork, again", fd);
-	close(fd);
-}
-
 /* ---- epoll ---- */
 
 static int epoll_of(int fd, uint32_t events)
@@ -491,26 +467,35 @@ static void epoll_sets(void)
 	close(fd);
 }
 
-/* A forked child waits in its own epoll for the parent's timer (a fork
- * shares it); the parent reads it after. */
-static void epoll_fork(void)
+/* A forked child waits for the parent's timer (a fork shares it), in
+ * poll (which delivers it) or in its own epoll set; the parent's read
+ * then counts that expiration once. */
+static void wait_in_child(const char *name, int use_epoll)
 {
 	int fd = timer(), st = -1;
 	pid_t pid;
 
-	arm(fd, 40 * MS, 0);
+	arm(fd, 30 * MS, 0);
 	pid = fork();
 	if (pid == 0) {
-		int ep = epoll_of(fd, EPOLLIN);
+		struct pollfd p = { fd, POLLIN, 0 };
+		int r;
 
-		printf("epoll fork: the child's wait %s\n",
-		       ewait(ep, 3000, fd));
+		if (use_epoll) {
+			printf("%s: the child's wait %s\n", name,
+			       ewait(epoll_of(fd, EPOLLIN), 3000, fd));
+		} else {
+			r = poll(&p, 1, 3000);
+			printf("%s: the child's poll %d %s\n", name, r,
+			       revents(p.revents));
+		}
 		_exit(0);
 	}
 	waitpid(pid, &st, 0);
-	printf("epoll fork: the child exited %d\n",
+	printf("%s: the child exited %d\n", name,
 	       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	say_read("epoll fork", fd);
+	say_read(name, fd);
+	say_read(name, fd);
 	close(fd);
 }
 
@@ -572,7 +557,7 @@ static void epoll_facts(void)
 	epoll_level();
 	epoll_edge();
 	epoll_sets();
-	epoll_fork();
+	wait_in_child("epoll fork", 1);
 }
 
 int main(int argc, char **argv)
@@ -592,7 +577,7 @@ int main(int argc, char **argv)
 	rearmed(1);
 	periodic();
 	reads();
-	poll_fork();
+	wait_in_child("poll fork", 0);
 	epoll_facts();
 	return 0;
 }
