@@ -777,6 +777,20 @@ deadlines() {
 # with a writer later than the timeout it times out at 1 s, exactly on
 # virtual time; a tree that waits only on itself still jumps.  RT: the
 # real ns when the tree ended (its writer keeps the pipeline going).
+# writer W: once $out/started.py is there (10 s at most), a line W s
+# later, and another 1 s after.
+writer() {
+	i=0
+	while [ ! -e "$out/started.py" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep "$1"
+	echo a
+	sleep 1
+	echo b
+}
+
 outside() {
 	selected "outside" || return 0
 	rd='s=$EPOCHREALTIME; read -t $0 x; r=$?; e=$EPOCHREALTIME
@@ -809,10 +823,12 @@ outside() {
 		fi
 	done
 	# The same through epoll (Python's selectors), and poll: the poll's
-	# second of the 1 s case ends 2 s before the writer (a sanitizer
-	# build on a loaded machine came within 1 s).
+	# second of the 1 s case ends 2 s before the writer.  The writer
+	# starts counting once Python has started (it makes the file
+	# started.py): Python under a sanitizer build starts in 3 s here.
 	if command -v python3 >/dev/null 2>&1; then
 		py='import selectors, sys
+open(sys.argv[2], "w").close()
 for name in ("EpollSelector", "PollSelector"):
     s = getattr(selectors, name)()
     s.register(sys.stdin, selectors.EVENT_READ)
@@ -822,11 +838,12 @@ for name in ("EpollSelector", "PollSelector"):
         sys.stdin.readline()'
 		for t in 5:1 1:4; do
 			to=${t%:*} w=${t#*:}
-			(sleep "$w"; echo a; sleep 1; echo b) |
-			    python3 -c "$py" "$to" >"$out/outside.py$to.linux" 2>&1
-			(sleep "$w"; echo a; sleep 1; echo b) |
-			    run "outside.py$to" "$tool" exec --backend virtual \
-			    -- python3 -c "$py" "$to"
+			rm -f "$out/started.py"
+			writer "$w" | python3 -c "$py" "$to" \
+			    "$out/started.py" >"$out/outside.py$to.linux" 2>&1
+			rm -f "$out/started.py"
+			writer "$w" | run "outside.py$to" "$tool" exec --backend \
+			    virtual -- python3 -c "$py" "$to" "$out/started.py"
 			if cmp -s "$out/outside.py$to.linux" "$out/outside.py$to"; then
 				ok "python3 epoll and poll for ${to} s on a pipe written after ${w} s: as on Linux"
 			else
