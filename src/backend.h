@@ -86,10 +86,10 @@ struct tfd_backend {
 	 * hold back what it does for waits it does not see, for a while;
 	 * waits 0, that wait has ended. */
 	void (*defer)(int fd, int waits);
-	/* With that lock too: fd is due (ready() said 1) and its file does
-	 * not show it: post it now, from the caller's thread (a wait on a
-	 * set whose readiness only the kernel tells: an epoll).  1 if it
-	 * did. */
+	/* With that lock too: if fd is due and its file does not show it
+	 * (ready() would say 1, and no post is being made), post it now,
+	 * from the caller's thread (a wait on a set whose readiness only
+	 * the kernel tells: an epoll).  1 if it did. */
 	int (*post)(int fd);
 	/* Optional, with virtual_move: what virtual time (src/vtime) asks
 	 * of the timers, as tfd_engine_virtual_start(),

@@ -849,19 +849,16 @@ static void epoll_outside(int ep)
  * than the service thread's wake-up (tfd(7), NOTES 16). */
 static void epoll_post_due(int ep)
 {
-	int fds[EPOLL_SCANNED], n, i, was, begun, e = errno;
-	int64_t d;
+	int fds[EPOLL_SCANNED], n, i, e = errno;
+	struct scan c;
 
 	n = tfd_epoll_timers(ep, fds, EPOLL_SCANNED);
 	if (!n)
 		return;
-	was = tfd_enter();
-	begun = tfd_be->ready_begin();
+	scan_begin(&c, SCAN_LOOK, -1);
 	for (i = 0; i < n; i++)
-		if (tfd_be->ready(fds[i], &d) == 1)
-			tfd_be->post(fds[i]);
-	tfd_be->ready_end(begun);
-	tfd_leave(was);
+		tfd_be->post(fds[i]);
+	scan_end(&c);
 	errno = e;
 }
 
@@ -872,9 +869,9 @@ int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
 	struct ewait w = { ep, ev, max, mask };
 
 	if (!tfd_virt) {
-		if (tfd_waits_deliver &&
-		    __atomic_load_n(&held_until, __ATOMIC_RELAXED) >=
-		            tfd_real_mono())
+		int64_t held = __atomic_load_n(&held_until, __ATOMIC_RELAXED);
+
+		if (tfd_waits_deliver && held >= 0 && held >= tfd_real_mono())
 			epoll_post_due(ep);
 		return VWAIT_BLOCK;
 	}
