@@ -591,7 +591,11 @@ TEST_LIMIT(fork_the_65th_process_shares_nothing, 60)
 
 /* Two children hold a timer the parent closed (one of them delivers it);
  * either may be killed: the other keeps it, readiness and exact count
- * (each is killed in turn, so that once it is the one delivering). */
+ * (each is killed in turn, so that once it is the one delivering).  The
+ * kill may cut off the post the victim's thread was writing (tfd(7),
+ * NOTES 6): the survivor may read short by what that post carried, never
+ * more than was due when the victim was reaped, and never more than is
+ * due.  (Under valgrind a post cut off so carried 36.) */
 static void survivor(int fd, int64_t e0, int64_t i, int report)
 {
 	struct itimerspec cur;
@@ -628,7 +632,7 @@ TEST(fork_the_delivering_child_killed_the_other_takes_over)
 		char line[128] = "";
 		ssize_t len;
 		int ok = 0, k;
-		unsigned long long total = 0, lo = 0, hi = 0;
+		unsigned long long total = 0, lo = 0, hi = 0, gone;
 
 		t_arm(fd, TFD_TIMER_ABSTIME, e0, i);
 		CHECK_EQ(pipe(p), 0);
@@ -647,14 +651,16 @@ TEST(fork_the_delivering_child_killed_the_other_takes_over)
 		t_sleep_ns(50 * MS);
 		CHECK_EQ(kill(kid[victim], SIGKILL), 0);
 		CHECK_EQ(waitpid(kid[victim], NULL, 0), kid[victim]);
+		gone = t_due(e0, i, t_now(CLOCK_MONOTONIC));
 		reap(kid[1 - victim]);
 		len = read(p[0], line, sizeof(line) - 1);
 		close(p[0]);
 		line[len > 0 ? len : 0] = 0;
 		CHECKF(sscanf(line, "%d %llu %llu %llu", &ok, &total, &lo, &hi) ==
-		               4 && ok && total >= lo && total <= hi,
-		       "survivor (victim %d): readable, read, due from, due to: %s",
-		       victim, line);
+		               4 && ok && total + gone >= lo && total <= hi,
+		       "survivor (victim %d): readable, read, due from, due to: "
+		       "%s (due when the victim was gone %llu)",
+		       victim, line, gone);
 	}
 }
 
