@@ -26,6 +26,8 @@ def report(what, got, want):
     good = got >= want and (not exact or abs(got - want) < 1e-6)
     ok &= good
     print("%s %s" % ("ok  " if good else "FAIL", what))
+    if not good:
+        print("     at %.9f s, wanted %.9f s" % (got, want))
 
 
 t0 = time.monotonic()
