@@ -1123,6 +1123,67 @@ glib() {
 }
 glib
 
+# Python's own suites (issue 21): sched, queue, threading and four of
+# asyncio's (Debian's libpython3.11-testsuite), natively and on virtual
+# time, one suite at a time.  Every test that passes natively passes on
+# virtual time (one that fails natively may fail there too: this
+# Python's test_threading fails test_import_from_another_thread outside
+# tfd); the wall times go in a note.  Not under a sanitizer: Python
+# with its run-time preloaded takes seconds to start.
+pysuites() {
+	selected pysuites || return 0
+	py=$(command -v python3) || { skip "Python's suites: no python3"; return; }
+	suites="test_sched test_queue test_threading test_asyncio.test_waitfor test_asyncio.test_locks test_asyncio.test_timeouts test_asyncio.test_queues"
+	if ! "$py" -c 'import test.test_sched' 2>/dev/null; then
+		skip "Python's suites: not installed (apt-get install libpython3.11-testsuite)"
+		return
+	fi
+	if [ -n "${TFD_SAN:-}" ]; then
+		skip "Python's suites: a sanitizer build ($TFD_SAN)"
+		return
+	fi
+	times=
+	for t in $suites; do
+		if ! "$py" -c "import test.$t" 2>/dev/null; then
+			skip "Python's $t: not in this Python's suite"
+			continue
+		fi
+		for b in linux virtual; do
+			t0=$(date +%s%N)
+			if [ $b = linux ]; then
+				(cd "$out" && timeout -k 5 300 "$py" -m test -v "$t") \
+				    >"$out/py.$t.$b" 2>&1
+			else
+				(cd "$out" && timeout -k 5 300 "$tool" exec --backend virtual -- \
+				    "$py" -m test -v "$t") >"$out/py.$t.$b" 2>&1
+			fi
+			echo "exit $?" >>"$out/py.$t.$b"
+			eval "ms_$b=\$(ms_since)"
+			# "name (module.Class.name) ... ok", one a line
+			sed -n 's/^\(test[^ ]* ([^)]*)\) \.\.\. \(ok\|FAIL\|ERROR\|skipped\|expected failure\|unexpected success\).*/\2 \1/p' \
+			    "$out/py.$t.$b" | sort >"$out/py.$t.$b.res"
+		done
+		times="$times $t ${ms_linux}/${ms_virtual}"
+		grep '^ok ' "$out/py.$t.linux.res" | sort >"$out/py.$t.want"
+		grep '^ok ' "$out/py.$t.virtual.res" | sort >"$out/py.$t.got"
+		n=$(wc -l <"$out/py.$t.want")
+		lost=$(comm -23 "$out/py.$t.want" "$out/py.$t.got")
+		if [ "$n" -gt 0 ] && [ -z "$lost" ] &&
+		    [ "$(wc -l <"$out/py.$t.virtual.res")" = \
+		      "$(wc -l <"$out/py.$t.linux.res")" ]; then
+			ok "Python's $t: the $n tests that pass natively pass on virtual time ($ms_virtual ms, natively $ms_linux ms)"
+		else
+			bad "Python's $t on virtual time ($n pass natively)"
+			printf '%s\n' "$lost" | sed 's/^/    passes natively only: /'
+			diff "$out/py.$t.linux.res" "$out/py.$t.virtual.res" |
+			    sed 's/^/    /' | head -20
+			tail -5 "$out/py.$t.virtual" | sed 's/^/    /'
+		fi
+	done
+	echo "note Python's suites, ms natively/on virtual time:$times"
+}
+pysuites
+
 # Go (issue 21): a cgo program's runtime reads the clocks through the
 # vDSO and waits with system calls of its own, which the preload takes
 # over (gosys.c): time.Sleep, a Ticker, select, context, AfterFunc, a TCP
