@@ -13,8 +13,9 @@
  *   - a connected socket whose peer is not a process of the tree: for a
  *     UNIX socket, the peer's process as the kernel tells it
  *     (SO_PEERCRED: the process that connected, listened or made the
- *     pair), or, that one gone or none told, the holders of the sockets
- *     at the peer's path (/proc/net/unix); for TCP or UDP, a peer on
+ *     pair), or, that one gone or none told, the holders of the peer
+ *     socket (its inode from sock_diag) or of the sockets at the peer's
+ *     path (/proc/net/unix); for TCP or UDP, a peer on
  *     another host, or one on this host at a port no process of the tree
  *     bound, listened or connected at (the ports the tree told, below,
  *     or /proc/net and the tree's descriptors).
@@ -31,6 +32,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -370,12 +375,70 @@ static int ip_peer_outside(struct tfd_dom *d, int fd,
 	return 0;
 }
 
+/* The inode of the peer of the UNIX socket of inode ino, as the kernel
+ * tells it (sock_diag(7), UNIX_DIAG_PEER); 0 where it cannot (no
+ * unix_diag in the kernel, netlink refused by a sandbox, the socket gone
+ * meanwhile). */
+static unsigned long unix_peer_inode(unsigned long ino)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct unix_diag_req r;
+	} req;
+	union {
+		struct nlmsghdr nh;
+		char buf[256];
+	} ans;
+	struct sockaddr_nl kernel;
+	const struct nlmsghdr *h = &ans.nh;
+	const struct unix_diag_msg *m;
+	const struct rtattr *a;
+	unsigned long peer = 0;
+	long n;
+	int len, s = (int)syscall(SYS_socket, AF_NETLINK,
+	                          SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+
+	if (s < 0)
+		return 0;
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = sizeof(req);
+	req.nh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.r.sdiag_family = AF_UNIX;
+	req.r.udiag_states = ~0U;
+	req.r.udiag_ino = (uint32_t)ino;
+	req.r.udiag_show = UDIAG_SHOW_PEER;
+	req.r.udiag_cookie[0] = req.r.udiag_cookie[1] = ~0U; /* none */
+	memset(&kernel, 0, sizeof(kernel));
+	kernel.nl_family = AF_NETLINK;
+	if (syscall(SYS_sendto, s, &req, sizeof(req), 0, &kernel,
+	            sizeof(kernel)) == (long)sizeof(req) &&
+	    (n = syscall(SYS_recvfrom, s, ans.buf, sizeof(ans.buf), 0, NULL,
+	                 NULL)) > 0 &&
+	    NLMSG_OK(h, (unsigned long)n) &&
+	    h->nlmsg_type == SOCK_DIAG_BY_FAMILY &&
+	    h->nlmsg_len >= NLMSG_LENGTH(sizeof(*m))) {
+		m = NLMSG_DATA(h);
+		len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+		for (a = (const void *)(m + 1); m->udiag_ino == ino &&
+		                                RTA_OK(a, len);
+		     a = RTA_NEXT(a, len))
+			if (a->rta_type == UNIX_DIAG_PEER &&
+			    RTA_PAYLOAD(a) >= sizeof(uint32_t))
+				memcpy(&peer, RTA_DATA(a), sizeof(uint32_t));
+	}
+	syscall(SYS_close, s);
+	return peer;
+}
+
 /* A UNIX socket's peer: the process the kernel names (SO_PEERCRED) if
- * it is in the tree; else the sockets bound to the peer's path or
- * accepted there (/proc/net/unix), held by a process of the tree (a
- * daemon that listened and then forked: the kernel names its parent).
- * A peer of no name (a pair whose maker is gone) is outside. */
-static int unix_peer_outside(struct tfd_dom *d, int fd,
+ * it is in the tree; else whoever holds the peer socket itself (its
+ * inode from sock_diag), or a socket bound to the peer's path or
+ * accepted there (/proc/net/unix): a process of the tree (a pair whose
+ * maker is gone, its two ends in its children; a daemon that listened
+ * and then forked: the kernel names its parent, and its child has not
+ * accepted yet).  A peer the tree does not hold is outside. */
+static int unix_peer_outside(struct tfd_dom *d, int fd, unsigned long ino,
                              const struct sockaddr_storage *peer,
                              socklen_t len)
 {
@@ -389,6 +452,12 @@ static int unix_peer_outside(struct tfd_dom *d, int fd,
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &clen) == 0 &&
 	    c.pid > 0 && tfd_dom_pid_in_tree(c.pid))
 		return 0;
+	if ((k.ino[0] = unix_peer_inode(ino)) != 0) {
+		k.n = 1;
+		if (tree_holder(d, &k))
+			return 0;
+		k.n = 0;
+	}
 	if (len <= off || len > sizeof(*u))
 		return 1;
 	n = len - off;
@@ -406,7 +475,7 @@ static int unix_peer_outside(struct tfd_dom *d, int fd,
 	return !tree_holder(d, &k);
 }
 
-static int sock_outside(struct tfd_dom *d, int fd)
+static int sock_outside(struct tfd_dom *d, int fd, unsigned long ino)
 {
 	struct sockaddr_storage peer;
 	socklen_t len = sizeof(peer);
@@ -414,7 +483,7 @@ static int sock_outside(struct tfd_dom *d, int fd)
 	if (getpeername(fd, (struct sockaddr *)&peer, &len) < 0)
 		return 0; /* not connected: the tree's (above) */
 	if (peer.ss_family == AF_UNIX)
-		return unix_peer_outside(d, fd, &peer, len);
+		return unix_peer_outside(d, fd, ino, &peer, len);
 	return ip_peer_outside(d, fd, &peer);
 }
 
@@ -432,7 +501,7 @@ static int fd_outside(struct tfd_dom *d, int fd)
 	if (inherited(d, &st))
 		return 1;
 	if (S_ISSOCK(st.st_mode))
-		return sock_outside(d, fd);
+		return sock_outside(d, fd, (unsigned long)st.st_ino);
 	/* A FIFO opened by its name (a pipe is on pipefs). */
 	return fstatfs(fd, &sf) == 0 && sf.f_type != PIPEFS_MAGIC_;
 }

@@ -948,6 +948,18 @@ sockets() {
 		bad "a daemon of the tree that listens on a UNIX path and forks (slowest ${max:-?} ms)"
 		sed 's/^/    /' "$out/sockets.daemon.1"
 	fi
+	# A pair whose maker made it, forked a child for each end and ended
+	# (the kernel names it, gone): the waiter's peer is its sibling's,
+	# found by the peer socket's inode (sock_diag).
+	if again sockets.orphan 5 python3 "$py" orphan &&
+	    [ "$(cat "$out/sockets.orphan.1")" = \
+	    "orphan pair (unix): ready after 100.000000 s" ] && [ "$max" -lt 5000 ]
+	then
+		ok "a socket pair whose maker ended, its ends in two processes of the tree: still jumps, at 100 s exactly"
+	else
+		bad "a socket pair whose maker ended (slowest ${max:-?} ms)"
+		sed 's/^/    /' "$out/sockets.orphan.1"
+	fi
 	for k in unix tcp; do
 		if again "sockets.pair.$k" 5 python3 "$py" pair "$k" &&
 		    [ "$(cat "$out/sockets.pair.$k.1")" = \

@@ -24,6 +24,11 @@
 #   python3 vsockets.py pair unix|tcp
 #       the tree alone: a child sends "hi" after 100 s to its parent,
 #       which waits 200 s for it
+#   python3 vsockets.py orphan [DELAY]
+#       the tree alone: a child makes a socket pair, forks one child for
+#       each end and exits (reaped: the kernel names it, gone, as the
+#       pair's peer); one end sends "hi" after DELAY s (100), the other
+#       waits 200 s for it
 #   python3 vsockets.py daemon DIR
 #       the tree alone: a daemon listens on a UNIX path and forks, its
 #       first process exits (the kernel names it as the peer); the
@@ -160,3 +165,34 @@ elif cmd == "pair":
     print("pair (%s): %s after %.6f s" % (kind, "ready" if r else "timed out",
                                            time.monotonic() - t0))
     os.waitpid(pid, 0)
+elif cmd == "orphan":
+    r, w = os.pipe()  # the waiter's report, to the main process
+    go_r, go_w = os.pipe()  # the maker was reaped: the waiter may wait
+    maker = os.fork()
+    if maker == 0:
+        a, b = socket.socketpair()
+        if os.fork() == 0:
+            b.close()
+            os.read(go_r, 1)
+            t0 = time.monotonic()
+            ready, _, _ = select.select([a], [], [], 200)
+            os.write(w, ("orphan pair (unix): %s after %.6f s\n" %
+                         ("ready" if ready else "timed out",
+                          time.monotonic() - t0)).encode())
+            os._exit(0)
+        if os.fork() == 0:
+            a.close()
+            time.sleep(float(sys.argv[2]) if len(sys.argv) > 2 else 100)
+            b.sendall(b"hi\n")
+            os._exit(0)
+        os._exit(0)
+    os.close(w)
+    os.waitpid(maker, 0)
+    os.write(go_w, b"g")
+    line = b""
+    while True:
+        c = os.read(r, 256)
+        if not c:
+            break
+        line += c
+    sys.stdout.write(line.decode())
