@@ -594,18 +594,23 @@ TEST(tool_run_backend_option_and_environment)
 	unsetenv("TFD_BACKEND");
 }
 
-/* Run argv (TFD_TOOL and its arguments) under the seccomp filter prog,
- * its standard output into out (n bytes at most); its wait status. */
-static int exec_filtered(const struct sock_fprog *prog, char *const argv[],
+/* `tfd exec --backend virtual -- CMD...` (cmd: up to 8 words, NULL
+ * after the last) under the seccomp filter prog, its standard output
+ * into out (n bytes at most); its wait status. */
+static int exec_filtered(const struct sock_fprog *prog, const char *const *cmd,
                          char *out, size_t n)
 {
 	const char *asan = getenv("ASAN_OPTIONS");
+	char *argv[16] = { getenv("TFD_TOOL"), (char *)"exec",
+		           (char *)"--backend", (char *)"virtual", (char *)"--" };
 	char opts[4096];
 	ssize_t got, r;
-	int p[2], st = -1;
+	int p[2], st = -1, i;
 	pid_t pid;
 
-	CHECK(pipe(p) == 0);
+	for (i = 0; cmd[i] && i < 8; i++)
+		argv[5 + i] = (char *)(uintptr_t)cmd[i]; /* execv() does not write */
+	CHECK(argv[0] != NULL && pipe(p) == 0);
 	snprintf(opts, sizeof(opts), "verify_asan_link_order=0%s%s",
 	         asan ? ":" : "", asan ? asan : "");
 	setenv("ASAN_OPTIONS", opts, 1);
@@ -642,18 +647,14 @@ TEST(tool_exec_virtual_without_memfd_create)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
-	char *bin = getenv("TFD_TOOL");
-	char *argv[] = { bin, (char *)"exec", (char *)"--backend",
-		         (char *)"virtual", (char *)"--", (char *)"sh",
-		         (char *)"-c", (char *)"sleep 5; echo slept", NULL };
+	const char *cmd[] = { "sh", "-c", "sleep 5; echo slept", NULL };
 	char out[256];
 	int st;
 
 	if (T_TSAN)
 		t_skip("a shell on virtual time in the ThreadSanitizer "
 		       "build (tfd-preload(7), BUGS)");
-	CHECK(bin != NULL);
-	st = exec_filtered(&prog, argv, out, sizeof(out));
+	st = exec_filtered(&prog, cmd, out, sizeof(out));
 	CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
 	CHECKF(!strcmp(out, "slept\n"), "'%s'", out);
 }
@@ -676,11 +677,8 @@ TEST(tool_exec_virtual_without_netlink)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
-	char *bin = getenv("TFD_TOOL");
-	char *argv[] = { bin, (char *)"exec", (char *)"--backend",
-		         (char *)"virtual", (char *)"--", (char *)"python3",
-		         (char *)"tests/realprog/vsockets.py", (char *)"orphan",
-		         (char *)"1", NULL };
+	const char *cmd[] = { "python3", "tests/realprog/vsockets.py", "orphan",
+		              "1", NULL };
 	char out[256];
 	double took = 0;
 	int64_t t0;
@@ -690,9 +688,8 @@ TEST(tool_exec_virtual_without_netlink)
 		t_skip("python3 on virtual time in a sanitizer build");
 	if (system("python3 -c '' 2>/dev/null") != 0)
 		t_skip("no python3");
-	CHECK(bin != NULL);
 	t0 = t_now(CLOCK_MONOTONIC);
-	st = exec_filtered(&prog, argv, out, sizeof(out));
+	st = exec_filtered(&prog, cmd, out, sizeof(out));
 	CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
 	CHECKF(sscanf(out, "orphan pair (unix): ready after %lf s", &took) == 1 &&
 	               took >= 1.0 && took < 60.0,

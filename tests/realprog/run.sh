@@ -938,39 +938,37 @@ sockets() {
 	# A daemon of the tree that listens and forks: the kernel names its
 	# first process, gone, as the client's peer; its child holds the
 	# socket, so the wait is the tree's.
-	if again sockets.daemon 5 sh -c 'd=$(mktemp -d) &&
-	    python3 "$0" daemon "$d"; r=$?; rm -rf "$d"; exit $r' "$py" &&
-	    [ "$(cat "$out/sockets.daemon.1")" = \
-	    "daemon (unix): ready after 100.000000 s" ] && [ "$max" -lt 5000 ]
-	then
-		ok "a daemon of the tree that listens on a UNIX path and forks: its client's wait still jumps, at 100 s exactly"
-	else
-		bad "a daemon of the tree that listens on a UNIX path and forks (slowest ${max:-?} ms)"
-		sed 's/^/    /' "$out/sockets.daemon.1"
-	fi
+	jumps sockets.daemon "daemon (unix)" \
+	    "a daemon of the tree that listens on a UNIX path and forks: its client's wait" \
+	    sh -c 'd=$(mktemp -d) && python3 "$0" daemon "$d"; r=$?
+	    rm -rf "$d"; exit $r' "$py"
 	# A pair whose maker made it, forked a child for each end and ended
 	# (the kernel names it, gone): the waiter's peer is its sibling's,
 	# found by the peer socket's inode (sock_diag).
-	if again sockets.orphan 5 python3 "$py" orphan &&
-	    [ "$(cat "$out/sockets.orphan.1")" = \
-	    "orphan pair (unix): ready after 100.000000 s" ] && [ "$max" -lt 5000 ]
-	then
-		ok "a socket pair whose maker ended, its ends in two processes of the tree: still jumps, at 100 s exactly"
-	else
-		bad "a socket pair whose maker ended (slowest ${max:-?} ms)"
-		sed 's/^/    /' "$out/sockets.orphan.1"
-	fi
+	jumps sockets.orphan "orphan pair (unix)" \
+	    "a socket pair whose maker ended, its ends in two processes of the tree" \
+	    python3 "$py" orphan
 	for k in unix tcp; do
-		if again "sockets.pair.$k" 5 python3 "$py" pair "$k" &&
-		    [ "$(cat "$out/sockets.pair.$k.1")" = \
-		    "pair ($k): ready after 100.000000 s" ] && [ "$max" -lt 5000 ]
-		then
-			ok "a socket between two processes of the tree ($k) still jumps, at 100 s exactly"
-		else
-			bad "a socket between two processes of the tree ($k) (slowest ${max:-?} ms)"
-			sed 's/^/    /' "$out/sockets.pair.$k.1"
-		fi
+		jumps "sockets.pair.$k" "pair ($k)" \
+		    "a socket between two processes of the tree ($k)" \
+		    python3 "$py" pair "$k"
 	done
+}
+
+# jumps LABEL WHAT SAYS CMD...: CMD on virtual time 5 times prints "WHAT:
+# ready after 100.000000 s", in under 5 s each: the wait on a socket of
+# the tree's still jumps.
+jumps() {
+	label=$1 what=$2 says=$3 max=
+	shift 3
+	if again "$label" 5 "$@" &&
+	    [ "$(cat "$out/$label.1")" = "$what: ready after 100.000000 s" ] &&
+	    [ "$max" -lt 5000 ]; then
+		ok "$says: still jumps, at 100 s exactly"
+	else
+		bad "$says (slowest ${max:-?} ms)"
+		sed 's/^/    /' "$out/$label.1"
+	fi
 }
 
 case ${TFD_SAN:-} in
