@@ -376,9 +376,11 @@ static int ip_peer_outside(struct tfd_dom *d, int fd,
 }
 
 /* The inode of the peer of the UNIX socket of inode ino, as the kernel
- * tells it (sock_diag(7), UNIX_DIAG_PEER); 0 where it cannot (no
- * unix_diag in the kernel, netlink refused by a sandbox, the socket gone
- * meanwhile). */
+ * tells it (sock_diag(7), UNIX_DIAG_PEER); 0 where it cannot (a peer not
+ * accepted yet; no unix_diag in the kernel, netlink refused by a
+ * sandbox, the socket gone meanwhile: then never asked again). */
+static int no_sock_diag; /* netlink refused, or no unix_diag: not again */
+
 static unsigned long unix_peer_inode(unsigned long ino)
 {
 	struct {
@@ -390,16 +392,22 @@ static unsigned long unix_peer_inode(unsigned long ino)
 		char buf[256];
 	} ans;
 	struct sockaddr_nl kernel;
-	const struct nlmsghdr *h = &ans.nh;
-	const struct unix_diag_msg *m;
-	const struct rtattr *a;
+	struct nlmsghdr *h = &ans.nh;
+	struct unix_diag_msg *m;
+	struct rtattr *a;
 	unsigned long peer = 0;
+	uint32_t p;
 	long n;
-	int len, s = (int)syscall(SYS_socket, AF_NETLINK,
-	                          SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	int len, s;
 
-	if (s < 0)
+	if (__atomic_load_n(&no_sock_diag, __ATOMIC_RELAXED))
 		return 0;
+	s = (int)syscall(SYS_socket, AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+	                 NETLINK_SOCK_DIAG);
+	if (s < 0) {
+		__atomic_store_n(&no_sock_diag, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
 	memset(&req, 0, sizeof(req));
 	req.nh.nlmsg_len = sizeof(req);
 	req.nh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
@@ -413,19 +421,25 @@ static unsigned long unix_peer_inode(unsigned long ino)
 	kernel.nl_family = AF_NETLINK;
 	if (syscall(SYS_sendto, s, &req, sizeof(req), 0, &kernel,
 	            sizeof(kernel)) == (long)sizeof(req) &&
-	    (n = syscall(SYS_recvfrom, s, ans.buf, sizeof(ans.buf), 0, NULL,
-	                 NULL)) > 0 &&
-	    NLMSG_OK(h, (unsigned long)n) &&
-	    h->nlmsg_type == SOCK_DIAG_BY_FAMILY &&
-	    h->nlmsg_len >= NLMSG_LENGTH(sizeof(*m))) {
-		m = NLMSG_DATA(h);
-		len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
-		for (a = (const void *)(m + 1); m->udiag_ino == ino &&
-		                                RTA_OK(a, len);
-		     a = RTA_NEXT(a, len))
-			if (a->rta_type == UNIX_DIAG_PEER &&
-			    RTA_PAYLOAD(a) >= sizeof(uint32_t))
-				memcpy(&peer, RTA_DATA(a), sizeof(uint32_t));
+	    /* the answer is queued before sendto() returns */
+	    (n = syscall(SYS_recvfrom, s, ans.buf, sizeof(ans.buf),
+	                 MSG_DONTWAIT, NULL, NULL)) > 0 &&
+	    NLMSG_OK(h, (unsigned long)n)) {
+		if (h->nlmsg_type == NLMSG_ERROR) /* no unix_diag (ENOENT) */
+			__atomic_store_n(&no_sock_diag, 1, __ATOMIC_RELAXED);
+		if (h->nlmsg_type == SOCK_DIAG_BY_FAMILY &&
+		    h->nlmsg_len >= NLMSG_LENGTH(sizeof(*m))) {
+			m = NLMSG_DATA(h);
+			len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+			for (a = (struct rtattr *)(m + 1);
+			     m->udiag_ino == ino && RTA_OK(a, len);
+			     a = RTA_NEXT(a, len))
+				if (a->rta_type == UNIX_DIAG_PEER &&
+				    RTA_PAYLOAD(a) >= sizeof(p)) {
+					memcpy(&p, RTA_DATA(a), sizeof(p));
+					peer = p;
+				}
+		}
 	}
 	syscall(SYS_close, s);
 	return peer;
@@ -433,11 +447,11 @@ static unsigned long unix_peer_inode(unsigned long ino)
 
 /* A UNIX socket's peer: the process the kernel names (SO_PEERCRED) if
  * it is in the tree; else whoever holds the peer socket itself (its
- * inode from sock_diag), or a socket bound to the peer's path or
- * accepted there (/proc/net/unix): a process of the tree (a pair whose
- * maker is gone, its two ends in its children; a daemon that listened
- * and then forked: the kernel names its parent, and its child has not
- * accepted yet).  A peer the tree does not hold is outside. */
+ * inode from sock_diag: a pair whose maker is gone, its two ends in its
+ * children), or, that inode unknown, a socket bound to the peer's path
+ * or accepted there (/proc/net/unix: a daemon that listened and then
+ * forked, the kernel naming its parent, its child not accepted yet).
+ * A peer the tree does not hold is outside. */
 static int unix_peer_outside(struct tfd_dom *d, int fd, unsigned long ino,
                              const struct sockaddr_storage *peer,
                              socklen_t len)
@@ -454,9 +468,7 @@ static int unix_peer_outside(struct tfd_dom *d, int fd, unsigned long ino,
 		return 0;
 	if ((k.ino[0] = unix_peer_inode(ino)) != 0) {
 		k.n = 1;
-		if (tree_holder(d, &k))
-			return 0;
-		k.n = 0;
+		return !tree_holder(d, &k);
 	}
 	if (len <= off || len > sizeof(*u))
 		return 1;

@@ -170,6 +170,7 @@ elif cmd == "orphan":
     go_r, go_w = os.pipe()  # the maker was reaped: the waiter may wait
     maker = os.fork()
     if maker == 0:
+        os.close(go_w)
         a, b = socket.socketpair()
         if os.fork() == 0:
             b.close()
