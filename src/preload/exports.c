@@ -377,11 +377,9 @@ EXPORT int clock_gettime(clockid_t c, struct timespec *ts)
 {
 	clockid_t base;
 
-	/* glibc declares ts and tv nonnull, and the kernel answers EFAULT:
-	 * the compiler must not take our test of them out. */
-	__asm__("" : "+r"(ts));
-	if (!tfd_virt || tfd_inside || (base = tfd_virtual_base(c)) < 0 || !ts)
-		return R(clock_gettime)(c, ts); /* NULL: libc's EFAULT */
+	if (!tfd_virt || tfd_inside || (base = tfd_virtual_base(c)) < 0 ||
+	    tfd_null(ts))
+		return R(clock_gettime)(c, ts); /* NULL: as libc answers (a fault) */
 	*ts = tfd_ns_to_ts(tfd_vread(c));
 	return 0;
 }
@@ -398,8 +396,7 @@ static int next_gettimeofday(struct timeval *tv, void *tz)
 
 EXPORT int gettimeofday(struct timeval *tv, void *tz)
 {
-	__asm__("" : "+r"(tv)); /* declared nonnull; libc allows NULL */
-	if (!tfd_virt || tfd_inside || !tv) /* NULL tv: only the zone */
+	if (!tfd_virt || tfd_inside || tfd_null(tv)) /* NULL: only the zone */
 		return next_gettimeofday(tv, tz);
 	if (tz && next_gettimeofday(NULL, tz) < 0) /* the zone, as libc has
 	                                             * it */

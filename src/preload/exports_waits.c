@@ -20,9 +20,6 @@
 #include <unistd.h>
 
 #define OFF (!tfd_dom || tfd_inside)
-/* glibc declares these pointers nonnull; the kernel answers EFAULT, so
- * the test of them must stay. */
-#define LAUNDER(p) __asm__("" : "+r"(p))
 
 /* ---- conditions, semaphores, locks, joins ---- */
 
@@ -310,8 +307,7 @@ EXPORT ssize_t mq_timedreceive(mqd_t q, char *buf, size_t n, unsigned *prio,
 	struct mq m = { .q = q, .buf = buf, .n = n, .prio = prio };
 	ssize_t r;
 
-	LAUNDER(abs);
-	if (OFF || !abs ||
+	if (OFF || tfd_null(abs) ||
 	    (r = tfd_mq_timed(q, 0, abs, try_receive, &m)) == TFD_PASS)
 		return R(mq_timedreceive)(q, buf, n, prio, abs);
 	return r;
@@ -323,8 +319,7 @@ EXPORT int mq_timedsend(mqd_t q, const char *buf, size_t n, unsigned prio,
 	struct mq m = { .q = q, .cbuf = buf, .n = n, .cprio = prio };
 	ssize_t r;
 
-	LAUNDER(abs);
-	if (OFF || !abs ||
+	if (OFF || tfd_null(abs) ||
 	    (r = tfd_mq_timed(q, 1, abs, try_send, &m)) == TFD_PASS)
 		return R(mq_timedsend)(q, buf, n, prio, abs);
 	return (int)r;
@@ -407,16 +402,14 @@ EXPORT int waitid(idtype_t idt, id_t id, siginfo_t *info, int opts)
 EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info,
                         const struct timespec *timeout)
 {
-	LAUNDER(set);
-	if (OFF || !set)
+	if (OFF || tfd_null(set))
 		return R(sigtimedwait)(set, info, timeout);
 	return tfd_sig_wait(set, info, timeout);
 }
 
 EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
 {
-	LAUNDER(set);
-	if (OFF || !set)
+	if (OFF || tfd_null(set))
 		return R(sigwaitinfo)(set, info);
 	return tfd_sig_wait(set, info, NULL);
 }
@@ -425,8 +418,7 @@ EXPORT int sigwait(const sigset_t *set, int *sig)
 {
 	int r;
 
-	LAUNDER(set);
-	if (OFF || !set)
+	if (OFF || tfd_null(set))
 		return R(sigwait)(set, sig);
 	do
 		r = tfd_sig_wait(set, NULL, NULL);
@@ -441,9 +433,10 @@ EXPORT int sigsuspend(const sigset_t *mask)
 {
 	sigset_t copy;
 
-	LAUNDER(mask);
+	if (tfd_null(mask))
+		return R(sigsuspend)(mask); /* EFAULT */
 	mask = tfd_sig_never_blocked(SIG_SETMASK, mask, &copy);
-	if (OFF || !mask)
+	if (OFF)
 		return R(sigsuspend)(mask);
 	return tfd_sig_suspend(mask);
 }

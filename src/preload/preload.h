@@ -161,6 +161,16 @@ extern __thread int tfd_inside __attribute__((tls_model("initial-exec")));
 extern __thread int tfd_ndeferred __attribute__((tls_model("initial-exec")));
 void tfd_undefer(void);
 
+/* p == NULL, for a pointer that the C library's prototype declares never
+ * NULL where the call allows it (the kernel answers EFAULT): the test is
+ * made on a copy the compiler knows nothing of, so that it neither takes
+ * the test out nor warns that it is always false. */
+static inline int tfd_null(const void *p)
+{
+	__asm__("" : "+r"(p));
+	return p == NULL;
+}
+
 /* Inside and back: one thread-local store each way on the engine; the
  * outermost leave lets deferred signals through, a system call made only
  * when a signal came meanwhile. */

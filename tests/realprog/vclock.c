@@ -15,7 +15,9 @@
  *   while the main thread sleeps
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -87,6 +89,9 @@ int main(void)
 	pthread_t th[2];
 	time_t s0;
 	struct timeval *volatile no_tv = NULL;
+	const sigset_t *volatile no_set = NULL;
+	int (*volatile stw)(const sigset_t *, siginfo_t *,
+	                    const struct timespec *) = sigtimedwait;
 	/* Called through a pointer: the declaration's nonnull attribute is
 	 * what UBSan checks at a direct call, and NULL is what we test. */
 	int (*volatile gtod)(struct timeval *, void *) =
@@ -101,6 +106,12 @@ int main(void)
 	     gtod(no_tv, &tz) == 0 && tz.tz_minuteswest != -1);
 	fact("gettimeofday(&tv, NULL)", gettimeofday(&tv, NULL) == 0);
 	fact("gettimeofday(NULL, NULL)", gtod(no_tv, NULL) == 0);
+	/* Declared nonnull too; the kernel answers EFAULT (clock_gettime
+	 * with NULL faults in the vDSO, with or without the preload). */
+	errno = 0;
+	fact("sigtimedwait(NULL, ...): EFAULT",
+	     stw(no_set, NULL, &(struct timespec){ 0, 0 }) == -1 &&
+	             errno == EFAULT);
 
 	t0 = now(CLOCK_MONOTONIC);
 	r0 = now(CLOCK_REALTIME);
