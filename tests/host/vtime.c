@@ -433,8 +433,11 @@ static void *read_then_end_process(void *arg)
  * pthread_exit() while another reads a timer and ends the process. */
 HOST_CASE(pthread_exit_beside_a_timer_read, 0)
 {
-	int fd = h_timer(0, 50, 0);
+	/* t0 before the timer is armed, which its 50 ms count from (taken
+	 * after, a read at the deadline came "before 50 ms" once, on a
+	 * loaded machine, through the preload). */
 	int64_t t0 = now_ns(CLOCK_MONOTONIC);
+	int fd = h_timer(0, 50, 0);
 	pthread_t a, b;
 	void *ra, *rb;
 	pid_t pid;
