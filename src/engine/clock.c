@@ -76,13 +76,19 @@ void tfd_clock_was_set(void)
 static pthread_t watcher;
 static int watching;    /* [S] */
 static int watch_ready; /* [L] the watcher has started */
+static int watch_armed; /* [L] ... and watches (else it ends at once) */
 
 /* The watcher is running our code: its start (which a sanitizer's runtime
  * may make allocate) is over before the engine says it runs, so that a
- * fork() right after a create never copies that runtime's locks held. */
-static void ready(void)
+ * fork() right after a create never copies that runtime's locks held.
+ * So is its end, when it cannot watch (tfd_clock_watch_start joins it):
+ * ending on its own meanwhile, it held AddressSanitizer's allocator as a
+ * fork() came, and the child's first thread waited on it for good
+ * (host sandbox_close_range_before, 1 run in 8). */
+static void ready(int armed)
 {
 	tfd_family_lock();
+	watch_armed = armed;
 	watch_ready = 1;
 	tfd_family_changed();
 	tfd_family_unlock();
@@ -119,9 +125,9 @@ static void *watch(void *arg)
 	 * would take a number of the program's: no detector then. */
 	fd = tfd_files_unshare() == 0 ? timerfd_create(CLOCK_REALTIME,
 	                                               TFD_CLOEXEC) : -1;
-	ready();
 	/* Without it, no detector: tfd(7), CLOCKS. */
 	armed = fd >= 0 && watch_arm(fd) == 0;
+	ready(armed);
 	while (armed) {
 		ssize_t r;
 
@@ -158,6 +164,10 @@ int tfd_clock_watch_start(void)
 	while (watching && !watch_ready)
 		tfd_family_wait();
 	tfd_family_unlock();
+	if (watching && !watch_armed) { /* it ends now: wait for its end */
+		pthread_join(watcher, NULL);
+		watching = 0;
+	}
 	return e;
 }
 
