@@ -45,9 +45,12 @@
 /*
  * A thread started inside fork() must not need a lock that another
  * library keeps until fork() returns.  The thread's own code needs none,
- * but AddressSanitizer's start of a thread allocates, and its allocator is
- * locked around fork(): built with it, the thread starts at the first
- * call instead (tfd(7), FORK).
+ * but AddressSanitizer's start of a thread allocates, and newer run-times
+ * of it (LLVM 17's) lock its allocator around fork(): built with it, the
+ * thread starts at the first call instead (tfd(7), FORK).  GCC 12's does
+ * not lock it: an allocation of another thread that fork() cuts leaves
+ * its lock held in the child for good, so no thread of ours may be
+ * starting or ending on its own when the program forks (clock.c).
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define START_IN_FORK 0
