@@ -49,8 +49,9 @@
  * of it (LLVM 17's) lock its allocator around fork(): built with it, the
  * thread starts at the first call instead (tfd(7), FORK).  GCC 12's does
  * not lock it: an allocation of another thread that fork() cuts leaves
- * its lock held in the child for good, so no thread of ours may be
- * starting or ending on its own when the program forks (clock.c).
+ * its lock held in the child for good, so a thread of ours should not be
+ * starting or ending on its own when the program forks (clock.c; the
+ * service thread's end, GRACE after the last timer, still may).
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define START_IN_FORK 0
