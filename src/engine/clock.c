@@ -73,6 +73,19 @@ void tfd_clock_was_set(void)
 
 /* ---- the watcher ---- */
 
+/* ThreadSanitizer locks its run-time around fork() (no end of a thread
+ * is cut there), and a forked child that joins a thread of its own and
+ * starts another may be given the id of a thread of its parent's, which
+ * it takes for one still running ("dup thread with used id", exit 66):
+ * built with it, a watcher that cannot watch ends on its own. */
+#if defined(__SANITIZE_THREAD__)
+#define TFD_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TFD_TSAN 1
+#endif
+#endif
+
 static pthread_t watcher;
 static int watching;    /* [S] */
 static int watch_ready; /* [L] the watcher has started */
@@ -164,10 +177,12 @@ int tfd_clock_watch_start(void)
 	while (watching && !watch_ready)
 		tfd_family_wait();
 	tfd_family_unlock();
+#if !defined(TFD_TSAN)
 	if (watching && !watch_armed) { /* it ends now: wait for its end */
 		pthread_join(watcher, NULL);
 		watching = 0;
 	}
+#endif
 	return e;
 }
 
