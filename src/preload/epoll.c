@@ -14,7 +14,8 @@
  * as well, and re-armed (EPOLL_CTL_MOD, which reports at once what is
  * ready) when the count is read or reset by a settime: one edge per read,
  * as on Linux.  A registration the program makes EPOLLONESHOT itself is
- * left alone.
+ * left alone, and so is an EPOLLEXCLUSIVE one, which the kernel lets
+ * neither be one-shot nor be modified (tfd-preload(7)).
  *
  * Every registration of a timer made here is kept, (epoll, number), so
  * that a wait on the epoll knows the timers it may report
@@ -26,28 +27,42 @@
  * timer's file (ops.c, tfd_engine_post_due); one the kernel has and we do
  * not (registered through a number we were not told of) is posted by the
  * service thread.
+ *
+ * Cost: each registration is on two lists, its timer's number's and its
+ * epoll's, whose heads are found by number; so a registration, a read
+ * that re-arms an edge and a close touch only the registrations of that
+ * number, whatever the number of others.
  */
 #include "preload/preload.h"
 #include "lockorder.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define EPOLL_WRITE (EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND)
 
 struct reg {
+	struct reg *fnext, *fprev; /* on by_fd[fd] */
+	struct reg *enext, *eprev; /* on by_ep[ep] */
 	int ep, fd;
 	int edge; /* EPOLLET, made EPOLLONESHOT here */
 	struct epoll_event ev; /* as the program asked it (less writes) */
+};
+
+/* Heads of the lists, by number; grown as numbers come. */
+struct heads {
+	struct reg **a;
+	size_t n;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 TFD_LOCK_RANK(lock, LK_EPOLL);
 
 TFD_LOCK_INSIDE(lock) /* lock_in(), lock_out() */
-static struct reg *regs;
-static size_t nregs, cap;
-static int nedge;  /* of them, edge-triggered */
+static struct heads by_fd, by_ep;
+static size_t nregs;
+static int nedge;  /* of them, edge-triggered [A] */
 int tfd_nreg;      /* nregs, read without the lock */
 
 /* The numbers below EP_BITS of the epoll sets in regs, read without the
@@ -79,118 +94,175 @@ static void ep_bit(int ep, int on)
 		                   __ATOMIC_RELAXED);
 }
 
+/* The head for number k, or NULL if it has none yet (grow: made, or
+ * NULL without the memory). */
+static struct reg **head(struct heads *h, int k, int grow)
+{
+	size_t n;
+	struct reg **a;
+
+	if (k < 0)
+		return NULL;
+	if ((size_t)k < h->n)
+		return &h->a[k];
+	if (!grow)
+		return NULL;
+	for (n = h->n ? h->n : 64; n <= (size_t)k; n *= 2)
+		;
+	if (!(a = realloc(h->a, n * sizeof(*a))))
+		return NULL;
+	memset(a + h->n, 0, (n - h->n) * sizeof(*a));
+	h->a = a;
+	h->n = n;
+	return &h->a[k];
+}
+
 static void counted(void)
 {
 	__atomic_store_n(&tfd_nreg, (int)nregs, __ATOMIC_RELAXED);
 }
 
-static void drop(size_t i)
+static void edges(int d)
 {
-	nedge -= regs[i].edge;
-	regs[i] = regs[--nregs];
+	__atomic_store_n(&nedge, nedge + d, __ATOMIC_RELAXED);
+}
+
+static void drop(struct reg *r)
+{
+	*(r->fprev ? &r->fprev->fnext : &by_fd.a[r->fd]) = r->fnext;
+	if (r->fnext)
+		r->fnext->fprev = r->fprev;
+	*(r->eprev ? &r->eprev->enext : &by_ep.a[r->ep]) = r->enext;
+	if (r->enext)
+		r->enext->eprev = r->eprev;
+	edges(-r->edge);
+	nregs--;
 	counted();
+	free(r);
 }
 
 static struct reg *find(int ep, int fd)
 {
-	size_t i;
+	struct reg **h = head(&by_fd, fd, 0), *r;
 
-	for (i = 0; i < nregs; i++)
-		if (regs[i].ep == ep && regs[i].fd == fd)
-			return &regs[i];
+	for (r = h ? *h : NULL; r; r = r->fnext)
+		if (r->ep == ep)
+			return r;
 	return NULL;
 }
 
-/* Remember (ep, fd) as registered with ev (edge: made EPOLLONESHOT
- * here), or forget it (ev NULL). */
-static void remember(int ep, int fd, const struct epoll_event *ev, int edge)
+/* A registration (ep, fd) kept from now on, unset; or NULL without the
+ * memory.  Lock held. */
+static struct reg *add(int ep, int fd)
 {
-	struct reg *e;
+	struct reg *r;
 
-	lock_in();
-	e = find(ep, fd);
-	if (!ev) {
-		if (e)
-			drop((size_t)(e - regs));
-	} else if (e) {
-		nedge += edge - e->edge;
-		e->edge = edge;
-		e->ev = *ev;
-	} else {
-		if (nregs == cap) {
-			size_t n = cap ? 2 * cap : 16;
-			struct reg *p = realloc(regs, n * sizeof(*p));
+	if (!head(&by_fd, fd, 1) || !head(&by_ep, ep, 1) ||
+	    !(r = calloc(1, sizeof(*r))))
+		return NULL;
+	r->ep = ep;
+	r->fd = fd;
+	if ((r->fnext = by_fd.a[fd]))
+		r->fnext->fprev = r;
+	by_fd.a[fd] = r;
+	if ((r->enext = by_ep.a[ep]))
+		r->enext->eprev = r;
+	by_ep.a[ep] = r;
+	nregs++;
+	counted();
+	ep_bit(ep, 1);
+	return r;
+}
 
-			if (p) {
-				regs = p;
-				cap = n;
-			}
-		}
-		if (nregs < cap) { /* (out of memory: not delivered, and an
-		                    * edge not re-armed: as an unknown one) */
-			regs[nregs].ep = ep;
-			regs[nregs].fd = fd;
-			regs[nregs].edge = edge;
-			regs[nregs].ev = *ev;
-			nregs++;
-			nedge += edge;
-			counted();
-			ep_bit(ep, 1);
-		}
-	}
-	lock_out();
+static void set(struct reg *r, const struct epoll_event *ev, int edge)
+{
+	edges(edge - r->edge);
+	r->edge = edge;
+	r->ev = *ev;
+}
+
+/* The program's registration of a timer, as asked, but writes never asked
+ * and an edge made one-shot (*edge then 1). */
+static struct epoll_event asked(const struct epoll_event *ev, int *edge)
+{
+	struct epoll_event copy = *ev;
+
+	copy.events &= ~(uint32_t)EPOLL_WRITE;
+	*edge = (copy.events & EPOLLET) &&
+	        !(copy.events & (EPOLLONESHOT | EPOLLEXCLUSIVE));
+	if (*edge)
+		copy.events |= EPOLLONESHOT;
+	return copy;
 }
 
 int tfd_timer_epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
 {
 	struct epoll_event copy;
-	int r, edge;
+	struct reg *r = NULL;
+	int e, edge, keep, made = 0;
 
 	if (op == EPOLL_CTL_DEL) {
-		r = R(epoll_ctl)(ep, op, fd, ev);
-		if (r == 0)
-			remember(ep, fd, NULL, 0);
-		return r;
+		if (R(epoll_ctl)(ep, op, fd, ev) < 0)
+			return -1;
+		lock_in();
+		if ((r = find(ep, fd)))
+			drop(r);
+		lock_out();
+		return 0;
 	}
 	if (!ev || (op != EPOLL_CTL_ADD && op != EPOLL_CTL_MOD) ||
 	    !tfd_still_timer(fd))
 		return R(epoll_ctl)(ep, op, fd, ev);
-	copy = *ev;
-	copy.events &= ~(uint32_t)EPOLL_WRITE;
-	edge = (copy.events & EPOLLET) && !(copy.events & EPOLLONESHOT);
-	if (edge)
-		copy.events |= EPOLLONESHOT;
-	r = R(epoll_ctl)(ep, op, fd, &copy);
-	if (r == 0) {
-		if (edge) /* (added again with each re-arm) */
-			copy.events &= ~(uint32_t)EPOLLONESHOT;
-		/* Kept for the waits that deliver, or to re-arm an edge. */
-		remember(ep, fd, edge || tfd_waits_deliver ? &copy : NULL,
-		         edge);
+	copy = asked(ev, &edge);
+	/* Kept for the waits that deliver, or to re-arm an edge: the record
+	 * is had before the kernel's, so that one the program was told it
+	 * has always works (or the call fails with ENOMEM, as Linux's may). */
+	keep = edge || tfd_waits_deliver;
+	lock_in();
+	if (keep && !(r = find(ep, fd))) {
+		if (!(r = add(ep, fd)) && edge) {
+			lock_out();
+			errno = ENOMEM;
+			return -1;
+		}
+		made = 1; /* (none for a plain one: the service posts it) */
 	}
-	return r;
+	if (R(epoll_ctl)(ep, op, fd, &copy) < 0) {
+		e = errno;
+		if (made && r)
+			drop(r);
+		lock_out();
+		errno = e;
+		return -1;
+	}
+	if (edge) /* (added again with each re-arm) */
+		copy.events &= ~(uint32_t)EPOLLONESHOT;
+	if (keep && r)
+		set(r, &copy, edge);
+	else if ((r = find(ep, fd)))
+		drop(r);
+	lock_out();
+	return 0;
 }
 
 void tfd_epoll_consumed(int fd)
 {
-	size_t i;
-	int saved = errno;
+	struct reg **h, *r, *next;
+	int saved;
 
-	if (!__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&nedge, __ATOMIC_RELAXED))
 		return;
+	saved = errno;
 	lock_in();
-	for (i = 0; nedge && i < nregs;) {
-		struct epoll_event ev = regs[i].ev;
+	for (r = (h = head(&by_fd, fd, 0)) ? *h : NULL; r; r = next) {
+		struct epoll_event ev = r->ev;
 
-		if (regs[i].fd != fd || !regs[i].edge) {
-			i++;
+		next = r->fnext;
+		if (!r->edge)
 			continue;
-		}
 		ev.events |= EPOLLONESHOT;
-		if (R(epoll_ctl)(regs[i].ep, EPOLL_CTL_MOD, fd, &ev) < 0)
-			drop(i); /* the epoll or the registration is gone */
-		else
-			i++;
+		if (R(epoll_ctl)(r->ep, EPOLL_CTL_MOD, fd, &ev) < 0)
+			drop(r); /* the epoll or the registration is gone */
 	}
 	lock_out();
 	errno = saved;
@@ -198,18 +270,39 @@ void tfd_epoll_consumed(int fd)
 
 void tfd_epoll_closed(int fd)
 {
-	size_t i;
+	struct reg **h;
 
 	if (!__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED))
 		return;
 	lock_in();
-	for (i = 0; i < nregs;) {
-		if (regs[i].fd == fd || regs[i].ep == fd)
-			drop(i);
-		else
-			i++;
-	}
+	if ((h = head(&by_fd, fd, 0)))
+		while (*h)
+			drop(*h);
+	if ((h = head(&by_ep, fd, 0)))
+		while (*h)
+			drop(*h);
 	ep_bit(fd, 0);
+	lock_out();
+}
+
+/* Number to is a copy of number ep (dup, fcntl): what is registered in
+ * the epoll set ep names is kept for to as well, so that the program may
+ * close ep and go on with to.  A registration to cannot be kept for
+ * loses only its deliveries from a wait (the service thread posts it)
+ * and, for an edge, its re-arm through to: as before the copy. */
+void tfd_epoll_duped(int ep, int to)
+{
+	struct reg **h, *r, *c;
+
+	if (ep == to)
+		return;
+	lock_in();
+	if ((h = head(&by_ep, to, 0)))
+		while (*h)
+			drop(*h); /* dup2 over another set */
+	for (r = (h = head(&by_ep, ep, 0)) ? *h : NULL; r; r = r->enext)
+		if ((c = add(to, r->fd))) /* (may move the heads, not r) */
+			set(c, &r->ev, r->edge);
 	lock_out();
 }
 
@@ -217,15 +310,16 @@ void tfd_epoll_closed(int fd)
  * others are posted by the service thread); how many. */
 int tfd_epoll_timers(int ep, int *fds, int max)
 {
-	size_t i;
+	struct reg **h, *r;
 	int n = 0;
 
 	if (!__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED))
 		return 0;
 	lock_in();
-	for (i = 0; i < nregs && n < max; i++)
-		if (regs[i].ep == ep && (regs[i].ev.events & EPOLLIN))
-			fds[n++] = regs[i].fd;
+	for (r = (h = head(&by_ep, ep, 0)) ? *h : NULL; r && n < max;
+	     r = r->enext)
+		if (r->ev.events & EPOLLIN)
+			fds[n++] = r->fd;
 	lock_out();
 	return n;
 }

@@ -130,10 +130,20 @@ EXPORT void closefrom(int lowfd)
 
 /* ---- dup, dup2, dup3, fcntl, ioctl ---- */
 
+/* r is a new number for the same file as fd, not a timer: if fd is an
+ * epoll set with timers in it, r is one too (epoll.c). */
+static int plain_dup(int fd, int r)
+{
+	if (r >= 0 && unlikely(__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED)) &&
+	    tfd_epoll_set(fd) && !tfd_inside && !tfd_foreign())
+		tfd_epoll_duped(fd, r);
+	return r;
+}
+
 EXPORT int dup(int fd)
 {
 	if (!tfd_marked(fd) || tfd_inside || tfd_foreign())
-		return R(dup)(fd);
+		return plain_dup(fd, R(dup)(fd));
 	return tfd_dup_result(fd, R(dup)(fd), "dup(%d)", 0);
 }
 
@@ -141,7 +151,7 @@ EXPORT int dup2(int oldfd, int newfd)
 {
 	if ((!tfd_marked(oldfd) && !tfd_marked(newfd)) || tfd_inside ||
 	    tfd_foreign())
-		return R(dup2)(oldfd, newfd);
+		return plain_dup(oldfd, R(dup2)(oldfd, newfd));
 	return tfd_timer_dup3(oldfd, newfd, 0, 0);
 }
 
@@ -149,7 +159,7 @@ EXPORT int dup3(int oldfd, int newfd, int flags)
 {
 	if ((!tfd_marked(oldfd) && !tfd_marked(newfd)) || tfd_inside ||
 	    (flags & ~O_CLOEXEC) || oldfd == newfd || tfd_foreign())
-		return R(dup3)(oldfd, newfd, flags);
+		return plain_dup(oldfd, R(dup3)(oldfd, newfd, flags));
 	return tfd_timer_dup3(oldfd, newfd, flags, 1);
 }
 
@@ -163,8 +173,12 @@ EXPORT int fcntl(int fd, int cmd, ...)
 	va_start(ap, cmd);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	if (!tfd_marked(fd) || tfd_inside || tfd_foreign())
-		return R(fcntl)(fd, cmd, arg);
+	if (!tfd_marked(fd) || tfd_inside || tfd_foreign()) {
+		int r = R(fcntl)(fd, cmd, arg);
+
+		return cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ?
+		       plain_dup(fd, r) : r;
+	}
 	return tfd_timer_fcntl(fd, cmd, arg, 0);
 }
 
@@ -176,8 +190,12 @@ EXPORT int fcntl64(int fd, int cmd, ...)
 	va_start(ap, cmd);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	if (!tfd_marked(fd) || tfd_inside || tfd_foreign())
-		return R(fcntl64)(fd, cmd, arg);
+	if (!tfd_marked(fd) || tfd_inside || tfd_foreign()) {
+		int r = R(fcntl64)(fd, cmd, arg);
+
+		return cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ?
+		       plain_dup(fd, r) : r;
+	}
 	return tfd_timer_fcntl(fd, cmd, arg, 1);
 }
 

@@ -280,6 +280,7 @@ int tfd_timer_create(int clockid, int flags);
 int tfd_timer_epoll_ctl(int ep, int op, int fd, struct epoll_event *ev);
 void tfd_epoll_consumed(int fd); /* fd's count was read or reset */
 void tfd_epoll_closed(int fd);   /* fd (a timer or an epoll) was closed */
+void tfd_epoll_duped(int ep, int to); /* to names ep's epoll set too */
 void tfd_epoll_forked(void);     /* in a child of fork(): the lock anew */
 int tfd_epoll_timers(int ep, int *fds, int max); /* registered in ep */
 int tfd_epoll_set(int fd);       /* fd may be an epoll set in the table */
