@@ -145,6 +145,38 @@ static int lock_of(struct tfd_family *f)
 	return r;
 }
 
+/*
+ * A service thread woken while the waker holds the lock would only find
+ * the lock held and sleep again until it is let go of (two more system
+ * calls and switches): a poke, always made with the lock held, changes
+ * the thread's word at once and wakes it once the lock is let go of
+ * (tfd_family_unlock).  Words stay mapped (a family left stays mapped):
+ * a wake that comes late finds at worst a thread that has gone on.
+ */
+#define OWED_MAX 4
+static __thread unsigned *owed[OWED_MAX]
+	__attribute__((tls_model("initial-exec")));
+static __thread unsigned nowed __attribute__((tls_model("initial-exec")));
+
+static void wake_later(unsigned *word)
+{
+	unsigned i;
+
+	for (i = 0; i < nowed; i++)
+		if (owed[i] == word)
+			return;
+	if (nowed == OWED_MAX)
+		tfd_futex_wake(word, 1); /* (many at once: a family's repair) */
+	else
+		owed[nowed++] = word;
+}
+
+static void wake_owed(void)
+{
+	while (nowed)
+		tfd_futex_wake(owed[--nowed], 1);
+}
+
 static void unlock_of(struct tfd_family *f)
 {
 	pthread_mutex_unlock(&f->lock);
@@ -198,6 +230,7 @@ void tfd_family_unlock(void)
 {
 	HELD(0);
 	unlock_of(tfd_fam);
+	wake_owed();
 }
 
 /*
@@ -432,7 +465,7 @@ static void poke(struct tfd_family *f, int i)
 
 	__atomic_store_n(&p->wake, p->wake + 1, __ATOMIC_RELEASE);
 	if (p->sleeping)
-		tfd_futex_wake(&p->wake, 1);
+		wake_later(&p->wake);
 }
 
 void tfd_family_poke(int i)
