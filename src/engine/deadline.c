@@ -83,11 +83,12 @@ void tfd_engine_kick(struct tfd_timer *t)
 void tfd_engine_inbox_unlink(struct tfd_timer *t)
 {
 	uint32_t me = (uint32_t)(t - tfd_fam->timer) + 1;
+	uint64_t m;
 	int i;
 
 	if (!(t->flags & T_INBOX))
 		return;
-	for (i = 0; i < PROC_MAX; i++) {
+	TFD_PROC_EACH(i, tfd_fam->inuse, m) {
 		uint32_t *link = &tfd_fam->proc[i].inbox;
 
 		while (*link && *link != me)

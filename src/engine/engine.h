@@ -147,6 +147,8 @@ struct tfd_family {
 	                         * lock (atomic; family.c) */
 	unsigned changed;       /* futex: bumped when a wait may end */
 	unsigned nwaiting;      /* [A] threads waiting on changed */
+	uint64_t inuse;         /* [L] a bit per record not P_FREE: what
+	                         * looks at the others looks at these only */
 	struct tfd_proc proc[PROC_MAX];
 	int64_t vnow[NBASE];    /* [L] the virtual clocks */
 	uint32_t free;          /* [L] first free timer record, +1 */
@@ -379,6 +381,11 @@ void tfd_family_orphan(struct tfd_timer *t); /* no deliverer: adopt it */
 void tfd_family_poke(int i);        /* wake record i's service thread */
 void tfd_family_repair(void);
 uint64_t tfd_proc_bit(int i);
+
+/* Each record i of mask (tfd_proc_bit's bits), lowest first. */
+#define TFD_PROC_EACH(i, mask, m)                                          \
+	for ((m) = (mask); (m) && ((i) = __builtin_ctzll(m), 1);           \
+	     (m) &= (m) - 1)
 
 /* table.c */
 int tfd_engine_find(int fd, struct tfd_hold **h);

@@ -398,6 +398,7 @@ int tfd_family_new_proc(int parent, int state)
 			memset(p, 0, sizeof(*p));
 			robust_init(&p->alive);
 			p->state = state;
+			f->inuse |= tfd_proc_bit(i);
 			p->parent = parent;
 			p->pid = state == P_LIVE ? getpid() : 0;
 			p->pending_since = 0; /* first seen pending: gone() */
@@ -414,6 +415,7 @@ void tfd_family_free_proc(int i)
 {
 	TFD_ASSERT_LOCKED();
 	tfd_fam->proc[i].state = P_FREE;
+	tfd_fam->inuse &= ~tfd_proc_bit(i);
 }
 
 /* The word of the alive mutex: glibc's robust mutexes keep the owner's
@@ -476,15 +478,14 @@ void tfd_family_poke(int i)
 /* t has no deliverer: every process that holds it looks at it. */
 void tfd_family_orphan(struct tfd_timer *t)
 {
+	uint64_t m;
 	int i;
 
 	TFD_ASSERT_LOCKED();
 	tfd_engine_inbox_unlink(t);
 	t->deliverer = NO_PROC;
 	t->q.pos = TFD_QUEUE_NONE;
-	for (i = 0; i < PROC_MAX; i++) {
-		if (!(t->holders & tfd_proc_bit(i)))
-			continue;
+	TFD_PROC_EACH(i, t->holders, m) {
 		tfd_fam->proc[i].adopt = 1;
 		tfd_family_poke(i);
 	}
@@ -526,6 +527,7 @@ static void reap(int i)
 	/* Its alive mutex is left as the kernel marked it: a record is
 	 * made anew (tfd_family_new_proc) before it is used again. */
 	p->state = P_FREE;
+	f->inuse &= ~bit;
 	f->reaped++;
 	tfd_family_changed();
 }
@@ -554,12 +556,12 @@ static int gone(int i, int thoroughly)
 
 void tfd_family_reap_dead(int thoroughly)
 {
+	uint64_t m;
 	int i;
 
 	TFD_ASSERT_LOCKED();
-	for (i = 0; i < PROC_MAX; i++)
-		if (i != tfd_eng.self && tfd_fam->proc[i].state != P_FREE &&
-		    gone(i, thoroughly))
+	TFD_PROC_EACH(i, tfd_fam->inuse, m)
+		if (i != tfd_eng.self && gone(i, thoroughly))
 			reap(i);
 }
 
@@ -593,9 +595,11 @@ static void repair(struct tfd_family *f)
 			f->free = k + 1;
 		}
 	}
+	f->inuse = 0; /* (a dead owner may have left it half changed) */
 	for (i = 0; i < PROC_MAX; i++) {
 		if (f->proc[i].state == P_FREE)
 			continue;
+		f->inuse |= tfd_proc_bit(i);
 		f->proc[i].inbox = 0;
 		f->proc[i].resync = 1;
 		poke(f, i);

@@ -421,13 +421,14 @@ static int sleep_on(unsigned seq, int64_t wait)
 	struct waitv w[PROC_MAX];
 	struct timespec at, rel;
 	unsigned n = 1;
+	uint64_t m;
 	int i;
 
 	w[0].val = seq;
 	w[0].uaddr = (uintptr_t)&me->wake;
 	w[0].flags = FUTEX_32;
 	w[0].reserved = 0;
-	for (i = 0; i < PROC_MAX; i++) {
+	TFD_PROC_EACH(i, tfd_fam->inuse, m) {
 		const struct tfd_proc *p = &tfd_fam->proc[i];
 		unsigned val, *word;
 

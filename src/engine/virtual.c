@@ -42,12 +42,9 @@ int tfd_engine_virtual_foreign(struct tfd_hold *h)
  * is above). */
 int tfd_engine_virtual_shared(void)
 {
-	int p;
+	uint64_t me = tfd_eng.self >= 0 ? tfd_proc_bit(tfd_eng.self) : 0;
 
-	for (p = 0; p < PROC_MAX; p++)
-		if (p != tfd_eng.self && tfd_fam->proc[p].state != P_FREE)
-			return 1;
-	return 0;
+	return (tfd_fam->inuse & ~me) != 0;
 }
 
 /* How many timers we hold that another delivers are due. */
@@ -249,10 +246,7 @@ int tfd_engine_virtual_use(int on)
 		tfd_engine_stop_now();
 		/* The virtual clocks start where the system's are now, unless
 		 * another process of the family already runs on them. */
-		for (b = 0; b < PROC_MAX; b++)
-			if (b != tfd_eng.self && tfd_fam->proc[b].state != P_FREE)
-				break;
-		if (b == PROC_MAX)
+		if (!tfd_engine_virtual_shared())
 			for (b = 0; b < NBASE; b++)
 				tfd_eng.vnow[b] = tfd_clock_real(b);
 		tfd_eng.virtual = on;
