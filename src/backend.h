@@ -183,23 +183,6 @@ size_t tfd_engine_holds(void);
  * fallback (tfd(7)): tests of what only the first keeps skip on it. */
 int tfd_engine_private_files(void);
 
-/* A cancellation point follows, where the thread may end without
- * returning through its frames (a cancellation unwinds them, a jump
- * leaves them): AddressSanitizer is told, as before a longjmp, or it
- * finds the poison of their locals still there when the thread's last
- * functions run (a report at its end). */
-#if defined(__SANITIZE_ADDRESS__)
-#define TFD_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TFD_ASAN 1
-#endif
-#endif
-#ifdef TFD_ASAN
-#include <sanitizer/asan_interface.h>
-#define tfd_may_not_return() __asan_handle_no_return()
-#else
-#define tfd_may_not_return() ((void)0)
-#endif
+#include "sanitizer.h" /* tfd_may_not_return() */
 
 #endif

@@ -78,13 +78,6 @@ void tfd_clock_was_set(void)
  * starts another may be given the id of a thread of its parent's, which
  * it takes for one still running ("dup thread with used id", exit 66):
  * built with it, a watcher that cannot watch ends on its own. */
-#if defined(__SANITIZE_THREAD__)
-#define TFD_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TFD_TSAN 1
-#endif
-#endif
 
 static pthread_t watcher;
 static int watching;    /* [S] */

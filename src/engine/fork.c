@@ -53,14 +53,9 @@
  * starting or ending on its own when the program forks (clock.c; the
  * service thread's end, GRACE after the last timer, still may).
  */
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef TFD_ASAN
 #define START_IN_FORK 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define START_IN_FORK 0
-#endif
-#endif
-#ifndef START_IN_FORK
+#else
 #define START_IN_FORK 1
 #endif
 

@@ -617,7 +617,7 @@ EXPORT pid_t fork(void)
  * subshell does so already); the C library's vfork() runs no fork
  * handler.
  */
-#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+#if defined(__x86_64__) && !defined(TFD_TSAN)
 #define TFD_VFORK 1
 #endif
 #ifdef TFD_VFORK

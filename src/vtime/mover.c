@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "core/time.h"
+#include "sanitizer.h"
 #include "vtime/domain.h"
 
 #include <dirent.h>
@@ -961,13 +962,6 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
  * as before).  CPU time, not the time it was seen runnable: on a loaded
  * machine a thread waiting for a CPU has not run.
  */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TFD_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define TFD_SANITIZED 1
-#endif
-#endif
 #ifdef TFD_SANITIZED
 /* Built with a sanitizer, the preload brings its run-time into every
  * program of the tree, whose start-up alone then takes 15-30 ms of CPU
