@@ -50,8 +50,10 @@
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -182,25 +184,75 @@ static long threads(void)
 	return (long)st.st_nlink - 2;
 }
 
-static int start(pthread_t *th, int joinable, void *(*fn)(void *), void *arg)
+/*
+ * What a thread of ours takes from the program: a stack of OWN_STACK (not
+ * the size RLIMIT_STACK makes the default: 8 MiB of address space, or a
+ * few KiB where the program set the limit low), except in a sanitizer's
+ * build, whose run-time needs more.  Not the program's real-time policy or
+ * its CPU: a thread of the program's that spins under SCHED_FIFO on the
+ * CPU it is pinned to would never let ours run there, and its timers
+ * would never fire; ours is SCHED_OTHER on any CPU the process may use.
+ * Where the system refuses either, the thread is made as the C library
+ * makes it by default.
+ */
+#define OWN_STACK (256 * 1024)
+
+static void own_attr(pthread_attr_t *attr)
+{
+	struct sched_param sp;
+	cpu_set_t any;
+	int policy;
+
+	if (pthread_getschedparam(pthread_self(), &policy, &sp) != 0 ||
+	    (policy != SCHED_FIFO && policy != SCHED_RR))
+		return;
+	sp.sched_priority = 0;
+	pthread_attr_setinheritsched(attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(attr, SCHED_OTHER);
+	pthread_attr_setschedparam(attr, &sp);
+	memset(&any, 0xff, sizeof(any));
+	pthread_attr_setaffinity_np(attr, sizeof(any), &any);
+}
+
+static int create(pthread_t *th, int joinable, void *(*fn)(void *), void *arg,
+                  int small, int own)
 {
 	pthread_attr_t attr;
-	sigset_t all, old;
-	int e, was;
+	int e;
 
 	pthread_attr_init(&attr);
 	if (!joinable)
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+#ifndef TFD_SANITIZED
+	if (small)
+		pthread_attr_setstacksize(&attr, OWN_STACK);
+#endif
+	if (own)
+		own_attr(&attr);
+	e = pthread_create(th, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return e;
+}
+
+/* small: OWN_STACK (not the reaper, which runs the program's atexit
+ * handlers as its last thread would). */
+static int start(pthread_t *th, int joinable, void *(*fn)(void *), void *arg,
+                 int small)
+{
+	sigset_t all, old;
+	int e, was;
+
 	/* No signal of the program's is ever handled on our threads. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	/* A thread of ours, whoever starts it (the preload's fork handler
 	 * runs outside it): its calls go straight through. */
 	was = tfd_own_inside(1);
-	e = pthread_create(th, &attr, fn, arg);
+	e = create(th, joinable, fn, arg, small, 1);
+	if (e == EPERM || e == EINVAL) /* (refused: as by default) */
+		e = create(th, joinable, fn, arg, 0, 0);
 	tfd_own_inside(was);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
 	if (e == 0)
 		__atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
 	return e;
@@ -250,7 +302,7 @@ static void reap(void)
 
 	if (reaping || blind || !main_ended || ours() == 0)
 		return;
-	reaping = start(&th, 0, reaper, NULL) == 0;
+	reaping = start(&th, 0, reaper, NULL, 0) == 0;
 }
 
 /* The destructor of main_key's value: pthread_exit() in the first thread
@@ -273,7 +325,7 @@ int tfd_own_thread(pthread_t *th, int joinable, void *(*fn)(void *), void *arg,
 	int e;
 
 	count_here();
-	e = start(th, joinable, fn, arg);
+	e = start(th, joinable, fn, arg, 1);
 	if (e == 0 && program_table) {
 		pthread_mutex_lock(&reap_lock);
 		reap();

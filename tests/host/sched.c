@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sched.c - programs that set their threads' scheduling: real-time
+ * policies, CPUs pinned, small stacks.
+ */
+#include "host.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A SCHED_FIFO thread pinned to one CPU spins on epoll_wait(0) for its
+ * 20 ms timer: Linux's timer fires, however busy the CPU is. */
+HOST_CASE(sched_fifo_spinner_sees_its_timer, H_NOVIRTUAL)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	struct epoll_event ev = { .events = EPOLLIN };
+	cpu_set_t one;
+	int64_t t0;
+	int fd, ep, n = 0;
+
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) != 0 ||
+	    pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0) {
+		say("no real-time policy here: nothing to compare");
+		return 0;
+	}
+	fd = h_timer(T_NONBLOCK, 20, 0);
+	ep = epoll_create1(0);
+	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+	t0 = mono_ms();
+	while (n == 0 && mono_ms() - t0 < 3000)
+		n = epoll_wait(ep, &ev, 1, 0);
+	sp.sched_priority = 0;
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+	say("the spinner saw its timer: %s, count %lld", n == 1 ? "yes" : "no",
+	    h_count(fd));
+	close(ep);
+	T_close(fd);
+	return 0;
+}
+
+/* A program that made its stack limit small (ulimit -s 64) still has
+ * timers that fire, and threads of its own with that default. */
+HOST_CASE(small_stack_limit_keeps_timers, 0)
+{
+	struct rlimit rl = { 64 * 1024, 64 * 1024 };
+	int fd;
+
+	if (setrlimit(RLIMIT_STACK, &rl) != 0)
+		return say("setrlimit: %s", h_err(errno)), 1;
+	fd = h_timer(0, 20, 0);
+	say("created: %s", fd >= 0 ? "yes" : h_err(errno));
+	say("read: %lld", h_read(fd));
+	T_close(fd);
+	return 0;
+}
