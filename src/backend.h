@@ -91,6 +91,17 @@ struct tfd_backend {
 	 * from the caller's thread (a wait on a set whose readiness only
 	 * the kernel tells: an epoll).  1 if it did. */
 	int (*post)(int fd);
+	/* Optional, with that lock too: on 1, every wait on fd's timer in
+	 * this process goes through the caller's waits, which deliver it
+	 * (ready()): while fd is its only number, this process its only
+	 * holder and no read(2) blocks on it, the backend need neither post
+	 * it nor wake for its deadlines; on 0, no longer. */
+	int (*cover)(int fd, int on); /* 1 if covered now */
+	/* With cover, with that lock too: a wait of the caller's that
+	 * delivers goes to sleep (d 1) or has woken (d -1).  A timer armed
+	 * anew while one sleeps is no longer covered (the wait may sleep
+	 * past its new deadline): the caller covers it again. */
+	void (*asleep)(int d);
 	/* Optional, with virtual_move: what virtual time (src/vtime) asks
 	 * of the timers, as tfd_engine_virtual_start(),
 	 * tfd_engine_virtual_move_to() and tfd_engine_read_elsewhere()

@@ -27,6 +27,15 @@ static int64_t key_of(const struct tfd_timer *t)
 	return t->m.next > t->hold ? t->m.next : t->hold;
 }
 
+/* Delivered by the waits of this process alone (T_COVER): nothing to
+ * post, so no deadline to wake for.  A timer another process holds too,
+ * or one waiting for a deliverer, is covered by nothing. */
+static int covered(const struct tfd_timer *t)
+{
+	return (t->flags & T_COVER) && mine(t) &&
+	       t->holders == tfd_proc_bit(tfd_eng.self);
+}
+
 void tfd_engine_unqueue(struct tfd_timer *t)
 {
 	if (t->q.pos != TFD_QUEUE_NONE)
@@ -35,7 +44,7 @@ void tfd_engine_unqueue(struct tfd_timer *t)
 
 static void local_requeue(struct tfd_timer *t)
 {
-	if (!t->m.next) {
+	if (!t->m.next || covered(t)) {
 		tfd_engine_unqueue(t);
 		return;
 	}
@@ -71,13 +80,22 @@ void tfd_engine_kick(struct tfd_timer *t)
 	struct tfd_proc *p;
 	int64_t key = key_of(t);
 
-	if (t->deliverer == NO_PROC || !t->m.next)
+	if (t->deliverer == NO_PROC || !t->m.next || covered(t))
 		return;
 	p = &tfd_fam->proc[t->deliverer];
 	if (key < p->sleep_until[t->base]) {
 		p->sleep_until[t->base] = key;
 		tfd_family_poke(t->deliverer);
 	}
+}
+
+void tfd_engine_uncover(struct tfd_timer *t)
+{
+	if (!(t->flags & T_COVER))
+		return;
+	t->flags &= (unsigned char)~T_COVER;
+	tfd_engine_requeue(t);
+	tfd_engine_kick(t);
 }
 
 void tfd_engine_inbox_unlink(struct tfd_timer *t)

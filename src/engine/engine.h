@@ -90,6 +90,10 @@ enum {
 	T_DEFERRED = 1 << 6,      /* a wait that delivers sleeps until its
 	                           * deadline: hold is its deadline plus
 	                           * DELIVER_GRACE (ops.c, tfd_engine_defer) */
+	T_COVER = 1 << 7,         /* every wait on it goes through waits that
+	                           * deliver (backend.h, cover): while its
+	                           * deliverer is its only holder, it is on no
+	                           * queue, never posted (deadline.c) */
 };
 
 /* How long past a deadline the service thread leaves its post to a wait
@@ -296,6 +300,9 @@ struct tfd_engine {
 	int idle_sleep;          /* [L] the thread sleeps GRACE at most */
 	struct tfd_transit *transit; /* [L] tfd_read()s blocked in read(2) */
 	unsigned long wakeups;   /* [L] times the thread woke (tests) */
+	unsigned asleep;         /* [L] waits that deliver sleeping in the
+	                          * kernel: a settime of a covered timer
+	                          * uncovers it (ops.c, tfd_engine_asleep) */
 	int virtual;             /* [L] the clocks are vnow, moved by calls */
 	int64_t *vnow;           /* [L] the virtual clocks (the family's) */
 };
@@ -412,6 +419,8 @@ int tfd_engine_next_due(int64_t *in_ns);
 int tfd_engine_ready_begin(void);
 int tfd_engine_ready(int fd, int64_t *mono);
 void tfd_engine_defer(int fd, int waits);
+int tfd_engine_cover(int fd, int on);
+void tfd_engine_asleep(int d);
 int tfd_engine_post_due(int fd);
 
 /* deadline.c */
@@ -420,6 +429,8 @@ void tfd_engine_unqueue(struct tfd_timer *t); /* ours: off our queues */
 void tfd_engine_kick(struct tfd_timer *t);    /* wake its deliverer if
                                                * it sleeps past it */
 void tfd_engine_inbox_unlink(struct tfd_timer *t);
+void tfd_engine_uncover(struct tfd_timer *t); /* T_COVER off: queued,
+                                               * and its deliverer woken */
 void tfd_engine_sync(int service); /* inbox, adoption, resync: lock
                                    * held; service: on its thread */
 int tfd_engine_sync_pending(void);

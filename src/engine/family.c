@@ -483,6 +483,7 @@ void tfd_family_orphan(struct tfd_timer *t)
 
 	TFD_ASSERT_LOCKED();
 	tfd_engine_inbox_unlink(t);
+	t->flags &= (unsigned char)~T_COVER; /* its adopter's waits may not */
 	t->deliverer = NO_PROC;
 	t->q.pos = TFD_QUEUE_NONE;
 	TFD_PROC_EACH(i, t->holders, m) {

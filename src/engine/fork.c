@@ -99,6 +99,7 @@ static void mark_holders(int c, int on)
 	TFD_HOLDS_EACH(h) {
 		if (!h->nfds)
 			continue;
+		tfd_engine_uncover(h->t); /* the child's waits are not ours */
 		if (on)
 			h->t->holders |= tfd_proc_bit(c);
 		else
@@ -114,8 +115,10 @@ static void outside(void)
 	struct tfd_hold *h;
 
 	TFD_HOLDS_EACH(h)
-		if (h->nfds)
+		if (h->nfds) {
+			tfd_engine_uncover(h->t);
 			h->t->flags |= T_OUTSIDE;
+		}
 }
 
 /* A file we hold whose eventfd id is not known yet. */

@@ -118,6 +118,9 @@ int tfd_engine_settime(int fd, int flags, const struct itimerspec *nv,
 	t->base = (unsigned char)base;
 	tfd_model_set(&t->m, tfd_clock_now(base), value,
 	              tfd_ts_to_ns(&nv->it_interval), absolute);
+	if (tfd_eng.asleep)
+		tfd_engine_uncover(t); /* a wait asleep may be past the new
+		                        * deadline: a post wakes it */
 	t->hold = t->backoff = 0;
 	t->flags &= (unsigned char)~T_DEFERRED;
 	tfd_engine_requeue(t);
@@ -255,6 +258,34 @@ void tfd_engine_defer(int fd, int waits)
 		tfd_engine_requeue(t);
 		tfd_engine_kick(t);
 	}
+}
+
+int tfd_engine_cover(int fd, int on)
+{
+	struct tfd_hold *h;
+	struct tfd_timer *t = deliverable(fd);
+
+	if (!t)
+		return 0;
+	h = tfd_eng.slot[fd];
+	if (!on || h->nfds != 1 || t->deliverer != tfd_eng.self ||
+	    t->holders != tfd_proc_bit(tfd_eng.self)) {
+		tfd_engine_uncover(t);
+		return 0;
+	}
+	if (!(t->flags & T_COVER)) {
+		t->flags |= T_COVER;
+		tfd_engine_requeue(t); /* off the queue */
+	}
+	return 1;
+}
+
+/* A wait that delivers goes to sleep in the kernel (d 1) or has woken
+ * (d -1), the lock held: while one sleeps, a timer armed anew is posted
+ * as one nobody covers. */
+void tfd_engine_asleep(int d)
+{
+	tfd_eng.asleep += (unsigned)d;
 }
 
 /* Whether the caller's number fd names h's file.  The slot says so, but
@@ -399,6 +430,7 @@ int tfd_engine_read(int fd, uint64_t *count)
 		 * of the wait, and a cancellation end it: nothing of it is
 		 * on this stack, and what it registered is undone then too
 		 * (waits.c). */
+		tfd_engine_uncover(h->t); /* read(2) waits for a post */
 		r = tfd_waits_read_begin(fd, h,
 		                         (uintptr_t)__builtin_frame_address(0));
 		tfd_engine_unlock(cs);

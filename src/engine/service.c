@@ -730,4 +730,5 @@ void tfd_engine_after_fork(void)
 	tfd_eng.npool = 0; /* numbers of the parent's thread */
 	tfd_eng.clock_set = 0;
 	tfd_eng.start_pending = 0;
+	tfd_eng.asleep = 0; /* the parent's waits */
 }

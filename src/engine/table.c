@@ -613,6 +613,7 @@ static int e_dup(int oldfd, int newfd)
 		forget_stale(newfd);
 		tfd_eng.slot[newfd] = h;
 		h->nfds++;
+		tfd_engine_uncover(h->t); /* covered through one number */
 		tfd_engine_number_named(newfd, h);
 	}
 	tfd_engine_unlock(cs);
@@ -693,6 +694,8 @@ const struct tfd_backend tfd_engine_backend = {
 	.ready = tfd_engine_ready,
 	.ready_end = tfd_engine_unlock,
 	.defer = tfd_engine_defer,
+	.cover = tfd_engine_cover,
+	.asleep = tfd_engine_asleep,
 	.post = tfd_engine_post_due,
 };
 

@@ -32,6 +32,13 @@
  * epoll's, whose heads are found by number; so a registration, a read
  * that re-arms an edge and a close touch only the registrations of that
  * number, whatever the number of others.
+ *
+ * Delivery (tfd(7), Delivery): a timer whose every registration is
+ * level-triggered for input, in sets of at most COVER_MAX timers that no
+ * other wait holds (a set in a set, a poll of the set's descriptor) and
+ * on which no wait of the kernel's is under way, is reported by the
+ * epoll waits themselves, from memory (waits.c): the backend is told it
+ * is covered (backend.h, cover), and neither posts it nor wakes for it.
  */
 #include "preload/preload.h"
 #include "lockorder.h"
@@ -47,8 +54,19 @@ struct reg {
 	struct reg *enext, *eprev; /* on by_ep[ep] */
 	int ep, fd;
 	int edge; /* EPOLLET, made EPOLLONESHOT here */
+	unsigned char deliv; /* level-triggered, for input */
+	unsigned char want;  /* fd may be covered (cover_fd) */
 	struct epoll_event ev; /* as the program asked it (less writes) */
 };
+
+/* What an epoll set's waits may deliver, by its number. */
+#define COVER_MAX 64
+struct set {
+	unsigned ndeliv;     /* its registrations with deliv */
+	unsigned char held;  /* in another set, or polled: not delivered */
+};
+static struct set *sets;
+static size_t nsets;
 
 /* Heads of the lists, by number; grown as numbers come. */
 struct heads {
@@ -61,6 +79,11 @@ TFD_LOCK_RANK(lock, LK_EPOLL);
 
 TFD_LOCK_INSIDE(lock) /* lock_in(), lock_out() */
 static struct heads by_fd, by_ep;
+
+/* Waits of the kernel's on each epoll set below EP_BITS, and on the
+ * others, under way (tfd_epoll_raw): a timer of such a set is not
+ * covered, the waits would not see it. */
+static unsigned raw_waits[1024], raw_high;
 static size_t nregs;
 static int nedge;  /* of them, edge-triggered [A] */
 int tfd_nreg;      /* nregs, read without the lock */
@@ -127,8 +150,97 @@ static void edges(int d)
 	__atomic_store_n(&nedge, nedge + d, __ATOMIC_RELAXED);
 }
 
+/* Set ep's record (made: NULL without the memory, or for no number). */
+static struct set *set_of(int ep, int grow)
+{
+	size_t n;
+	struct set *a;
+
+	if (ep < 0)
+		return NULL;
+	if ((size_t)ep < nsets)
+		return &sets[ep];
+	if (!grow)
+		return NULL;
+	for (n = nsets ? nsets : 64; n <= (size_t)ep; n *= 2)
+		;
+	if (!(a = realloc(sets, n * sizeof(*a))))
+		return NULL;
+	memset(a + nsets, 0, (n - nsets) * sizeof(*a));
+	sets = a;
+	nsets = n;
+	return &sets[ep];
+}
+
+static unsigned *raw_of(int ep)
+{
+	return ep >= 0 && ep < EP_BITS ? &raw_waits[ep] : &raw_high;
+}
+
+/* A wait of the kernel's on ep begins (d 1) or ends (d -1). */
+void tfd_epoll_raw(int ep, int d)
+{
+	__atomic_add_fetch(raw_of(ep), (unsigned)d, __ATOMIC_SEQ_CST);
+}
+
+static int set_delivers(int ep)
+{
+	const struct set *s = set_of(ep, 0);
+
+	return s && !s->held && s->ndeliv <= COVER_MAX;
+}
+
+/* Whether fd's timer may be covered (all its registrations delivered by
+ * the waits), kept in each of them; if not, the backend is told at once.
+ * Lock held. */
+static void cover_fd(int fd, int was)
+{
+	struct reg **h = head(&by_fd, fd, 0), *r;
+	int want = tfd_waits_deliver && !tfd_virt && tfd_be->cover;
+
+	if (!h || !*h)
+		want = 0;
+	for (r = h ? *h : NULL; r; r = r->fnext) {
+		was |= r->want;
+		if (!r->deliv || !set_delivers(r->ep))
+			want = 0;
+	}
+	for (r = h ? *h : NULL; r; r = r->fnext)
+		r->want = (unsigned char)want;
+	if (was && !want) {
+		int c = tfd_be->ready_begin();
+
+		tfd_be->cover(fd, 0);
+		tfd_be->ready_end(c);
+	}
+}
+
+/* The timers of set ep, after a change of the set's. */
+static void cover_set(int ep)
+{
+	struct reg **h = head(&by_ep, ep, 0), *r;
+
+	for (r = h ? *h : NULL; r; r = r->enext)
+		cover_fd(r->fd, 0);
+}
+
+static void deliv_count(const struct reg *r, int d)
+{
+	struct set *s = set_of(r->ep, 0);
+	unsigned was;
+
+	if (!r->deliv || !s)
+		return;
+	was = s->ndeliv;
+	s->ndeliv += (unsigned)d;
+	if ((was > COVER_MAX) != (s->ndeliv > COVER_MAX))
+		cover_set(r->ep);
+}
+
 static void drop(struct reg *r)
 {
+	int fd = r->fd, had = r->want;
+
 	*(r->fprev ? &r->fprev->fnext : &by_fd.a[r->fd]) = r->fnext;
 	if (r->fnext)
 		r->fnext->fprev = r->fprev;
@@ -138,7 +250,9 @@ static void drop(struct reg *r)
 	edges(-r->edge);
 	nregs--;
 	counted();
+	deliv_count(r, -1);
 	free(r);
+	cover_fd(fd, had);
 }
 
 static struct reg *find(int ep, int fd)
@@ -157,7 +271,7 @@ static struct reg *add(int ep, int fd)
 {
 	struct reg *r;
 
-	if (!head(&by_fd, fd, 1) || !head(&by_ep, ep, 1) ||
+	if (!head(&by_fd, fd, 1) || !head(&by_ep, ep, 1) || !set_of(ep, 1) ||
 	    !(r = calloc(1, sizeof(*r))))
 		return NULL;
 	r->ep = ep;
@@ -179,6 +293,11 @@ static void set(struct reg *r, const struct epoll_event *ev, int edge)
 	edges(edge - r->edge);
 	r->edge = edge;
 	r->ev = *ev;
+	deliv_count(r, -1);
+	r->deliv = !edge && (ev->events & EPOLLIN) &&
+	           !(ev->events & (EPOLLET | EPOLLONESHOT));
+	deliv_count(r, 1);
+	cover_fd(r->fd, r->want);
 }
 
 /* The program's registration of a timer, as asked, but writes never asked
@@ -281,6 +400,8 @@ void tfd_epoll_closed(int fd)
 	if ((h = head(&by_ep, fd, 0)))
 		while (*h)
 			drop(*h);
+	if (set_of(fd, 0))
+		sets[fd].held = 0;
 	ep_bit(fd, 0);
 	lock_out();
 }
@@ -306,6 +427,104 @@ void tfd_epoll_duped(int ep, int to)
 	lock_out();
 }
 
+/* Set ep (a number that may be an epoll set with timers) is waited on by
+ * another wait: in a set, or polled.  Its timers are delivered by posts
+ * from now on, until it is closed. */
+void tfd_epoll_held(int ep)
+{
+	struct set *s;
+
+	lock_in();
+	if ((s = set_of(ep, 0)) && !s->held && head(&by_ep, ep, 0) &&
+	    by_ep.a[ep]) {
+		s->held = 1;
+		cover_set(ep);
+	}
+	lock_out();
+}
+
+/* Set ep's list begins at r, its registrations before r moved after the
+ * last: a wait that found more due than it had room for reports those
+ * it left out first next time, as the kernel, which puts what it
+ * reported at the end of its ready list. */
+static void rotate(int ep, struct reg *r)
+{
+	struct reg *first = by_ep.a[ep], *last = r;
+
+	if (r == first)
+		return;
+	while (last->enext)
+		last = last->enext;
+	last->enext = first;
+	first->eprev = last;
+	r->eprev->enext = NULL;
+	r->eprev = NULL;
+	by_ep.a[ep] = r;
+}
+
+/* A wait on ep that delivers: the covered timers of the set that a read
+ * would count now, as the events their registrations ask, up to room of
+ * them into ev, and how many; *next, the earliest deadline of the others
+ * (CLOCK_MONOTONIC, -1 for none; 0 if more are due than room).  asleep:
+ * the backend is told, in the same hold of its lock, that the wait goes
+ * to sleep (tfd_epoll_awake() when it has woken), if it has any.  The timers that may be covered and are not (since a settime
+ * while a wait slept, or new) are covered first, if no wait of the
+ * kernel's is under way on the set.  -1 if the set has none of them. */
+int tfd_epoll_deliver(int ep, struct epoll_event *ev, int room,
+                      int64_t *next, int asleep)
+{
+	struct reg **h, *r, *left = NULL;
+	int c, n = 0, any = 0, raw;
+
+	*next = -1;
+	lock_in();
+	raw = __atomic_load_n(raw_of(ep), __ATOMIC_SEQ_CST) != 0;
+	c = tfd_be->ready_begin();
+	for (r = (h = head(&by_ep, ep, 0)) ? *h : NULL; r; r = r->enext) {
+		int64_t d;
+
+		if (!r->want)
+			continue;
+		any = 1;
+		/* Reported from memory only while covered: never one that
+		 * another process, which may change the set, holds. */
+		if (raw || !tfd_be->cover(r->fd, 1))
+			continue; /* (posted: the kernel tells it) */
+		switch (tfd_be->ready(r->fd, &d)) {
+		case 1:
+			if (n < room) {
+				ev[n].events = EPOLLIN;
+				ev[n++].data = r->ev.data;
+			} else if (!left) {
+				left = r;
+				*next = 0;
+			}
+			break;
+		case 0:
+		case 2: /* (posted before: the kernel tells it) */
+			if (d >= 0 && (*next < 0 || d < *next))
+				*next = d;
+			break;
+		}
+	}
+	if (asleep && any)
+		tfd_be->asleep(1);
+	tfd_be->ready_end(c);
+	if (left)
+		rotate(ep, left);
+	lock_out();
+	return any ? n : -1;
+}
+
+/* The wait that tfd_epoll_deliver() told asleep has woken. */
+void tfd_epoll_awake(void)
+{
+	int c = tfd_be->ready_begin();
+
+	tfd_be->asleep(-1);
+	tfd_be->ready_end(c);
+}
+
 /* The timers registered in ep for input, up to max of them into fds (the
  * others are posted by the service thread); how many. */
 int tfd_epoll_timers(int ep, int *fds, int max)
@@ -318,10 +537,36 @@ int tfd_epoll_timers(int ep, int *fds, int max)
 	lock_in();
 	for (r = (h = head(&by_ep, ep, 0)) ? *h : NULL; r && n < max;
 	     r = r->enext)
-		if (r->ev.events & EPOLLIN)
+		if ((r->ev.events & EPOLLIN) && !r->want) /* (covered: the
+		                                          * wait's own) */
 			fds[n++] = r->fd;
 	lock_out();
 	return n;
+}
+
+/* After fork(), in both processes: the sets there are may be shared, and
+ * a registration the other removes would still be reported here from
+ * memory.  Their timers are delivered by posts from now on, until each
+ * set is closed; the engine has uncovered them already (fork.c).  No
+ * backend call: its fork handlers may hold its lock. */
+static void sets_shared(void)
+{
+	size_t ep;
+
+	for (ep = 0; ep < nsets; ep++) {
+		struct reg *r = ep < by_ep.n ? by_ep.a[ep] : NULL;
+
+		sets[ep].held = 1;
+		for (; r; r = r->enext)
+			r->want = 0;
+	}
+}
+
+void tfd_epoll_fork_parent(void)
+{
+	lock_in();
+	sets_shared();
+	lock_out();
 }
 
 /* In a child of fork(): the lock, which another thread of the parent may
@@ -329,4 +574,5 @@ int tfd_epoll_timers(int ep, int *fds, int max)
 void tfd_epoll_forked(void)
 {
 	pthread_mutex_init(&lock, NULL);
+	sets_shared();
 }

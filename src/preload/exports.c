@@ -216,8 +216,13 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 
 EXPORT int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
 {
-	if (!tfd_marked(fd) || tfd_inside || !tfd_emulated)
+	if (!tfd_marked(fd) || tfd_inside || !tfd_emulated) {
+		if (op != EPOLL_CTL_DEL && !tfd_inside &&
+		    unlikely(__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED)) &&
+		    tfd_epoll_set(fd))
+			tfd_epoll_held(fd); /* a set of timers in a set */
 		return R(epoll_ctl)(ep, op, fd, ev);
+	}
 	return tfd_timer_epoll_ctl(ep, op, fd, ev);
 }
 
@@ -286,13 +291,30 @@ static int hook_epoll(void)
 	                                              __ATOMIC_RELAXED))));
 }
 
+/* The kernel's own wait on ep, told to epoll.c where waits may deliver
+ * (a timer of that set is not covered meanwhile: tfd_epoll_raw). */
+#define KERNEL_EPOLL(ep, call)                                          \
+	({                                                              \
+		int r_, e_, told_ = tfd_waits_deliver && tfd_emulated;  \
+		if (told_)                                              \
+			tfd_epoll_raw(ep, 1);                           \
+		r_ = (call);                                            \
+		e_ = errno;                                             \
+		if (told_)                                              \
+			tfd_epoll_raw(ep, -1);                          \
+		errno = e_;                                             \
+		r_;                                                     \
+	})
+
 EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int timeout)
 {
 	int r = hook_epoll() ? tfd_wait_epoll(ep, ev, max, tfd_ms_ns(timeout),
 	                                      NULL)
 	                     : VWAIT_BLOCK;
 
-	return r == VWAIT_BLOCK ? R(epoll_wait)(ep, ev, max, timeout) : r;
+	return r == VWAIT_BLOCK
+	               ? KERNEL_EPOLL(ep, R(epoll_wait)(ep, ev, max, timeout))
+	               : r;
 }
 
 EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int timeout,
@@ -304,7 +326,9 @@ EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int timeout,
 	mask = tfd_sig_never_blocked(SIG_SETMASK, mask, &copy);
 	r = hook_epoll() ? tfd_wait_epoll(ep, ev, max, tfd_ms_ns(timeout), mask)
 	                 : VWAIT_BLOCK;
-	return r == VWAIT_BLOCK ? R(epoll_pwait)(ep, ev, max, timeout, mask) : r;
+	return r == VWAIT_BLOCK ? KERNEL_EPOLL(ep, R(epoll_pwait)(ep, ev, max,
+	                                                          timeout, mask))
+	                        : r;
 }
 
 EXPORT int epoll_pwait2(int ep, struct epoll_event *ev, int max,
@@ -320,7 +344,9 @@ EXPORT int epoll_pwait2(int ep, struct epoll_event *ev, int max,
 	}
 	if (hook_epoll() && (!ts || tfd_ts_valid(ts))) /* (EINVAL: Linux's) */
 		r = tfd_wait_epoll(ep, ev, max, tfd_tsp_ns(ts), mask);
-	return r == VWAIT_BLOCK ? R(epoll_pwait2)(ep, ev, max, ts, mask) : r;
+	return r == VWAIT_BLOCK ? KERNEL_EPOLL(ep, R(epoll_pwait2)(ep, ev, max,
+	                                                           ts, mask))
+	                        : r;
 }
 
 /* ---- sleeps and clocks (virtual time only) ---- */
@@ -481,7 +507,8 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 
 	if (!tfd_inside)
 		return tfd_dom ? tfd_tree_thread(th, attr, fn, arg)
-		               : R(pthread_create)(th, attr, fn, arg);
+		               : TFD_PROGRAM_SLACK(R(pthread_create)(th, attr, fn,
+		                                                      arg));
 	s = malloc(sizeof(*s));
 	if (!s)
 		return EAGAIN;
@@ -596,7 +623,7 @@ EXPORT void pthread_exit(void *ret)
 EXPORT pid_t fork(void)
 {
 	if (!tfd_dom || tfd_inside)
-		return R(fork)();
+		return TFD_PROGRAM_SLACK(R(fork)());
 	return tfd_tree_fork();
 }
 
@@ -655,14 +682,14 @@ __asm__(".text\n"
 EXPORT int system(const char *cmd)
 {
 	if (!tfd_dom || tfd_inside || !cmd)
-		return R(system)(cmd);
+		return TFD_PROGRAM_SLACK(R(system)(cmd));
 	return tfd_tree_system(cmd);
 }
 
 EXPORT FILE *popen(const char *cmd, const char *mode)
 {
 	if (!tfd_dom || tfd_inside)
-		return R(popen)(cmd, mode);
+		return TFD_PROGRAM_SLACK(R(popen)(cmd, mode));
 	return tfd_tree_popen(cmd, mode);
 }
 
@@ -672,7 +699,8 @@ EXPORT int posix_spawn(pid_t *pid, const char *path,
                        char *const envp[])
 {
 	if (!tfd_dom || tfd_inside)
-		return R(posix_spawn)(pid, path, fa, at, argv, envp);
+		return TFD_PROGRAM_SLACK(R(posix_spawn)(pid, path, fa, at,
+		                                        argv, envp));
 	return tfd_tree_spawn(0, pid, path, fa, at, argv, envp);
 }
 
@@ -682,7 +710,8 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file,
                         char *const envp[])
 {
 	if (!tfd_dom || tfd_inside)
-		return R(posix_spawnp)(pid, file, fa, at, argv, envp);
+		return TFD_PROGRAM_SLACK(R(posix_spawnp)(pid, file, fa, at,
+		                                         argv, envp));
 	return tfd_tree_spawn(1, pid, file, fa, at, argv, envp);
 }
 

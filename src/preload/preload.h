@@ -90,6 +90,7 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/select.h>
 #include <sys/time.h>
@@ -116,6 +117,7 @@
 	X(select) X(pselect) X(epoll_wait) X(epoll_pwait) X(epoll_pwait2) \
 	X(nanosleep) X(clock_nanosleep) X(sleep) X(usleep) X(clock_gettime) \
 	X(gettimeofday) X(time) X(pthread_create) X(fork) X(system) X(popen) \
+	X(prctl) \
 	X(pthread_exit) X(pthread_cond_timedwait) X(pthread_cond_clockwait) \
 	X(sem_timedwait) X(sem_clockwait) X(pthread_mutex_timedlock) \
 	X(pthread_mutex_clocklock) X(pthread_rwlock_timedrdlock) \
@@ -281,7 +283,30 @@ int tfd_timer_epoll_ctl(int ep, int op, int fd, struct epoll_event *ev);
 void tfd_epoll_consumed(int fd); /* fd's count was read or reset */
 void tfd_epoll_closed(int fd);   /* fd (a timer or an epoll) was closed */
 void tfd_epoll_duped(int ep, int to); /* to names ep's epoll set too */
+void tfd_epoll_raw(int ep, int d); /* a wait of the kernel's on ep: d 1 as
+                                    * it begins, -1 as it ends */
+void tfd_epoll_held(int ep);       /* ep is in a set, or polled */
+int tfd_epoll_deliver(int ep, struct epoll_event *ev, int room,
+                      int64_t *next, int asleep); /* waits.c's scan */
+void tfd_epoll_awake(void);
+
+/* ---- slack.c ---- */
+void tfd_slack_fine(void);   /* this thread's timer slack 1 ns, for good */
+int tfd_slack_program(void); /* the program's back in effect: 1 if it was
+                              * not (tfd_slack_fine() after, to take it) */
+/* call, with the program's slack in effect in this thread. */
+#define TFD_PROGRAM_SLACK(call)                                         \
+	({                                                              \
+		int ours_ = tfd_slack_program();                        \
+		__typeof__(call) r_ = (call);                           \
+		int e_ = errno;                                         \
+		if (ours_)                                              \
+			tfd_slack_fine();                               \
+		errno = e_;                                             \
+		r_;                                                     \
+	})
 void tfd_epoll_forked(void);     /* in a child of fork(): the lock anew */
+void tfd_epoll_fork_parent(void); /* in the parent, after fork() */
 int tfd_epoll_timers(int ep, int *fds, int max); /* registered in ep */
 int tfd_epoll_set(int fd);       /* fd may be an epoll set in the table */
 extern int tfd_nreg;             /* registrations of timers kept */

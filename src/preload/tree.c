@@ -76,11 +76,12 @@ static void forked_child(void)
 	tfd_signals_forked();
 	tfd_sigtimers_forked();
 	tfd_rawsys_forked();
+	tfd_slack_program(); /* a fork we did not see: its own in effect */
 }
 
 void tfd_tree_init(void)
 {
-	pthread_atfork(NULL, NULL, forked_child);
+	pthread_atfork(NULL, tfd_epoll_fork_parent, forked_child);
 }
 
 pid_t tfd_tree_fork(void)

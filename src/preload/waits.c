@@ -114,8 +114,13 @@ static void unwrite_take(struct unwrite *u, struct holds *s,
 	u->timers = 0;
 	u->saved = NULL;
 	for (i = 0; tfd_emulated && i < n; i++) {
-		if (!tfd_marked(fds[i].fd))
+		if (!tfd_marked(fds[i].fd)) {
+			if (unlikely(__atomic_load_n(&tfd_nreg,
+			                             __ATOMIC_RELAXED)) &&
+			    tfd_epoll_set(fds[i].fd))
+				tfd_epoll_held(fds[i].fd); /* a set polled */
 			continue;
+		}
 		u->timers++;
 		hold_one(s, fds[i].fd);
 		if (!(fds[i].events & POLL_WRITE))
@@ -294,28 +299,10 @@ static void scan_end(struct scan *c)
 /* When to wake for a deadline at (CLOCK_MONOTONIC).  Linux ends a wait
  * for a timerfd at its deadline; a timed wait may end later than asked,
  * by the thread's timer slack (50 us unless the program set it) or by
- * 0.1 % of the time asked for, whichever is more.  So for the time of a
- * wait that ends at a deadline of ours, the thread's slack is 1 ns
- * (slack_begin, slack_end: the program's own is given back after), and
- * the wait asks to end 0.1 % earlier, and waits again for the rest if it
+ * 0.1 % of the time asked for, whichever is more.  So a thread whose
+ * wait ends at a deadline of ours has a slack of 1 ns (slack.c), and the
+ * wait asks to end 0.1 % earlier, and waits again for the rest if it
  * woke before the deadline. */
-static __thread long slack __attribute__((tls_model("initial-exec"))) = -1;
-                                 /* the program's, while ours is set */
-
-static void slack_begin(void)
-{
-	long v = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
-
-	if (v > 1 && prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL) == 0)
-		slack = v;
-}
-
-static void slack_end(void)
-{
-	if (slack > 1)
-		prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0UL, 0UL, 0UL);
-	slack = -1;
-}
 
 static int64_t aim(int64_t at)
 {
@@ -403,7 +390,7 @@ static int deliver(void *w, const struct dwait *d, int64_t ns)
 			ts.tv_sec = ts.tv_nsec = 0; /* the others as they are */
 			tp = &ts;
 		} else if (c.next >= 0 && (end < 0 || c.next < end)) {
-			slack_begin();
+			tfd_slack_fine();
 			tp = timeout_to(aim(c.next), &ts);
 		} else {
 			tp = timeout_to(end, &ts);
@@ -413,7 +400,6 @@ static int deliver(void *w, const struct dwait *d, int64_t ns)
 		 * through. */
 		r = d->call(w, tp, k ? NULL : d->mask);
 		e = errno;
-		slack_end();
 		done = r != 0 || (end >= 0 && tfd_real_mono() >= end);
 		scan_begin(&c, done ? SCAN_END : SCAN_LOOK, end);
 		c.mark = r >= 0;
@@ -862,6 +848,103 @@ static void epoll_post_due(int ep)
 	errno = e;
 }
 
+/* The covered timers that are due, as epoll reports them, after the r
+ * events the kernel wrote to ev (max in all): those it reported already
+ * (a post made before the timer was covered) are not reported twice.  The
+ * new count. */
+static int ewait_merge(struct epoll_event *ev, int r, int max,
+                       const struct epoll_event *mine, int k)
+{
+	int i, j, n = r < 0 ? 0 : r;
+
+	for (i = 0; i < k && n < max; i++) {
+		for (j = 0; j < r; j++)
+			if (ev[j].data.u64 == mine[i].data.u64)
+				break;
+		if (j == r || r < 0)
+			ev[n++] = mine[i];
+	}
+	return n;
+}
+
+/* The kernel's epoll wait on w's set, until the CLOCK_MONOTONIC time at
+ * (-1: none). */
+static int ewait_until(struct ewait *w, int64_t at, const sigset_t *mask)
+{
+	struct timespec ts, *tp = timeout_to(at, &ts);
+	uintptr_t b;
+	int r, e, ms;
+
+	b = tfd_engine_waits_block();
+	if (LOADED(epoll_pwait2)) {
+		r = R(epoll_pwait2)(w->ep, w->ev, w->max, tp, mask);
+		if (r >= 0 || errno != ENOSYS)
+			goto out;
+	}
+	ms = !tp ? -1 : tp->tv_sec > INT_MAX / 1000 - 1 ? INT_MAX
+	     : (int)(tp->tv_sec * 1000 + (tp->tv_nsec + 999999) / 1000000);
+	r = R(epoll_pwait)(w->ep, w->ev, w->max, ms, mask);
+out:
+	e = errno;
+	tfd_engine_waits_unblock(b);
+	errno = e;
+	return r;
+}
+
+/* An epoll wait on real time on a set with covered timers (epoll.c): the
+ * waiting thread delivers them (tfd(7), Delivery).  It reports those due
+ * with what the kernel has ready, or sleeps in the kernel until the
+ * earliest deadline of them at most and looks again; the backend neither
+ * posts them nor wakes for them.  VWAIT_BLOCK if the set has none. */
+#define EWAIT_MINE 64
+static int ewait_deliver(struct ewait *w, int64_t ns)
+{
+	int64_t end = ns < 0 ? -1 : tfd_ns_add(tfd_real_mono(), ns), next;
+	struct epoll_event mine[EWAIT_MINE];
+	int room = w->max < EWAIT_MINE ? w->max : EWAIT_MINE, k, r, e;
+
+	if (w->max <= 0 || !w->ev) /* Linux's EINVAL, EFAULT */
+		return VWAIT_BLOCK;
+	for (;;) {
+		/* Told asleep in the look that finds when to wake: a settime
+		 * after it posts (backend.h, asleep). */
+		k = tfd_epoll_deliver(w->ep, mine, room, &next, ns != 0);
+		if (k < 0)
+			return VWAIT_BLOCK; /* none covered: the kernel's wait */
+		if (k || !ns) {
+			if (ns != 0)
+				tfd_epoll_awake();
+			r = w->max > k ? R(epoll_pwait)(w->ep, w->ev, w->max - k,
+			                                0, NULL)
+			               : 0;
+			return r < 0 ? r : ewait_merge(w->ev, r, w->max, mine, k);
+		}
+		if (next >= 0 && (end < 0 || next < end)) {
+			tfd_slack_fine();
+			r = ewait_until(w, aim(next), w->mask);
+		} else {
+			r = ewait_until(w, end, w->mask);
+		}
+		e = errno;
+		tfd_epoll_awake();
+		room = w->max - (r > 0 ? r : 0);
+		if (room > EWAIT_MINE)
+			room = EWAIT_MINE;
+		k = tfd_epoll_deliver(w->ep, mine, room, &next, 0);
+		if (r != 0 || k > 0 || (end >= 0 && tfd_real_mono() >= end)) {
+			errno = e;
+			return r < 0 ? r
+			             : ewait_merge(w->ev, r, w->max, mine,
+			                           k < 0 ? 0 : k);
+		}
+		if (k < 0) /* uncovered meanwhile: the kernel's from now */
+			return ewait_until(w, end, w->mask);
+		if (end >= 0)
+			ns = end - tfd_real_mono() > 0 ? end - tfd_real_mono() : 0;
+		room = w->max < EWAIT_MINE ? w->max : EWAIT_MINE;
+	}
+}
+
 /* VWAIT_BLOCK: the caller makes its own call (real time). */
 int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
                    const sigset_t *mask)
@@ -871,9 +954,11 @@ int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
 	if (!tfd_virt) {
 		int64_t held = __atomic_load_n(&held_until, __ATOMIC_RELAXED);
 
-		if (tfd_waits_deliver && held >= 0 && held >= tfd_real_mono())
+		if (!tfd_waits_deliver)
+			return VWAIT_BLOCK;
+		if (held >= 0 && held >= tfd_real_mono())
 			epoll_post_due(ep);
-		return VWAIT_BLOCK;
+		return ewait_deliver(&w, ns);
 	}
 	if (tfd_dom && ns != 0)
 		epoll_outside(ep);

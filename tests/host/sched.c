@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sched.c - programs that set their threads' scheduling: real-time
- * policies, CPUs pinned, small stacks.
+ * policies, CPUs pinned, small stacks, timer slack.
  */
 #include "host.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 
 static int64_t mono_ms(void)
@@ -62,6 +64,42 @@ HOST_CASE(small_stack_limit_keeps_timers, 0)
 	fd = h_timer(0, 20, 0);
 	say("created: %s", fd >= 0 ? "yes" : h_err(errno));
 	say("read: %lld", h_read(fd));
+	T_close(fd);
+	return 0;
+}
+
+static void *slack_of_thread(void *arg)
+{
+	*(long *)arg = (long)prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+	return NULL;
+}
+
+/* The program sets its timer slack, then waits on a timer with epoll and
+ * poll: prctl() still tells its own value, and a thread it starts then
+ * inherits that value, as on Linux. */
+HOST_CASE(timer_slack_stays_the_programs, 0)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct pollfd p;
+	pthread_t th;
+	long child = -1;
+	int fd = h_timer(T_NONBLOCK, 20, 0), ep = epoll_create1(0);
+
+	prctl(PR_SET_TIMERSLACK, 123456UL, 0UL, 0UL, 0UL);
+	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+	say("epoll_wait: %d", epoll_wait(ep, &ev, 1, 2000));
+	say("read: %lld", h_read(fd));
+	h_arm(fd, 20, 0);
+	p.fd = fd;
+	p.events = POLLIN;
+	say("poll: %d", poll(&p, 1, 2000));
+	say("slack after the waits: %d",
+	    prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL));
+	pthread_create(&th, NULL, slack_of_thread, &child);
+	pthread_join(th, NULL);
+	say("a new thread's slack: %ld", child);
+	prctl(PR_SET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+	close(ep);
 	T_close(fd);
 	return 0;
 }

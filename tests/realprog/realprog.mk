@@ -14,6 +14,7 @@ RP_WL := $(shell pkg-config --exists wayland-server 2>/dev/null && echo yes)
 RP_SD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo yes)
 RP_CXX := $(shell command -v $(CXX) >/dev/null 2>&1 && echo yes)
 RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/deliver $(RP)/rawsys $(RP)/ticker $(RP)/overhead \
+          $(RP)/onehop \
           $(RP)/nowork \
           $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \
           $(RP)/vsyscall \
@@ -24,7 +25,7 @@ $(RP):
 	mkdir -p $@
 $(RP)/dropin $(RP)/deliver: $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
-$(RP)/timerfd_glibc $(RP)/ticker $(RP)/rawsys: $(RP)/%: tests/realprog/%.c | $(RP)
+$(RP)/timerfd_glibc $(RP)/ticker $(RP)/rawsys $(RP)/onehop: $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS)
 $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \
     $(RP)/vsyscall: $(RP)/%: \

@@ -193,6 +193,18 @@ if [ -x "$dir/deliver" ] && selected deliver; then
 	same "$dir/deliver" deliver.post.raw engine raw
 	unset TFD_DELIVERY
 fi
+# Delivery in one hop, counted (tfd(7), Delivery): an epoll loop's
+# system calls and the switches of every thread, under the preload only
+# (natively the loop makes three calls an iteration).  Not in a
+# sanitizer's build, whose run-time has threads and calls of its own.
+if [ -x "$dir/onehop" ] && selected onehop; then
+	if [ -n "${TFD_SAN:-}" ]; then
+		skip "onehop: under a sanitizer (its run-time's threads and calls)"
+	else
+		expect 0 onehop "$tool" exec --backend engine -- "$dir/onehop"
+		sed 's/^/    /' "$out/onehop"
+	fi
+fi
 if [ -x "$dir/dropin" ] && selected dropin; then
 	same "$dir/dropin" dropin.efault kernel efault
 	same "$dir/dropin" dropin.closewait engine closewait

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * onehop - what the delivery in one hop guarantees, counted (tfd(7),
+ * Delivery): an event loop that re-arms one timer 0.1-0.6 ms ahead, waits
+ * in epoll_wait (level-triggered) and reads it, 1,000 times, as a program
+ * using glibc's timerfd does.  Run through libtfd-preload.so on the
+ * engine (tests/realprog/run.sh), it must be exact (every read counts 1,
+ * none comes before its deadline) and cost what the design says, whatever
+ * the machine's load: the program's thread makes no more system calls
+ * than iterations plus a few (its epoll waits: settime and read touch
+ * memory only), and no other thread of the process wakes.  Each line is
+ * "ok" or "FAIL"; the exit status is the count of FAILs.  System calls
+ * are counted with perf_event_open(2) on the raw_syscalls:sys_enter
+ * tracepoint, where the kernel lets it be read (else that line says
+ * "skip"); switches from /proc/self/task.
+ *
+ *   onehop [ITERATIONS]
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+static int fails;
+
+static void judge(int good, const char *what)
+{
+	printf("%s %s\n", good ? "ok  " : "FAIL", what);
+	fails += !good;
+}
+
+/* The context switches, voluntary and not, of the thread tid. */
+static long switches(const char *tid)
+{
+	char path[64], line[128];
+	long n = 0, v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/status", tid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %ld", &v) == 1)
+			n += v;
+	fclose(f);
+	return n;
+}
+
+/* Of the threads other than this one (the library's, under the preload). */
+static long others(void)
+{
+	char me[16];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/task");
+	long n = 0;
+
+	snprintf(me, sizeof(me), "%d", (int)gettid());
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' && strcmp(e->d_name, me) != 0)
+			n += switches(e->d_name);
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A counter of this thread's system calls, or -1. */
+static int syscall_counter(void)
+{
+	static const char *const ids[] = {
+		"/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
+		"/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id",
+	};
+	struct perf_event_attr a;
+	unsigned long long id = 0;
+	unsigned i;
+
+	for (i = 0; i < 2 && !id; i++) {
+		FILE *f = fopen(ids[i], "r");
+
+		if (f && fscanf(f, "%llu", &id) != 1)
+			id = 0;
+		if (f)
+			fclose(f);
+	}
+	if (!id)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.size = sizeof(a);
+	a.config = id;
+	a.disabled = 1;
+	a.exclude_kernel = 0;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0UL);
+}
+
+static int64_t mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 1000, i, early = 0, ones = 0;
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	int ep = epoll_create1(EPOLL_CLOEXEC), pc = syscall_counter();
+	struct epoll_event ev = { .events = EPOLLIN };
+	long sw0 = 0, me0 = 0;
+	uint64_t calls = 0, c;
+	char what[128], tid[16];
+
+	if (fd < 0 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return perror("timer"), 99;
+	snprintf(tid, sizeof(tid), "%d", (int)gettid());
+	srand(1);
+	/* A first round: what starts once (the library's threads) starts. */
+	for (i = 0; i < 2 * n; i++) {
+		struct itimerspec its = { .it_value = { 0, 100000 +
+		                                           rand() % 500000 } };
+		int64_t due;
+
+		if (i == n) {
+			sw0 = others();
+			me0 = switches(tid);
+			if (pc >= 0) {
+				ioctl(pc, PERF_EVENT_IOC_RESET, 0);
+				ioctl(pc, PERF_EVENT_IOC_ENABLE, 0);
+			}
+		}
+		due = mono() + its.it_value.tv_nsec;
+		timerfd_settime(fd, 0, &its, NULL);
+		while (epoll_wait(ep, &ev, 1, -1) != 1)
+			;
+		if (read(fd, &c, sizeof(c)) != sizeof(c))
+			return perror("read"), 99;
+		if (i >= n) {
+			early += mono() < due;
+			ones += c == 1;
+		}
+	}
+	if (pc >= 0) {
+		ioctl(pc, PERF_EVENT_IOC_DISABLE, 0);
+		if (read(pc, &calls, sizeof(calls)) != sizeof(calls))
+			pc = -1;
+	}
+	snprintf(what, sizeof(what), "%d reads counted 1 each: %d", n, ones);
+	judge(ones == n, what);
+	snprintf(what, sizeof(what), "reads before the deadline: %d", early);
+	judge(early == 0, what);
+	snprintf(what, sizeof(what),
+	         "the program's thread switched %ld times in %d iterations",
+	         switches(tid) - me0, n);
+	judge(switches(tid) - me0 <= n + n / 10 + 10, what);
+	snprintf(what, sizeof(what),
+	         "the library's threads switched %ld times", others() - sw0);
+	judge(others() - sw0 <= 4, what);
+	if (pc < 0) {
+		printf("skip system calls not counted (no tracepoint to read)\n");
+	} else {
+		snprintf(what, sizeof(what),
+		         "the program's thread made %llu system calls in %d "
+		         "iterations", (unsigned long long)calls, n);
+		judge(calls <= (uint64_t)n + 20, what);
+	}
+	return fails;
+}
