@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -39,6 +40,7 @@ static const struct cols native_filter = { { "native", "filter" }, "f/n" };
 enum { P_READ, P_WRITE, P_CLOSE, P_POLL, NPOPS };
 #define PBATCH 64 /* calls between two clock readings */
 #define NMEASURES (2 * NPOPS + 1) /* 9a: pipe, socket, poll with a timer */
+#define NVALUES 10 /* of a slice: NMEASURES, NLATENCY at most */
 #define SLICES 15
 
 static const char *const measure_rows[NMEASURES] = {
@@ -60,14 +62,59 @@ struct latency_row {
 	double target[2];
 };
 
-#define NLATENCY 8 /* 4 measures, poll then epoll */
-static const struct latency_row latency_rows[NLATENCY / 2] = {
+#define NLATENCY 10 /* 5 measures, poll then epoll */
+#define NL (NLATENCY / 2)
+_Static_assert(NMEASURES <= NVALUES && NLATENCY <= NVALUES, "a slice");
+static const struct latency_row latency_rows[NL] = {
 	{ "latency p50", "us", { G_PLUS_LE, G_NONE }, { 5, 0 } },
 	{ "latency p99", "us", { G_RATIO_LE, G_RATIO_LE }, { 1.5, 1.5 } },
 	{ "CPU/expiry", "us", { G_RATIO_LE, G_RATIO_LE },
 	  { 1.2, 1.2 } },
-	{ "switches/expiry", "", { G_NONE, G_NONE }, { 0, 0 } },
+	{ "switches/expiry", "", { G_RATIO_LE, G_RATIO_LE }, { 1.0, 1.0 } },
+	{ "syscalls/expiry", "", { G_RATIO_LE, G_RATIO_LE }, { 0.5, 0.5 } },
 };
+
+/* Counters of every thread of this process (made before the library's
+ * threads start, which inherit them): its context switches and its
+ * system calls (the raw_syscalls:sys_enter tracepoint, where the kernel
+ * lets it be read); -1 where there is none. */
+static int counters[2] = { -1, -1 };
+
+static int counter(uint32_t type, uint64_t config)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.type = type;
+	a.size = sizeof(a);
+	a.config = config;
+	a.inherit = 1;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
+	                    PERF_FLAG_FD_CLOEXEC);
+}
+
+static void counters_open(void)
+{
+	FILE *f = fopen("/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
+	                "r");
+	unsigned long long id;
+
+	counters[0] = counter(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES);
+	if (f && fscanf(f, "%llu", &id) == 1)
+		counters[1] = counter(PERF_TYPE_TRACEPOINT, id);
+	if (f)
+		fclose(f);
+}
+
+/* Counter k's count so far, or -1. */
+static double counted(int k)
+{
+	uint64_t n;
+
+	if (counters[k] < 0 || read(counters[k], &n, sizeof(n)) != sizeof(n))
+		return -1;
+	return (double)n;
+}
 
 /* ns per call of op on the pair (rd, wr), over batches of PBATCH calls;
  * what a batch needs (bytes to read, descriptors to close) is made
@@ -144,20 +191,23 @@ static long switches(void)
 
 /* One slice of 12: n times, a timer armed 0.2-1 ms ahead, poll(2) until
  * it is readable, then read; then n times the same with epoll_wait(2) on
- * a set that holds it (ep).  v[0..3]: p50 and p99 of how late poll
- * returned (us), CPU (us) and voluntary switches per expiration;
- * v[4..7]: epoll_wait's.  -1 if a call failed or returned early. */
+ * a set that holds it (ep).  v[0..4]: p50 and p99 of how late poll
+ * returned (us), CPU (us), context switches and system calls per
+ * expiration (all the process's threads; -1 where not counted);
+ * v[5..9]: epoll_wait's.  -1 if a call failed or returned early. */
 static int slice_12(int fd, int ep, long n, double *v)
 {
 	int64_t lat[200], cpu;
-	long i, sw;
+	double sw, calls;
+	long i;
 	int k;
 
 	if (n > 200)
 		n = 200;
 	for (k = 0; k < 2; k++) {
 		cpu = cpu_ns();
-		sw = switches();
+		sw = counted(0) >= 0 ? counted(0) : (double)switches();
+		calls = counted(1);
 		for (i = 0; i < n; i++) {
 			int64_t d = now_ns() + 200 * US +
 			            (int64_t)(bench_rnd() % (800 * US));
@@ -177,11 +227,14 @@ static int slice_12(int fd, int ep, long n, double *v)
 			    read(fd, &c, sizeof(c)) != sizeof(c))
 				return -1;
 		}
-		v[4 * k + 2] = (double)(cpu_ns() - cpu) / (double)n / US;
-		v[4 * k + 3] = (double)(switches() - sw) / (double)n;
+		v[NL * k + 2] = (double)(cpu_ns() - cpu) / (double)n / US;
+		v[NL * k + 3] = ((counted(0) >= 0 ? counted(0)
+		                                  : (double)switches()) - sw) /
+		                (double)n;
+		v[NL * k + 4] = calls < 0 ? -1 : (counted(1) - calls) / (double)n;
 		qsort(lat, (size_t)n, sizeof(*lat), bench_cmp_i64);
-		v[4 * k] = (double)lat[n / 2] / US;
-		v[4 * k + 1] = (double)lat[n * 99 / 100] / US;
+		v[NL * k] = (double)lat[n / 2] / US;
+		v[NL * k + 1] = (double)lat[n * 99 / 100] / US;
 	}
 	return 0;
 }
@@ -207,14 +260,16 @@ int bench_preload_child(const char *what)
 	long batches = bench.quick ? 2 : 4, k;
 	long calls = bench.quick ? 1000 : 2000;
 	int pair[2][2], i, n = strcmp(what, "9b") ? NMEASURES : 1;
-	double v[NMEASURES];
+	double v[NVALUES];
 	char line[16];
 
 	if (!strcmp(what, "12")) {
-		int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-		int ep = epoll_create1(EPOLL_CLOEXEC);
+		int fd, ep;
 		struct epoll_event ev = { EPOLLIN, { 0 } };
 
+		counters_open(); /* before the library's threads */
+		fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		ep = epoll_create1(EPOLL_CLOEXEC);
 		bench_seed(0);
 		if (fd < 0 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0)
 			return 1;
@@ -435,7 +490,7 @@ static void live_children(int w)
 	char arg[32], *argv[] = { (char *)"tfd", (char *)"bench", arg,
 		                  (char *)(bench.quick ? "--quick" : NULL),
 		                  NULL };
-	double v[2][NMEASURES][SLICES];
+	double v[2][NVALUES][SLICES];
 	struct child_env env[2];
 	struct live c[2];
 	int s, i, j, m, raw[2] = { -1, -1 }, bad = 0, cpu = sched_getcpu();
@@ -471,7 +526,7 @@ static void live_children(int w)
 	if (w == W_POLL_LATENCY_LOADED && !bad)
 		nbusy = bench_busy_start(busy);
 	for (j = 0; j < slices && !bad; j++) {
-		double one[NMEASURES];
+		double one[NVALUES];
 
 		for (i = 0; i < 2 && !bad; i++) {
 			s = (i + j) % 2; /* each side first in turn */
@@ -516,13 +571,15 @@ static void live_children(int w)
 				                 G_NONE, 0);
 				r->ref = "(k+70ns)";
 			} else if (lat) {
-				const struct latency_row *l =
-				        &latency_rows[i % (NLATENCY / 2)];
+				const struct latency_row *l = &latency_rows[i % NL];
+
+				if (v[s][i][slices / 2] < 0)
+					continue; /* not counted here */
 				int loaded = w == W_POLL_LATENCY_LOADED;
 				char name[48];
 
 				snprintf(name, sizeof(name), "12 %s %s%s",
-				         i < NLATENCY / 2 ? "poll" : "epoll",
+				         i < NL ? "poll" : "epoll",
 				         l->name, loaded ? ", 2 busy loops" : "");
 				r = bench_row_in(cols, name, 1, l->unit,
 				                 l->goal[loaded], l->target[loaded]);
