@@ -226,6 +226,8 @@ static int create(pthread_t *th, int joinable, void *(*fn)(void *), void *arg,
 #ifndef TFD_SANITIZED
 	if (small)
 		pthread_attr_setstacksize(&attr, OWN_STACK);
+#else
+	(void)small;
 #endif
 	if (own)
 		own_attr(&attr);
