@@ -102,6 +102,12 @@ struct tfd_backend {
 	 * anew while one sleeps is no longer covered (the wait may sleep
 	 * past its new deadline): the caller covers it again. */
 	void (*asleep)(int d);
+	/* Optional: fd's file was made or set O_NONBLOCK (nonblock 1) or
+	 * not (0), or set by a call the caller did not see (-1), through a
+	 * number the caller saw: a read with nothing to count may say
+	 * EAGAIN from the mode told, with no system call, while this
+	 * process alone holds the timer. */
+	void (*mode)(int fd, int nonblock);
 	/* Optional, with virtual_move: what virtual time (src/vtime) asks
 	 * of the timers, as tfd_engine_virtual_start(),
 	 * tfd_engine_virtual_move_to() and tfd_engine_read_elsewhere()

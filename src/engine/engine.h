@@ -202,7 +202,11 @@ struct tfd_hold {
 	                       * free, being made, or on tfd_eng.freed */
 	unsigned char ix;     /* [I] its place in its chunk (set as the
 	                       * chunk is made) */
+	unsigned char mode;   /* [L] MODE_*: O_NONBLOCK of its file as the
+	                       * host last set it (backend.h, mode) */
 };
+
+enum { MODE_UNKNOWN, MODE_BLOCKING, MODE_NONBLOCK };
 
 /* Holds are kept in chunks of HOLD_CHUNK (4 KB each, from calloc, and
  * never moved), which are also their list: there is no list of pointers
@@ -420,6 +424,7 @@ int tfd_engine_ready_begin(void);
 int tfd_engine_ready(int fd, int64_t *mono);
 void tfd_engine_defer(int fd, int waits);
 int tfd_engine_cover(int fd, int on);
+void tfd_engine_mode(int fd, int nonblock);
 void tfd_engine_asleep(int d);
 int tfd_engine_post_due(int fd);
 

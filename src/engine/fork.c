@@ -100,6 +100,7 @@ static void mark_holders(int c, int on)
 		if (!h->nfds)
 			continue;
 		tfd_engine_uncover(h->t); /* the child's waits are not ours */
+		h->mode = MODE_UNKNOWN;   /* nor its fcntl()s */
 		if (on)
 			h->t->holders |= tfd_proc_bit(c);
 		else

@@ -280,6 +280,27 @@ int tfd_engine_cover(int fd, int on)
 	return 1;
 }
 
+void tfd_engine_mode(int fd, int nonblock)
+{
+	struct tfd_hold *h;
+	int cs;
+
+	tfd_engine_lock(&cs);
+	if (tfd_engine_find(fd, &h) == 0)
+		h->mode = nonblock < 0 ? MODE_UNKNOWN
+		          : nonblock ? MODE_NONBLOCK : MODE_BLOCKING;
+	tfd_engine_unlock(cs);
+}
+
+/* A read with nothing to count would fail with EAGAIN in read(2): the
+ * mode the host told, while no other process holds the file (whose
+ * changes to its flags this one does not see). */
+static int nonblocking(const struct tfd_hold *h)
+{
+	return h->mode == MODE_NONBLOCK && tfd_eng.self >= 0 &&
+	       h->t->holders == tfd_proc_bit(tfd_eng.self);
+}
+
 /* A wait that delivers goes to sleep in the kernel (d 1) or has woken
  * (d -1), the lock held: while one sleeps, a timer armed anew is posted
  * as one nobody covers. */
@@ -420,7 +441,7 @@ int tfd_engine_read(int fd, uint64_t *count)
 	e = tfd_engine_find(fd, &h);
 	if (!e)
 		e = take(h, fd, 0, 0, &n);
-	if (e == EAGAIN && !nowait) {
+	if (e == EAGAIN && !nowait && !nonblocking(h)) {
 		/* Nothing counted: wait in read(2) (or EAGAIN) as the
 		 * descriptor says, a cancellation point as read(2) is, where
 		 * the program's handlers run.  If another thread closes the

@@ -696,6 +696,7 @@ const struct tfd_backend tfd_engine_backend = {
 	.defer = tfd_engine_defer,
 	.cover = tfd_engine_cover,
 	.asleep = tfd_engine_asleep,
+	.mode = tfd_engine_mode,
 	.post = tfd_engine_post_due,
 };
 

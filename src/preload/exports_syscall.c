@@ -19,6 +19,7 @@
 #include "futex.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
@@ -141,6 +142,9 @@ EXPORT __attribute__((no_sanitize_address)) long syscall(long n, ...)
 	    !from_us(__builtin_return_address(0)) &&
 	    (r = virtual_call(n, a)) != TFD_PASS)
 		return r;
+	if ((n == SYS_fcntl || n == SYS_ioctl) && !tfd_inside &&
+	    a[0] >= 0 && a[0] <= INT_MAX && tfd_marked((int)a[0]))
+		tfd_timer_mode((int)a[0], -1); /* its flags, unseen */
 	return R(syscall)(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 

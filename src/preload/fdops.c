@@ -44,6 +44,8 @@ int tfd_timer_create(int clockid, int flags)
 		tfd_leave(was);
 		if (fd >= 0)
 			fd = tfd_adopt(fd);
+		if (fd >= 0)
+			tfd_timer_mode(fd, !!(flags & TFD_NONBLOCK));
 	}
 	e = errno;
 	if (tfd_trace_path) /* the text costs more than the call */
@@ -339,10 +341,27 @@ int tfd_timer_dup3(int oldfd, int newfd, int flags, int three)
 
 /* fcntl's third argument is read as a pointer, as glibc itself does: it
  * carries an int as well. */
+/* The O_NONBLOCK of timer fd's file, as a call of the program's made or
+ * set it (-1: a call we did not see set it): the engine tells a read
+ * with nothing to count from it. */
+void tfd_timer_mode(int fd, int nonblock)
+{
+	int was, e = errno;
+
+	if (!tfd_emulated || !tfd_be->mode)
+		return;
+	was = tfd_enter();
+	tfd_be->mode(fd, nonblock);
+	tfd_leave(was);
+	errno = e;
+}
+
 int tfd_timer_fcntl(int fd, int cmd, void *arg, int is64)
 {
 	int r = is64 ? R(fcntl64)(fd, cmd, arg) : R(fcntl)(fd, cmd, arg);
 
+	if (cmd == F_SETFL)
+		tfd_timer_mode(fd, r < 0 ? -1 : !!((intptr_t)arg & O_NONBLOCK));
 	if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC)
 		return r;
 	return tfd_dup_result(fd, r,
@@ -357,6 +376,9 @@ int tfd_timer_fcntl(int fd, int cmd, void *arg, int is64)
 int tfd_timer_ioctl(int fd, unsigned long req, void *arg)
 {
 	int r = R(ioctl)(fd, req, arg), e = errno;
+
+	if (req == FIONBIO)
+		tfd_timer_mode(fd, r < 0 || !arg ? -1 : *(int *)arg != 0);
 
 	tfd_trace(fd, r, e, "ioctl(%d, %s)", fd,
 	          req == TFD_IOC_SET_TICKS ? "TFD_IOC_SET_TICKS" : "other");
