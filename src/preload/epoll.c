@@ -63,8 +63,17 @@ struct reg {
 #define COVER_MAX 64
 struct set {
 	unsigned ndeliv;     /* its registrations with deliv */
-	unsigned char held;  /* in another set, or polled: not delivered */
+	unsigned born;       /* forks when it got its first registration */
+	unsigned char held;  /* in another set, or polled, or it existed at
+	                      * a fork: not delivered */
 };
+
+/* fork()s since the library loaded, counted by the fork handlers without
+ * the lock (another thread may hold it, waiting for the engine's, which
+ * the engine's fork handlers hold): a set born before the latest may be
+ * shared with the other process, and a registration the other removes
+ * would still be reported here from memory. */
+static unsigned forks;
 static struct set *sets;
 static size_t nsets;
 
@@ -187,7 +196,8 @@ static int set_delivers(int ep)
 {
 	const struct set *s = set_of(ep, 0);
 
-	return s && !s->held && s->ndeliv <= COVER_MAX;
+	return s && !s->held && s->ndeliv <= COVER_MAX &&
+	       s->born == __atomic_load_n(&forks, __ATOMIC_ACQUIRE);
 }
 
 /* Whether fd's timer may be covered (all its registrations delivered by
@@ -276,6 +286,10 @@ static struct reg *add(int ep, int fd)
 		return NULL;
 	r->ep = ep;
 	r->fd = fd;
+	if (!by_ep.a[ep]) { /* (a fresh set, or one emptied since) */
+		sets[ep].born = __atomic_load_n(&forks, __ATOMIC_ACQUIRE);
+		sets[ep].held = 0;
+	}
 	if ((r->fnext = by_fd.a[fd]))
 		r->fnext->fprev = r;
 	by_fd.a[fd] = r;
@@ -474,10 +488,16 @@ int tfd_epoll_deliver(int ep, struct epoll_event *ev, int room,
                       int64_t *next, int asleep)
 {
 	struct reg **h, *r, *left = NULL;
+	struct set *s;
 	int c, n = 0, any = 0, raw;
 
 	*next = -1;
 	lock_in();
+	if ((s = set_of(ep, 0)) && !s->held &&
+	    s->born != __atomic_load_n(&forks, __ATOMIC_ACQUIRE)) {
+		s->held = 1; /* it existed at a fork */
+		cover_set(ep);
+	}
 	raw = __atomic_load_n(raw_of(ep), __ATOMIC_SEQ_CST) != 0;
 	c = tfd_be->ready_begin();
 	for (r = (h = head(&by_ep, ep, 0)) ? *h : NULL; r; r = r->enext) {
@@ -544,35 +564,18 @@ int tfd_epoll_timers(int ep, int *fds, int max)
 	return n;
 }
 
-/* After fork(), in both processes: the sets there are may be shared, and
- * a registration the other removes would still be reported here from
- * memory.  Their timers are delivered by posts from now on, until each
- * set is closed; the engine has uncovered them already (fork.c).  No
- * backend call: its fork handlers may hold its lock. */
-static void sets_shared(void)
-{
-	size_t ep;
-
-	for (ep = 0; ep < nsets; ep++) {
-		struct reg *r = ep < by_ep.n ? by_ep.a[ep] : NULL;
-
-		sets[ep].held = 1;
-		for (; r; r = r->enext)
-			r->want = 0;
-	}
-}
-
+/* After fork(), in the parent: the sets there are may be shared (forks).
+ * Their timers are delivered by posts from the waits' next look on; the
+ * engine has uncovered them already (fork.c). */
 void tfd_epoll_fork_parent(void)
 {
-	lock_in();
-	sets_shared();
-	lock_out();
+	__atomic_add_fetch(&forks, 1, __ATOMIC_RELEASE);
 }
 
 /* In a child of fork(): the lock, which another thread of the parent may
- * have held, made anew (tree.c). */
+ * have held, made anew (tree.c); the sets, as in the parent. */
 void tfd_epoll_forked(void)
 {
 	pthread_mutex_init(&lock, NULL);
-	sets_shared();
+	tfd_epoll_fork_parent();
 }
