@@ -406,3 +406,15 @@ void tfd_engine_fork_init(void)
 
 	pthread_once(&once, init_once);
 }
+
+/* The handlers are registered as the library loads, before any the
+ * program registers in main(): fork() runs prepare handlers in the
+ * reverse order, so the program's run before ours takes the family's
+ * lock, and may use its timers (registered at the first timer, ours ran
+ * first and the program's hung on the lock); the child's run after ours
+ * have made the child's timers whole.  They do nothing before the first
+ * timer. */
+__attribute__((constructor)) static void fork_handlers_at_load(void)
+{
+	tfd_engine_fork_init();
+}

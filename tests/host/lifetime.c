@@ -575,3 +575,54 @@ HOST_CASE(closefrom_then_timers, H_NOLIB)
 	    h_read(nfd));
 	return T_close(nfd) != 0;
 }
+
+/* Fork handlers the program registers before its first timer, that use
+ * the timer: in the prepare handler, the parent's, and the child's. */
+static int atfork_fd = -1;
+
+static void atfork_use(const char *who)
+{
+	struct itimerspec cur;
+
+	if (atfork_fd >= 0 && T_gettime(atfork_fd, &cur) == 0)
+		say("%s handler: gettime ok, armed: %s", who,
+		    cur.it_value.tv_sec || cur.it_value.tv_nsec ? "yes" : "no");
+}
+
+static void atfork_prepare(void)
+{
+	atfork_use("prepare");
+}
+
+static int atfork_parent_ok;
+
+static void atfork_parent(void) /* said after the child's */
+{
+	struct itimerspec cur;
+
+	atfork_parent_ok = atfork_fd >= 0 && T_gettime(atfork_fd, &cur) == 0;
+}
+
+static void atfork_child(void)
+{
+	atfork_use("child");
+}
+
+HOST_CASE(atfork_handlers_before_the_first_timer_use_it, 0)
+{
+	pid_t pid;
+	int st;
+
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	atfork_fd = h_timer(0, 3600 * 1000, 0);
+	pid = fork();
+	if (pid == 0) {
+		say("child read after fork: %s", h_err(-h_count(atfork_fd)));
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	say("child exit: %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	say("parent handler: gettime %s", atfork_parent_ok ? "ok" : "failed");
+	atfork_fd = -1;
+	return 0;
+}
