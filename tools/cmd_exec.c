@@ -96,12 +96,24 @@ int tfd_find_preload(char *path, size_t n, char *why, size_t whyn)
 }
 
 /* LD_PRELOAD with the library added last: a sanitizer's runtime, which
- * must come first, may already be there. */
-static int set_preload(const char *path)
+ * must come first, may already be there; if the program needs one that
+ * is not (runtime: its name), that run-time goes first. */
+static int set_preload(const char *path, const char *runtime)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *v;
 	int r;
+
+	if (runtime && (!old || !strstr(old, runtime))) {
+		if (asprintf(&v, "%s%s%s", runtime, old && *old ? ":" : "",
+		             old ? old : "") < 0)
+			return -1;
+		r = setenv("LD_PRELOAD", v, 1);
+		free(v);
+		if (r < 0)
+			return r;
+		old = getenv("LD_PRELOAD");
+	}
 
 	if (strpbrk(path, " :")) {
 		fprintf(stderr, "tfd: exec: cannot preload %s: the dynamic "
@@ -477,7 +489,7 @@ static int tfd_cmd_exec(int argc, char **argv)
 	uint32_t rate = 0, slack = TFD_DEFAULT_SLACK_NS;
 	int64_t start = INT64_MIN;
 	int raw = 0, allow_static = 0;
-	char path[PATH_MAX], why[PATH_MAX + 64], shown[128];
+	char path[PATH_MAX], why[PATH_MAX + 64], shown[128], runtime[128];
 	struct tfd_args a;
 	int o;
 
@@ -542,7 +554,10 @@ static int tfd_cmd_exec(int argc, char **argv)
 		return FAILED;
 	}
 	errno = 0;
-	if (set_preload(path) < 0 || (trace && set_trace(trace) < 0) ||
+	if (set_preload(path, tfd_program_runtime(a.argv[0], runtime,
+	                                          sizeof(runtime))
+	                              ? runtime : NULL) < 0 ||
+	    (trace && set_trace(trace) < 0) ||
 	    (backend && setenv("TFD_BACKEND", backend, 1) < 0) ||
 	    (raw && setenv("TFD_RAW_SYSCALLS", "1", 1) < 0)) {
 		if (errno) /* else the message is out already */

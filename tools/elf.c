@@ -145,6 +145,133 @@ static int elf_static(int fd)
 	         has_soname(fd, &h, dyn_off, dyn_size));
 }
 
+/* Program header i of the file: its type, and where it lies in the file
+ * and in memory.  -1 if it cannot be read. */
+struct seg {
+	unsigned type;
+	uint64_t off, vaddr, filesz;
+};
+
+static int seg_at(int fd, const struct hdr *h, unsigned i, struct seg *s)
+{
+	union {
+		Elf32_Phdr p32;
+		Elf64_Phdr p64;
+	} u;
+
+	if (pread(fd, &u, h->phentsize,
+	          (off_t)(h->phoff + (uint64_t)i * h->phentsize)) !=
+	    (ssize_t)h->phentsize)
+		return -1;
+	s->type = h->is64 ? u.p64.p_type : u.p32.p_type;
+	s->off = h->is64 ? u.p64.p_offset : u.p32.p_offset;
+	s->vaddr = h->is64 ? u.p64.p_vaddr : u.p32.p_vaddr;
+	s->filesz = h->is64 ? u.p64.p_filesz : u.p32.p_filesz;
+	return 0;
+}
+
+/* Where in the file the address vaddr is (a PT_LOAD's), or 0. */
+static uint64_t file_off(int fd, const struct hdr *h, uint64_t vaddr)
+{
+	struct seg s;
+	unsigned i;
+
+	for (i = 0; i < h->phnum && seg_at(fd, h, i, &s) == 0; i++)
+		if (s.type == PT_LOAD && vaddr >= s.vaddr &&
+		    vaddr - s.vaddr < s.filesz)
+			return s.off + (vaddr - s.vaddr);
+	return 0;
+}
+
+/* The run-times of the sanitizers that must be the first object the
+ * dynamic linker loads (AddressSanitizer's checks it and stops the
+ * program otherwise). */
+static const char *const first_runtimes[] = {
+	"libasan.so", "libtsan.so", "libhwasan.so", "libmsan.so",
+	"libclang_rt.asan", "libclang_rt.tsan", "libclang_rt.hwasan",
+	"libclang_rt.msan",
+};
+
+static int first_runtime(const char *soname)
+{
+	size_t i, len;
+
+	for (i = 0; i < sizeof(first_runtimes) / sizeof(*first_runtimes); i++) {
+		len = strlen(first_runtimes[i]);
+		if (!strncmp(soname, first_runtimes[i], len))
+			return 1;
+	}
+	return 0;
+}
+
+/* The DT_NEEDED of the ELF file fd that is such a run-time, into name. */
+static int elf_runtime(int fd, char *name, size_t n)
+{
+	uint64_t needed[64], strtab = 0, dyn_off = 0, dyn_size = 0, i;
+	size_t each, nneeded = 0, k;
+	struct hdr h;
+	struct seg s;
+	unsigned j;
+
+	if (ehdr(fd, &h) < 0)
+		return 0;
+	for (j = 0; j < h.phnum && seg_at(fd, &h, j, &s) == 0; j++)
+		if (s.type == PT_DYNAMIC) {
+			dyn_off = s.off;
+			dyn_size = s.filesz;
+		}
+	each = h.is64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
+	for (i = 0; i + each <= dyn_size && i < 65536 * each; i += each) {
+		union {
+			Elf32_Dyn d32;
+			Elf64_Dyn d64;
+		} u;
+		int64_t tag;
+		uint64_t val;
+
+		if (pread(fd, &u, each, (off_t)(dyn_off + i)) != (ssize_t)each)
+			return 0;
+		tag = h.is64 ? u.d64.d_tag : u.d32.d_tag;
+		val = h.is64 ? u.d64.d_un.d_val : u.d32.d_un.d_val;
+		if (tag == DT_NULL)
+			break;
+		if (tag == DT_STRTAB)
+			strtab = val;
+		else if (tag == DT_NEEDED && nneeded < 64)
+			needed[nneeded++] = val;
+	}
+	if (!strtab || !(strtab = file_off(fd, &h, strtab)))
+		return 0;
+	for (k = 0; k < nneeded; k++) {
+		char so[128];
+		ssize_t got = pread(fd, so, sizeof(so) - 1,
+		                    (off_t)(strtab + needed[k]));
+
+		if (got <= 0)
+			continue;
+		so[got] = 0;
+		if (first_runtime(so) && strlen(so) < n && !strchr(so, ':') &&
+		    !strchr(so, ' ')) {
+			snprintf(name, n, "%s", so);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int tfd_program_runtime(const char *prog, char *name, size_t n)
+{
+	char path[PATH_MAX];
+	int fd, r;
+
+	if (which(prog, path, sizeof(path)) < 0 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	r = elf_runtime(fd, name, n);
+	close(fd);
+	return r;
+}
+
 int tfd_program_static(const char *prog, char *path, size_t n)
 {
 	char interp[PATH_MAX + 3];

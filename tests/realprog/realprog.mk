@@ -13,13 +13,17 @@ RP_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 RP_WL := $(shell pkg-config --exists wayland-server 2>/dev/null && echo yes)
 RP_SD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo yes)
 RP_CXX := $(shell command -v $(CXX) >/dev/null 2>&1 && echo yes)
+# AddressSanitizer's run-time, where the compiler has it (not in a
+# sanitizer's build of the tree: its programs are built so already).
+RP_ASAN := $(if $(SAN),,$(shell echo 'int main(void){return 0;}' | \
+    $(CC) -x c -fsanitize=address -o /dev/null - >/dev/null 2>&1 && echo yes))
 RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/deliver $(RP)/rawsys $(RP)/ticker $(RP)/overhead \
           $(RP)/onehop \
           $(RP)/nowork \
           $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \
           $(RP)/vsyscall \
           $(if $(RP_WL),$(RP)/wl_timers) $(if $(RP_SD),$(RP)/sd_timers) \
-          $(if $(RP_CXX),$(RP)/cvwait)
+          $(if $(RP_CXX),$(RP)/cvwait) $(if $(RP_ASAN),$(RP)/sanitized)
 
 $(RP):
 	mkdir -p $@
@@ -35,6 +39,9 @@ $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline
 $(RP)/nowork: tests/realprog/nowork.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread \
 	    -Wl,--export-dynamic -ldl
+$(RP)/sanitized: tests/realprog/sanitized.c | $(RP)
+	$(CC) $(RP_CFLAGS) -fsanitize=address $< -o $@ $(RP_LDFLAGS) \
+	    -fsanitize=address
 $(RP)/cvwait: tests/realprog/cvwait.cc | $(RP)
 	$(CXX) -std=c++17 $(OPT) -Wall -Wextra -Werror $(CPPFLAGS) $(SANFLAGS) \
 	    -pthread $< -o $@ $(RP_LDFLAGS) -pthread

@@ -205,6 +205,20 @@ if [ -x "$dir/onehop" ] && selected onehop; then
 		sed 's/^/    /' "$out/onehop"
 	fi
 fi
+# A program built with AddressSanitizer, whose run-time must be loaded
+# first: tfd exec puts it before the preload.
+if selected sanitized; then
+	if [ -x "$dir/sanitized" ]; then
+		rm -f "$out/sanitized.trace"
+		expect 0 sanitized env ASAN_OPTIONS= "$tool" exec --trace \
+		    "$out/sanitized.trace" -- "$dir/sanitized"
+		has "$out/sanitized" "sanitized: its timer read" '^read 1$'
+		has "$out/sanitized.trace" "sanitized: through the preload" \
+		    'timerfd_create'
+	else
+		skip "sanitized: no AddressSanitizer here, or a sanitizer's build"
+	fi
+fi
 if [ -x "$dir/dropin" ] && selected dropin; then
 	same "$dir/dropin" dropin.efault kernel efault
 	same "$dir/dropin" dropin.closewait engine closewait
