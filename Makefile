@@ -2,9 +2,12 @@
 # tfd - timer file descriptors in user space.  Plain GNU make, no generator.
 #
 #   make                 libtfd.a, libtfd.so, libtfd-preload.so, the tfd program
+#                        (warnings shown, not errors)
 #   make demo            run the demo
 #   make check           build and run every test; TESTS="NAME -x NAME"
-#                        picks them by name in every stage (below)
+#                        picks them by name in every stage (below); here,
+#                        in test-programs and in fuzz, warnings are errors
+#                        (WERROR=-Werror; WERROR= or WERROR=-Werror says)
 #   make install         PREFIX=/usr/local DESTDIR= (both optional)
 #   make SAN=address,undefined check   the same under sanitizers
 #   make check-valgrind  the tests under valgrind
@@ -55,8 +58,17 @@ SEEDS ?= ../shared/seeds
 CC ?= cc
 CXX ?= c++
 OPT ?= -O2 -g
-WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+# Warnings are shown always, and are errors (WERROR=-Werror) where the
+# code is tested: in make check and its stages (check-*), test-programs
+# and fuzz, which CI runs.  A plain make or make install, a user's or a
+# package's, builds with a newer compiler's new warnings shown, not
+# fatal.  WERROR= or WERROR=-Werror on the command line says which.  A
+# change of it rebuilds everything ($(B)/werror.stamp): make check after
+# a plain make still compiles every file with -Werror.
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes \
         -Wmissing-prototypes -Wpointer-arith -Wcast-qual -Wvla
+WERROR_GOALS := check check-% test-programs fuzz
+WERROR ?= $(if $(filter $(WERROR_GOALS),$(MAKECMDGOALS)),-Werror)
 CFLAGS ?=
 CPPFLAGS ?=
 LDFLAGS ?=
@@ -67,8 +79,8 @@ SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LOCKCHECK := -DTFD_DEBUG_LOCKS
 endif
 # -MMD -MP: each object's header dependencies, in a .d file beside it.
-ALL_CFLAGS := -std=gnu11 $(OPT) $(WARN) -Iinclude -Isrc $(CPPFLAGS) -pthread \
-              -MMD -MP $(SANFLAGS) $(LOCKCHECK) $(CFLAGS)
+ALL_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(WERROR) -Iinclude -Isrc \
+              $(CPPFLAGS) -pthread -MMD -MP $(SANFLAGS) $(LOCKCHECK) $(CFLAGS)
 ALL_LDFLAGS := -pthread -ldl $(SANFLAGS) $(LDFLAGS)
 
 comma := ,
@@ -127,6 +139,23 @@ endif
 endif
 $(B)/config.stamp:
 	mkdir -p $(@D) && echo '$(CONFIG)' > $@
+# Whether warnings are errors (WERROR), which every compile line says:
+# kept as the stamp above, but a make -n or -q that finds it changed
+# writes nothing, and says that everything would be compiled again.
+WERROR_NOW := WERROR=$(WERROR)
+DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring \
+    q,$(firstword -$(MAKEFLAGS)))
+ifneq ($(if $(MAKECMDGOALS),$(filter-out clean dist,$(MAKECMDGOALS)),all),)
+ifneq ($(WERROR_NOW),$(shell cat $(B)/werror.stamp 2>/dev/null))
+ifeq ($(DRY_RUN),)
+$(shell mkdir -p $(B) && echo '$(WERROR_NOW)' > $(B)/werror.stamp)
+else
+$(B)/werror.stamp: FORCE
+endif
+endif
+endif
+$(B)/werror.stamp:
+	mkdir -p $(@D) && echo '$(WERROR_NOW)' > $@
 # pkg-config's file and CMake's (find_package(tfd CONFIG): tfd::tfd, the
 # shared library, and tfd::tfd_static), with the directories written in.
 SUBST := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
@@ -319,7 +348,8 @@ FUZZ_BIN := $(FUZZ_B)/fuzz-ops
 $(FUZZ_BIN): $(LIB_SRC) $(LIB_HDR) fuzz/opcheck.c \
     fuzz/opcheck.h fuzz/fuzz_ops.c
 	mkdir -p $(FUZZ_B)/corpus
-	$(FUZZ_CC) -std=gnu11 -O1 -g $(WARN) -Iinclude -Isrc $(CPPFLAGS) -pthread \
+	$(FUZZ_CC) -std=gnu11 -O1 -g $(WARN) $(WERROR) -Iinclude -Isrc $(CPPFLAGS) \
+	    -pthread \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	    $(LIB_SRC) fuzz/opcheck.c fuzz/fuzz_ops.c -o $@
 fuzz: $(FUZZ_BIN)
@@ -335,6 +365,11 @@ include tests/host/host.mk
 .PHONY: test-programs
 test-programs: all $(TESTBIN) $(SEEDBIN) $(EXAMPLES) $(RP_BIN) $(HOST)/host \
     $(HOST)/host-lib
+
+# What is compiled with $(WERROR), built again when it changes.
+$(LIB_OBJ) $(PIC_OBJ) $(PRELOAD_OBJ) $(TEST_OBJ) $(TOOL) $(EXAMPLES) \
+    $(RP_BIN) $(HOST)/host $(HOST)/host-lib $(PLUGINS) $(FUZZ_BIN): \
+    $(B)/werror.stamp
 
 # What a user and a package do with the tree (tests/install.sh, in a
 # directory of its own, without sanitizers): make dist, and a build of

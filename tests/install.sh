@@ -17,6 +17,8 @@
 # check, then "install: N passed, N failed, N skipped"; exit status 1 if
 # any failed.  TFD_TESTS (make check TESTS=...) runs it, whole, when it
 # picks the name "install" (tests/select.sh).
+# Also: -Werror in what make check builds, not in a plain make or make
+# install, and make check after a plain make compiles it all again.
 #
 #   MAKE=make sh tests/install.sh       (from the top of the tree)
 set -u
@@ -117,6 +119,20 @@ else
 	    >"$work/q.log" 2>&1
 	bad "make -q right after make: out of date; make -n:" "$work/q.log"
 fi
+# make check after a plain make compiles everything again, with -Werror
+# (the plain build's objects were compiled without); make -n says so and
+# changes nothing: make -q all is still up to date after it.
+(cd "$b" && $MAKE -n -f "$src/Makefile" B="$b" SAN= test-programs) \
+    >"$work/n.log" 2>&1
+if ! grep -q -e '-Werror .*-c src/api\.c -o .*/lib/api\.o' "$work/n.log"; then
+	bad "make -n test-programs after make: no -Werror compile of src/api.c" \
+	    "$work/n.log"
+elif ! (cd "$b" && $MAKE -q -f "$src/Makefile" B="$b" SAN= all) \
+    >"$work/q.log" 2>&1; then
+	bad "make -q after make -n test-programs: out of date" "$work/q.log"
+else
+	ok "after a plain make, make check compiles again with -Werror"
+fi
 
 # What the tarball packed is enough for the tests: the header check and
 # a few unit tests (the version everywhere, the README's example, the
@@ -154,6 +170,43 @@ elif grep -v -e '-DTFD_CPPFLAGS_SEEN' "$work/compiles" >"$work/nocpp"; then
 else
 	ok "CPPFLAGS on every compile line ($(wc -l <"$work/compiles"))"
 fi
+# What make check builds (and CI's fuzzer), warnings are errors in: every
+# compile line but the seed program's, which is compiled with -w.
+if [ "$(wc -l <"$work/compiles")" -gt 50 ] &&
+    grep -v -e '-Werror' "$work/compiles" | grep -v -e ' -w ' -e ' -E ' \
+    >"$work/nowerror"; then
+	bad "make -n test-programs check-header fuzz: lines without -Werror" \
+	    "$work/nowerror"
+elif [ "$(wc -l <"$work/compiles")" -gt 50 ]; then
+	ok "make check's programs, the header check, the fuzzer: -Werror"
+fi
+
+# dry GOAL VAR=VALUE...: the lines make -n -B GOAL runs, compiles and
+# links (a compiler of another name), one a line, into $work/lines.
+dry() {
+	(cd "$b" && $MAKE -n -B -f "$src/Makefile" B="$work/dry2" SAN= \
+	    CC=tfd-cc CXX=tfd-c++ CFLAGS= CPPFLAGS= LDFLAGS= PREFIX="$prefix" \
+	    "$@") >"$work/dry.log" 2>&1
+	sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$work/dry.log" |
+	    tr ';|&' '\n\n\n' | sed 's/^[[:space:]]*//' |
+	    grep -E '^tfd-(cc|c\+\+) ' >"$work/lines"
+}
+# A plain make, and make install: warnings shown, not errors (a newer
+# compiler's new warning does not break a user's build).
+for goal in all install; do
+	dry "$goal"
+	if ! [ "$(wc -l <"$work/lines")" -gt 20 ]; then
+		bad "make -n -B $goal: $(wc -l <"$work/lines") compile lines" \
+		    "$work/dry.log"
+	elif grep -e '-Werror' "$work/lines" >"$work/werror"; then
+		bad "make $goal compiles with -Werror" "$work/werror"
+	elif grep -v -e '-Wall -Wextra' "$work/lines" | grep -v ' -shared ' |
+	    grep -v -e ' -E ' >"$work/nowall"; then
+		bad "make $goal: lines without -Wall -Wextra" "$work/nowall"
+	else
+		ok "make $goal: warnings shown, not errors (no -Werror)"
+	fi
+done
 
 if ! mk install PREFIX="$prefix"; then
 	bad "make install PREFIX=$prefix" "$work/make.log"

@@ -7,8 +7,8 @@
 HOST := $(B)/host
 HOST_SRC := $(wildcard tests/host/*.c)
 HOST_CASES ?=
-HOST_CFLAGS := -std=gnu11 $(OPT) $(WARN) -Wno-missing-prototypes $(CPPFLAGS) $(SANFLAGS) \
-               $(CFLAGS)
+HOST_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(WERROR) -Wno-missing-prototypes \
+               $(CPPFLAGS) $(SANFLAGS) $(CFLAGS)
 
 $(HOST):
 	mkdir -p $@

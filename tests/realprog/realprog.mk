@@ -8,7 +8,8 @@
 # run says so.  So is stress-ng's timerfd stressor without stress-ng.
 
 RP := $(B)/realprog
-RP_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(CPPFLAGS) $(SANFLAGS) $(CFLAGS)
+RP_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(WERROR) $(CPPFLAGS) $(SANFLAGS) \
+             $(CFLAGS)
 RP_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 RP_WL := $(shell pkg-config --exists wayland-server 2>/dev/null && echo yes)
 RP_SD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo yes)
@@ -43,7 +44,7 @@ $(RP)/sanitized: tests/realprog/sanitized.c | $(RP)
 	$(CC) $(RP_CFLAGS) -fsanitize=address $< -o $@ $(RP_LDFLAGS) \
 	    -fsanitize=address
 $(RP)/cvwait: tests/realprog/cvwait.cc | $(RP)
-	$(CXX) -std=c++17 $(OPT) -Wall -Wextra -Werror $(CPPFLAGS) $(SANFLAGS) \
+	$(CXX) -std=c++17 $(OPT) -Wall -Wextra $(WERROR) $(CPPFLAGS) $(SANFLAGS) \
 	    -pthread $< -o $@ $(RP_LDFLAGS) -pthread
 $(RP)/overhead: tests/realprog/overhead.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS) -ldl
