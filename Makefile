@@ -2,7 +2,8 @@
 # tfd - timer file descriptors in user space.  Plain GNU make, no generator.
 #
 #   make                 libtfd.a, libtfd.so, libtfd-preload.so, the tfd program
-#                        (warnings shown, not errors)
+#                        (warnings shown, not errors; hardened by default
+#                        when no CFLAGS, CPPFLAGS, LDFLAGS are given)
 #   make demo            run the demo
 #   make check           build and run every test; TESTS="NAME -x NAME"
 #                        picks them by name in every stage (below); here,
@@ -78,10 +79,26 @@ SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 # The sanitizer builds check the lock rules too (src/lockorder.h).
 LOCKCHECK := -DTFD_DEBUG_LOCKS
 endif
+# Hardening, when the user gives no flags of that kind (a distribution's
+# own, from dpkg-buildflags say, replace it): the stack protector with no
+# CFLAGS; glibc's checked calls (_FORTIFY_SOURCE, which needs an
+# optimisation) with neither CPPFLAGS nor CFLAGS, undefined first for a
+# compiler that defines it itself (defined again, it would warn); a
+# read-only GOT bound at load (RELRO, BIND_NOW) with no LDFLAGS.  Not
+# _FORTIFY_SOURCE under the sanitizers: they intercept read, memcpy...,
+# not glibc's __read_chk, __memcpy_chk...  The preload, which defines
+# read() and poll() itself, undefines it in src/preload/preload.h, and
+# exports glibc's __read_chk and __poll_chk for the programs built so.
+FORTIFY := $(if $(filter-out -O0,$(filter -O%,$(OPT))),-U_FORTIFY_SOURCE \
+    -D_FORTIFY_SOURCE=2)
+HARDEN_CFLAGS := $(if $(strip $(CFLAGS)),,-fstack-protector-strong)
+HARDEN_CPPFLAGS := $(if $(strip $(CPPFLAGS) $(CFLAGS) $(SAN)),,$(FORTIFY))
+HARDEN_LDFLAGS := $(if $(strip $(LDFLAGS)),,-Wl,-z,relro -Wl,-z,now)
 # -MMD -MP: each object's header dependencies, in a .d file beside it.
 ALL_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(WERROR) -Iinclude -Isrc \
-              $(CPPFLAGS) -pthread -MMD -MP $(SANFLAGS) $(LOCKCHECK) $(CFLAGS)
-ALL_LDFLAGS := -pthread -ldl $(SANFLAGS) $(LDFLAGS)
+              $(HARDEN_CPPFLAGS) $(CPPFLAGS) -pthread -MMD -MP $(SANFLAGS) \
+              $(LOCKCHECK) $(HARDEN_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS := -pthread -ldl $(SANFLAGS) $(HARDEN_LDFLAGS) $(LDFLAGS)
 
 comma := ,
 B := build$(if $(SAN),-$(subst $(comma),-,$(SAN)))

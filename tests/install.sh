@@ -19,6 +19,8 @@
 # picks the name "install" (tests/select.sh).
 # Also: -Werror in what make check builds, not in a plain make or make
 # install, and make check after a plain make compiles it all again.
+# The default hardening (make -n; readelf on what was installed), and the
+# user's CFLAGS, CPPFLAGS and LDFLAGS replacing it.
 #
 #   MAKE=make sh tests/install.sh       (from the top of the tree)
 set -u
@@ -89,11 +91,13 @@ else
 fi
 
 # make ARGS...: out of tree (make -f SRC/Makefile, from the private build
-# directory), plain (no sanitizer), quietly, into $work/make.log.
+# directory), plain (no sanitizer), as a user who gives no flags (the
+# Makefile's defaults, its hardening among them, are what is checked),
+# quietly, into $work/make.log.
 mkdir -p "$b"
 mk() {
-	(cd "$b" && $MAKE -s -f "$src/Makefile" B="$b" SAN= "$@") \
-	    >"$work/make.log" 2>&1
+	(cd "$b" && $MAKE -s -f "$src/Makefile" B="$b" SAN= CFLAGS= CPPFLAGS= \
+	    LDFLAGS= "$@") >"$work/make.log" 2>&1
 }
 
 : >"$work/before"
@@ -122,8 +126,8 @@ fi
 # make check after a plain make compiles everything again, with -Werror
 # (the plain build's objects were compiled without); make -n says so and
 # changes nothing: make -q all is still up to date after it.
-(cd "$b" && $MAKE -n -f "$src/Makefile" B="$b" SAN= test-programs) \
-    >"$work/n.log" 2>&1
+(cd "$b" && $MAKE -n -f "$src/Makefile" B="$b" SAN= CFLAGS= CPPFLAGS= \
+    LDFLAGS= test-programs) >"$work/n.log" 2>&1
 if ! grep -q -e '-Werror .*-c src/api\.c -o .*/lib/api\.o' "$work/n.log"; then
 	bad "make -n test-programs after make: no -Werror compile of src/api.c" \
 	    "$work/n.log"
@@ -208,6 +212,51 @@ for goal in all install; do
 	fi
 done
 
+# Hardening, when the user gives no flags: the stack protector and
+# _FORTIFY_SOURCE=2 on every compile line, RELRO and BIND_NOW on every
+# link; the user's CFLAGS, CPPFLAGS and LDFLAGS (dpkg-buildflags') replace
+# it; no _FORTIFY_SOURCE under the sanitizers, which do not check glibc's
+# __*_chk calls.  What the linker made of it: below, on the installed
+# files.
+dry all
+grep -v -e ' -E ' "$work/lines" >"$work/builds"
+if grep -v -e ' -shared ' "$work/builds" | awk '!/-fstack-protector-strong/ ||
+    !/-U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2/' >"$work/noharden"
+    [ -s "$work/noharden" ]
+then
+	bad "make: lines without the stack protector or _FORTIFY_SOURCE" \
+	    "$work/noharden"
+elif grep -e ' -o [^ ]*\(/tfd\|\.so[.0-9]*\)\( \|$\)' "$work/builds" |
+    grep -v -e '-Wl,-z,relro -Wl,-z,now' >"$work/norelro"; [ -s "$work/norelro" ]
+then
+	bad "make: links without -z relro -z now" "$work/norelro"
+elif ! [ "$(grep -c -e ' -o [^ ]*\(/tfd\|\.so[.0-9]*\)\( \|$\)' \
+    "$work/builds")" -ge 3 ]; then
+	bad "make -n -B: the links of tfd and the libraries not found" \
+	    "$work/builds"
+else
+	ok "make: stack protector, _FORTIFY_SOURCE=2, -z relro -z now"
+fi
+dry all CFLAGS=-O1 CPPFLAGS=-DTFD_USER LDFLAGS=-Wl,-O1
+if grep -e '-fstack-protector-strong\|_FORTIFY_SOURCE\|-z,now\|-z,relro' \
+    "$work/lines" >"$work/harden"; then
+	bad "make CFLAGS= CPPFLAGS= LDFLAGS=: the defaults still added" \
+	    "$work/harden"
+elif ! grep -q -e '-DTFD_USER .*-O1' "$work/lines"; then
+	bad "make CFLAGS= CPPFLAGS=: the user's flags not used" "$work/lines"
+else
+	ok "make CFLAGS=... CPPFLAGS=... LDFLAGS=...: the user's flags only"
+fi
+dry all SAN=address,undefined
+if grep -e '_FORTIFY_SOURCE' "$work/lines" >"$work/harden"; then
+	bad "make SAN=address,undefined: _FORTIFY_SOURCE" "$work/harden"
+elif ! grep -q -e '-fsanitize=address,undefined .*-fstack-protector-strong' \
+    "$work/lines"; then
+	bad "make SAN=address,undefined: no stack protector" "$work/lines"
+else
+	ok "make SAN=address,undefined: no _FORTIFY_SOURCE"
+fi
+
 if ! mk install PREFIX="$prefix"; then
 	bad "make install PREFIX=$prefix" "$work/make.log"
 	finish
@@ -249,6 +298,44 @@ case $("$prefix/bin/tfd" --version) in
 "tfd $version"*) ok "the installed tfd --version: $version" ;;
 *) bad "the installed tfd --version: $("$prefix/bin/tfd" --version)" ;;
 esac
+
+# What the default hardening made of the installed files: a read-only GOT
+# bound at load (GNU_RELRO, BIND_NOW) in the libraries and the program,
+# each calls the stack protector's __stack_chk_fail, and the program
+# glibc's checked calls (__printf_chk...).  The preload defines read and
+# poll itself, unfortified: it exports them and glibc's __read_chk and
+# __poll_chk, and imports none of those.
+if ! command -v readelf >/dev/null 2>&1; then
+	skip "hardening: readelf is not installed (apt-get install binutils)"
+else
+	: >"$work/elf.bad"
+	for f in "$so" "$pre" "$prefix/bin/tfd"; do
+		n=${f##*/}
+		readelf -lW "$f" | grep -q 'GNU_RELRO' ||
+		    echo "$n: no GNU_RELRO segment" >>"$work/elf.bad"
+		readelf -dW "$f" | grep -q -e 'BIND_NOW' -e 'Flags:.* NOW' ||
+		    echo "$n: no BIND_NOW" >>"$work/elf.bad"
+		readelf -W --dyn-syms "$f" >"$work/syms"
+		grep -q ' UND __stack_chk_fail' "$work/syms" ||
+		    echo "$n: does not call __stack_chk_fail" >>"$work/elf.bad"
+	done
+	readelf -W --dyn-syms "$prefix/bin/tfd" | grep -q ' UND __[a-z]*_chk@' ||
+	    echo "tfd: calls none of glibc's __*_chk" >>"$work/elf.bad"
+	readelf -W --dyn-syms "$pre" >"$work/syms"
+	for sym in read poll __read_chk __poll_chk; do
+		grep -q " FUNC  *GLOBAL  *DEFAULT  *[0-9][0-9]* $sym\$" \
+		    "$work/syms" ||
+		    echo "libtfd-preload.so: does not export $sym" \
+		    >>"$work/elf.bad"
+		! grep -q " UND $sym\(@\|\$\)" "$work/syms" ||
+		    echo "libtfd-preload.so: imports $sym" >>"$work/elf.bad"
+	done
+	if [ -s "$work/elf.bad" ]; then
+		bad "hardening of the installed files" "$work/elf.bad"
+	else
+		ok "hardening: RELRO, BIND_NOW, stack protector; fortified tfd"
+	fi
+fi
 
 # A program built against the install with pkg-config, linked with the
 # shared library, run with the loader told where it is.

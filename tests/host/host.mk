@@ -8,16 +8,17 @@ HOST := $(B)/host
 HOST_SRC := $(wildcard tests/host/*.c)
 HOST_CASES ?=
 HOST_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(WERROR) -Wno-missing-prototypes \
-               $(CPPFLAGS) $(SANFLAGS) $(CFLAGS)
+               $(HARDEN_CPPFLAGS) $(CPPFLAGS) $(SANFLAGS) $(HARDEN_CFLAGS) \
+               $(CFLAGS)
 
 $(HOST):
 	mkdir -p $@
 $(HOST)/host: $(HOST_SRC) tests/host/host.h | $(HOST)
-	$(CC) $(HOST_CFLAGS) -pthread $(HOST_SRC) -o $@ $(SANFLAGS) $(LDFLAGS) \
-	    -pthread -ldl
+	$(CC) $(HOST_CFLAGS) -pthread $(HOST_SRC) -o $@ $(SANFLAGS) \
+	    $(HARDEN_LDFLAGS) $(LDFLAGS) -pthread -ldl
 $(HOST)/host-lib: $(HOST_SRC) tests/host/host.h $(STATIC) | $(HOST)
 	$(CC) $(HOST_CFLAGS) -DHOST_LIB -Iinclude -pthread $(HOST_SRC) $(STATIC) \
-	    -o $@ $(SANFLAGS) $(LDFLAGS) -pthread -ldl
+	    -o $@ $(SANFLAGS) $(HARDEN_LDFLAGS) $(LDFLAGS) -pthread -ldl
 
 # Plugins a host dlopen()s (tests/host/lifetime.c), beside the host
 # programs, where the cases find them: on glibc's timerfd_* (for host),
@@ -29,10 +30,11 @@ PLUGINS := $(HOST)/plugin-timerfd.so $(HOST)/plugin-lib.so \
            $(HOST)/plugin-static.so
 $(HOST)/plugin-timerfd.so: $(PLUGIN_SRC) tests/host/host.h | $(HOST)
 	$(CC) $(HOST_CFLAGS) -fPIC -shared $(PLUGIN_SRC) -o $@ $(SANFLAGS) \
-	    $(LDFLAGS)
+	    $(HARDEN_LDFLAGS) $(LDFLAGS)
 $(HOST)/plugin-lib.so: $(PLUGIN_SRC) tests/host/host.h $(SHARED) | $(HOST)
 	$(CC) $(HOST_CFLAGS) -DHOST_LIB -Iinclude -fPIC -shared $(PLUGIN_SRC) \
-	    -o $@ -L$(B) -ltfd -Wl,-rpath,'$$ORIGIN/..' $(SANFLAGS) $(LDFLAGS)
+	    -o $@ -L$(B) -ltfd -Wl,-rpath,'$$ORIGIN/..' $(SANFLAGS) \
+	    $(HARDEN_LDFLAGS) $(LDFLAGS)
 $(HOST)/plugin-static.so: $(PLUGIN_SRC) tests/host/host.h $(PIC_OBJ) | $(HOST)
 	$(CC) $(HOST_CFLAGS) -DHOST_LIB -Iinclude -fPIC -shared $(PLUGIN_SRC) \
 	    $(PIC_OBJ) -o $@ $(ALL_LDFLAGS)

@@ -2,9 +2,10 @@
 /*
  * nowork - work a drop-in must not do on calls that need none, counted,
  * not timed (stress-ng's timerfd stressor makes these calls in a loop).
- * The program defines snprintf, vsnprintf and pthread_mutex_lock itself
- * (linked with --export-dynamic, so that the preload's calls land here)
- * and counts the calls its main thread makes while:
+ * The program defines snprintf, vsnprintf (and their _FORTIFY_SOURCE
+ * entry points) and pthread_mutex_lock itself (linked with
+ * --export-dynamic, so that the preload's calls land here) and counts the
+ * calls its main thread makes while:
  *
  *   format  settime, gettime and read of a timer, with no trace asked
  *           for: the text of a trace line is built only for the trace
@@ -70,6 +71,36 @@ int snprintf(char *buf, size_t n, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	r = vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* The same calls as glibc's checked entry points, which a library built
+ * with _FORTIFY_SOURCE (make's default, a distribution's) makes instead. */
+int __vsnprintf_chk(char *buf, size_t n, int flag, size_t len,
+                    const char *fmt, va_list ap);
+int __snprintf_chk(char *buf, size_t n, int flag, size_t len,
+                   const char *fmt, ...);
+
+int __vsnprintf_chk(char *buf, size_t n, int flag, size_t len,
+                    const char *fmt, va_list ap)
+{
+	static void *p;
+	int (*f)(char *, size_t, int, size_t, const char *, va_list) =
+		(__typeof__(f))next(&p, "__vsnprintf_chk");
+
+	formats += counting;
+	return f(buf, n, flag, len, fmt, ap);
+}
+
+int __snprintf_chk(char *buf, size_t n, int flag, size_t len,
+                   const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = __vsnprintf_chk(buf, n, flag, len, fmt, ap);
 	va_end(ap);
 	return r;
 }

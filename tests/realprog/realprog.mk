@@ -8,9 +8,9 @@
 # run says so.  So is stress-ng's timerfd stressor without stress-ng.
 
 RP := $(B)/realprog
-RP_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(WERROR) $(CPPFLAGS) $(SANFLAGS) \
-             $(CFLAGS)
-RP_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
+RP_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(WERROR) $(HARDEN_CPPFLAGS) $(CPPFLAGS) \
+             $(SANFLAGS) $(HARDEN_CFLAGS) $(CFLAGS)
+RP_LDFLAGS := $(SANFLAGS) $(HARDEN_LDFLAGS) $(LDFLAGS)
 RP_WL := $(shell pkg-config --exists wayland-server 2>/dev/null && echo yes)
 RP_SD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo yes)
 RP_CXX := $(shell command -v $(CXX) >/dev/null 2>&1 && echo yes)
@@ -44,8 +44,9 @@ $(RP)/sanitized: tests/realprog/sanitized.c | $(RP)
 	$(CC) $(RP_CFLAGS) -fsanitize=address $< -o $@ $(RP_LDFLAGS) \
 	    -fsanitize=address
 $(RP)/cvwait: tests/realprog/cvwait.cc | $(RP)
-	$(CXX) -std=c++17 $(OPT) -Wall -Wextra $(WERROR) $(CPPFLAGS) $(SANFLAGS) \
-	    -pthread $< -o $@ $(RP_LDFLAGS) -pthread
+	$(CXX) -std=c++17 $(OPT) -Wall -Wextra $(WERROR) $(HARDEN_CPPFLAGS) \
+	    $(CPPFLAGS) $(SANFLAGS) $(HARDEN_CFLAGS) -pthread $< -o $@ \
+	    $(RP_LDFLAGS) -pthread
 $(RP)/overhead: tests/realprog/overhead.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS) -ldl
 $(RP)/wl_timers: tests/realprog/wl_timers.c tests/realprog/helper.h | $(RP)
