@@ -9,7 +9,9 @@
 #                        picks them by name in every stage (below); here,
 #                        in test-programs and in fuzz, warnings are errors
 #                        (WERROR=-Werror; WERROR= or WERROR=-Werror says)
-#   make install         PREFIX=/usr/local DESTDIR= (both optional)
+#   make install         PREFIX=/usr/local DESTDIR= (both optional); also
+#                        the GNU names prefix= exec_prefix= bindir= libdir=
+#                        includedir= datarootdir= mandir= (upper case wins)
 #   make SAN=address,undefined check   the same under sanitizers
 #   make check-valgrind  the tests under valgrind
 #   make fuzz            libFuzzer on the operation checker (clang)
@@ -43,14 +45,27 @@ else
 VERSION := $(shell awk '/^.define TFD_VERSION_(MAJOR|MINOR|PATCH) / \
     { v = v (v == "" ? "" : ".") $$3 } END { print v }' include/tfd.h)
 SOMAJOR := 0
-PREFIX ?= /usr/local
-BINDIR ?= $(PREFIX)/bin
-LIBDIR ?= $(PREFIX)/lib
-INCLUDEDIR ?= $(PREFIX)/include
-MANDIR ?= $(PREFIX)/share/man
+# The directories: the GNU coding standards' names (prefix, exec_prefix,
+# bindir, libdir, includedir, datarootdir, mandir) and this Makefile's
+# upper-case ones, which are aliases; each name is set on the command
+# line or in the environment, or derived as shown.  When both spellings
+# of one are given, the upper-case one wins (PREFIX=/a prefix=/b installs
+# in /a, and derives the other directories from /a).
+prefix ?= /usr/local
+PREFIX ?= $(prefix)
+exec_prefix ?= $(PREFIX)
+bindir ?= $(exec_prefix)/bin
+libdir ?= $(exec_prefix)/lib
+includedir ?= $(PREFIX)/include
+datarootdir ?= $(PREFIX)/share
+mandir ?= $(datarootdir)/man
+BINDIR ?= $(bindir)
+LIBDIR ?= $(libdir)
+INCLUDEDIR ?= $(includedir)
+MANDIR ?= $(mandir)
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 CMAKEDIR ?= $(LIBDIR)/cmake/tfd
-BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+BASHCOMPDIR ?= $(datarootdir)/bash-completion/completions
 # The preload library has a directory of its own, as libfaketime's: it is
 # not a library to link with (tfd exec looks for it there: tfd(1)).
 PRELOADDIR := $(LIBDIR)/tfd

@@ -21,6 +21,8 @@
 # install, and make check after a plain make compiles it all again.
 # The default hardening (make -n; readelf on what was installed), and the
 # user's CFLAGS, CPPFLAGS and LDFLAGS replacing it.
+# The GNU names of the directories (prefix=, libdir=...) and PREFIX=...
+# winning over them.
 #
 #   MAKE=make sh tests/install.sh       (from the top of the tree)
 set -u
@@ -526,6 +528,73 @@ elif "$work/stage/opt/tfd/bin/tfd" exec -- true >"$work/staged.log" 2>&1 ||
 	    "$work/staged.log"
 else
 	ok "DESTDIR: the staged tfd, tfd.pc and tfd-config.cmake name /opt/tfd"
+fi
+
+# The GNU coding standards' names of the directories: prefix alone, and
+# each of the others; the upper-case names are aliases, and win.
+# where DIR FILE...: the FILEs not found under $work/gnu/DIR, into
+# $work/gnu.bad.
+where() {
+	d=$1
+	shift
+	for f; do
+		[ -e "$work/gnu$d/$f" ] || echo "not in $d: $f" >>"$work/gnu.bad"
+	done
+}
+: >"$work/gnu.bad"
+rm -rf "$work/gnu"
+if ! mk install DESTDIR="$work/gnu" prefix=/opt/gnu; then
+	bad "make install prefix=/opt/gnu" "$work/make.log"
+else
+	where /opt/gnu bin/tfd lib/libtfd.so.$version lib/libtfd.a \
+	    lib/tfd/libtfd-preload.so include/tfd.h lib/pkgconfig/tfd.pc \
+	    lib/cmake/tfd/tfd-config.cmake share/man/man1/tfd.1 \
+	    share/man/man3/tfd_create.3 share/bash-completion/completions/tfd
+	[ "$(find "$work/gnu" -type f | grep -v "^$work/gnu/opt/gnu/")" = "" ] ||
+	    echo "prefix=/opt/gnu: files elsewhere" >>"$work/gnu.bad"
+	"$work/gnu/opt/gnu/bin/tfd" exec -- true >"$work/staged.log" 2>&1
+	grep -q "nor in /opt/gnu/lib/tfd " "$work/staged.log" ||
+	    echo "prefix=/opt/gnu: tfd does not look in /opt/gnu/lib/tfd" \
+	    >>"$work/gnu.bad"
+	mk uninstall DESTDIR="$work/gnu" prefix=/opt/gnu
+	[ -z "$(find "$work/gnu" -type f -o -type l)" ] ||
+	    echo "make uninstall prefix=/opt/gnu left files" >>"$work/gnu.bad"
+fi
+rm -rf "$work/gnu"
+if ! mk install DESTDIR="$work/gnu" prefix=/opt/gnu exec_prefix=/opt/ex \
+    includedir=/opt/inc datarootdir=/opt/share mandir=/opt/man; then
+	bad "make install prefix=... exec_prefix=... includedir=..." \
+	    "$work/make.log"
+else
+	where /opt/ex bin/tfd lib/libtfd.so.$version lib/tfd/libtfd-preload.so
+	where /opt/inc tfd.h
+	where /opt/share bash-completion/completions/tfd
+	where /opt/man man1/tfd.1
+fi
+rm -rf "$work/gnu"
+if ! mk install DESTDIR="$work/gnu" prefix=/opt/gnu bindir=/opt/bin \
+    libdir=/opt/lib64; then
+	bad "make install prefix=... bindir=... libdir=..." "$work/make.log"
+else
+	where /opt/bin tfd
+	where /opt/lib64 libtfd.so.$version tfd/libtfd-preload.so \
+	    pkgconfig/tfd.pc cmake/tfd/tfd-config.cmake
+	where /opt/gnu include/tfd.h share/man/man7/tfd.7
+fi
+rm -rf "$work/gnu"
+if ! mk install DESTDIR="$work/gnu" PREFIX=/opt/up prefix=/opt/low \
+    LIBDIR=/opt/up/L libdir=/opt/low/l; then
+	bad "make install PREFIX=... prefix=..." "$work/make.log"
+else
+	where /opt/up bin/tfd include/tfd.h L/libtfd.so.$version
+	[ ! -e "$work/gnu/opt/low" ] ||
+	    echo "PREFIX=/opt/up prefix=/opt/low: files in /opt/low" \
+	    >>"$work/gnu.bad"
+fi
+if [ -s "$work/gnu.bad" ]; then
+	bad "the GNU names of the directories" "$work/gnu.bad"
+else
+	ok "prefix=, exec_prefix=, bindir=, libdir=, includedir=, datarootdir=, mandir=; PREFIX= wins"
 fi
 
 # uninstall leaves no file of ours.
