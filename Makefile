@@ -433,8 +433,8 @@ install: all
 	    $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
 	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/tfd
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/libtfd.a
-	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/libtfd.so.$(VERSION)
-	install -m 755 $(PRELOAD) $(DESTDIR)$(PRELOADDIR)/libtfd-preload.so
+	install -m 644 $(SHARED) $(DESTDIR)$(LIBDIR)/libtfd.so.$(VERSION)
+	install -m 644 $(PRELOAD) $(DESTDIR)$(PRELOADDIR)/libtfd-preload.so
 	ln -sf libtfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtfd.so.$(SOMAJOR)
 	ln -sf libtfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtfd.so
 	install -m 644 include/tfd.h $(DESTDIR)$(INCLUDEDIR)/tfd.h

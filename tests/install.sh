@@ -23,6 +23,7 @@
 # user's CFLAGS, CPPFLAGS and LDFLAGS replacing it.
 # The GNU names of the directories (prefix=, libdir=...) and PREFIX=...
 # winning over them.
+# The modes of the installed libraries (644) and program (755).
 #
 #   MAKE=make sh tests/install.sh       (from the top of the tree)
 set -u
@@ -300,6 +301,17 @@ case $("$prefix/bin/tfd" --version) in
 "tfd $version"*) ok "the installed tfd --version: $version" ;;
 *) bad "the installed tfd --version: $("$prefix/bin/tfd" --version)" ;;
 esac
+
+# The modes: a shared library is not a program (lintian's
+# shared-library-is-executable), the program is.
+so=$prefix/lib/libtfd.so.$version pre=$prefix/lib/tfd/libtfd-preload.so
+modes=$(stat -c '%a' "$so" "$pre" "$prefix/bin/tfd" "$prefix/lib/libtfd.a" \
+    2>&1 | tr '\n' ' ')
+if [ "$modes" = "644 644 755 644 " ]; then
+	ok "modes: libtfd.so.$version and libtfd-preload.so 644, tfd 755"
+else
+	bad "modes of libtfd.so.$version, libtfd-preload.so, tfd, libtfd.a: $modes"
+fi
 
 # What the default hardening made of the installed files: a read-only GOT
 # bound at load (GNU_RELRO, BIND_NOW) in the libraries and the program,
