@@ -189,10 +189,42 @@ endif
 $(B)/werror.stamp:
 	mkdir -p $(@D) && echo '$(WERROR_NOW)' > $@
 # pkg-config's file and CMake's (find_package(tfd CONFIG): tfd::tfd, the
-# shared library, and tfd::tfd_static), with the directories written in.
+# shared library, and tfd::tfd_static), with the directories written in,
+# relative to where each file is installed when they are under PREFIX:
+# moved elsewhere with the rest of the prefix, they still find it.
+# tfd.pc's prefix is ${pcfiledir}/.. (as many as PKGCONFIGDIR is deep
+# under PREFIX), its libdir and includedir ${prefix}/...; the CMake
+# package computes its prefix from CMAKE_CURRENT_LIST_DIR the same way.
+# A directory not under PREFIX (LIBDIR=/elsewhere) is written absolute,
+# and so is PREFIX when the file itself is not under it.  (Under /usr,
+# -I/usr/lib/pkgconfig/../../include is /usr/include by another name:
+# gcc and clang recognise it as the system's and drop it.)
+empty :=
+space := $(empty) $(empty)
+# $(call below,DIR,BASE): DIR as a path under BASE ("lib", "." for BASE
+# itself), or nothing when DIR is not BASE nor under it.
+canon = $(patsubst %//,%/,$(abspath $1)/)
+below = $(if $(filter $(call canon,$2)%,$(call canon,$1)),$(or $(patsubst \
+    %/,%,$(patsubst $(call canon,$2)%,%,$(call canon,$1))),.))
+# $(call up,lib/pkgconfig): ../.. (nothing for .)
+up = $(subst $(space),/,$(foreach d,$(filter-out .,$(subst /, ,$1)),..))
+# $(call rel,DIR,VAR): DIR as ${VAR}/PATH (VAR names PREFIX in the file),
+# or DIR itself when it is not under PREFIX.
+rel = $(if $(call below,$1,$(PREFIX)),$(patsubst %/.,%,$${$2}/$(call \
+    below,$1,$(PREFIX))),$1)
+# $(call from,DIR,VAR): PREFIX as ${VAR}/../.. (VAR names DIR in the
+# file), or PREFIX itself when DIR is not under it.
+from = $(if $(call below,$1,$(PREFIX)),$(patsubst %/,%,$${$2}/$(call \
+    up,$(call below,$1,$(PREFIX)))),$(PREFIX))
 SUBST := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
     -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-    -e 's|@SOMAJOR@|$(SOMAJOR)|'
+    -e 's|@SOMAJOR@|$(SOMAJOR)|' \
+    -e 's|@PC_PREFIX@|$(call from,$(PKGCONFIGDIR),pcfiledir)|' \
+    -e 's|@PC_LIBDIR@|$(call rel,$(LIBDIR),prefix)|' \
+    -e 's|@PC_INCLUDEDIR@|$(call rel,$(INCLUDEDIR),prefix)|' \
+    -e 's|@CM_PREFIX@|$(call from,$(CMAKEDIR),CMAKE_CURRENT_LIST_DIR)|' \
+    -e 's|@CM_LIBDIR@|$(call rel,$(LIBDIR),_tfd_prefix)|' \
+    -e 's|@CM_INCLUDEDIR@|$(call rel,$(INCLUDEDIR),_tfd_prefix)|'
 $(B)/tfd.pc: tfd.pc.in $(B)/config.stamp
 	$(SUBST) tfd.pc.in > $@
 $(B)/tfd-config.cmake: cmake/tfd-config.cmake.in $(B)/config.stamp

@@ -24,6 +24,9 @@
 # The GNU names of the directories (prefix=, libdir=...) and PREFIX=...
 # winning over them.
 # The modes of the installed libraries (644) and program (755).
+# tfd.pc and the CMake package find the prefix from where they are: the
+# staged prefix, moved elsewhere, still builds programs against libtfd.so
+# and libtfd.a; a LIBDIR out of PREFIX is written absolute.
 #
 #   MAKE=make sh tests/install.sh       (from the top of the tree)
 set -u
@@ -523,23 +526,105 @@ else
 	fi
 fi
 
-# A staged install (DESTDIR, for a package) keeps the final directories.
+# A staged install (DESTDIR, for a package) keeps the final directories:
+# the staged tfd looks in /opt/tfd/lib/tfd; tfd.pc and the CMake package
+# find theirs from where they are, and name no directory of the stage.
+st=$work/stage/opt/tfd
 if ! mk install DESTDIR="$work/stage" PREFIX=/opt/tfd; then
 	bad "make install DESTDIR=... PREFIX=/opt/tfd" "$work/make.log"
-elif ! grep -qx 'prefix=/opt/tfd' "$work/stage/opt/tfd/lib/pkgconfig/tfd.pc"
+elif ! grep -qx 'prefix=${pcfiledir}/../..' "$st/lib/pkgconfig/tfd.pc" ||
+    ! grep -qx 'libdir=${prefix}/lib' "$st/lib/pkgconfig/tfd.pc" ||
+    ! grep -qx 'includedir=${prefix}/include' "$st/lib/pkgconfig/tfd.pc"
 then
-	bad "DESTDIR: tfd.pc does not say prefix=/opt/tfd" \
-	    "$work/stage/opt/tfd/lib/pkgconfig/tfd.pc"
-elif ! grep -q '"/opt/tfd/lib/libtfd.so.' \
-    "$work/stage/opt/tfd/lib/cmake/tfd/tfd-config.cmake"; then
-	bad "DESTDIR: tfd-config.cmake does not name /opt/tfd/lib" \
-	    "$work/stage/opt/tfd/lib/cmake/tfd/tfd-config.cmake"
-elif "$work/stage/opt/tfd/bin/tfd" exec -- true >"$work/staged.log" 2>&1 ||
+	bad "DESTDIR: tfd.pc does not say prefix=\${pcfiledir}/../.." \
+	    "$st/lib/pkgconfig/tfd.pc"
+elif ! grep -q '"${CMAKE_CURRENT_LIST_DIR}/../../.."' \
+    "$st/lib/cmake/tfd/tfd-config.cmake"; then
+	bad "DESTDIR: tfd-config.cmake does not start from its own directory" \
+	    "$st/lib/cmake/tfd/tfd-config.cmake"
+elif grep -l "$work" "$st/lib/pkgconfig/tfd.pc" "$st/lib/cmake/tfd/"* \
+    >"$work/named"; then
+	bad "DESTDIR: files name the stage" "$work/named"
+elif "$st/bin/tfd" exec -- true >"$work/staged.log" 2>&1 ||
     ! grep -q "nor in /opt/tfd/lib/tfd " "$work/staged.log"; then
 	bad "DESTDIR: the staged tfd does not look in /opt/tfd/lib/tfd" \
 	    "$work/staged.log"
 else
-	ok "DESTDIR: the staged tfd, tfd.pc and tfd-config.cmake name /opt/tfd"
+	ok "DESTDIR: the staged tfd names /opt/tfd; tfd.pc, tfd-config.cmake their own directory"
+fi
+
+# The staged prefix, moved elsewhere (as a relocatable bundle, or a
+# package unpacked under another root): programs still build against it
+# with pkg-config and CMake, with the shared library and the static one,
+# and run with the moved libraries.  The static library needs what
+# tfd.pc's Libs.private says (-pthread -ldl), and the CMake package's
+# tfd::tfd_static says the same (glibc 2.34 and later need no -ldl: a
+# link without it would not show that it is missing).
+mv=$work/moved/tfd
+mkdir -p "$work/moved" && mv "$st" "$mv" 2>"$work/mv.log" ||
+    bad "mv $st $mv" "$work/mv.log"
+if ! command -v pkg-config >/dev/null 2>&1; then
+	skip "moved prefix, pkg-config: not installed (apt-get install pkg-config)"
+elif [ -d "$mv" ]; then
+	PKG_CONFIG_PATH=$mv/lib/pkgconfig
+	if ! ${CC:-cc} "$work/prog.c" -o "$work/prog-moved" \
+	    $(pkg-config --cflags --libs tfd) >"$work/cc.log" 2>&1; then
+		bad "moved prefix: cc prog.c \$(pkg-config --cflags --libs tfd)" \
+		    "$work/cc.log"
+	elif [ "$(LD_LIBRARY_PATH=$mv/lib "$work/prog-moved" 2>&1)" != "$want" ] ||
+	    ! LD_LIBRARY_PATH=$mv/lib ldd "$work/prog-moved" |
+	    grep -q "libtfd.so.0 => $mv/lib/libtfd.so.0 "; then
+		bad "moved prefix: the program built with pkg-config" \
+		    "$work/cc.log"
+	elif ! ${CC:-cc} "$work/prog.c" -o "$work/prog-moved-static" \
+	    $(pkg-config --cflags tfd) $(pkg-config --static --libs tfd |
+	    sed 's/-ltfd /-l:libtfd.a /') >"$work/cc.log" 2>&1 ||
+	    [ "$("$work/prog-moved-static" 2>&1)" != "$want" ] ||
+	    ldd "$work/prog-moved-static" | grep -q libtfd; then
+		bad "moved prefix: cc prog.c libtfd.a \$(pkg-config --static --libs tfd)" \
+		    "$work/cc.log"
+	elif ! pkg-config --static --libs tfd | tr ' ' '\n' | grep -qx -e -pthread ||
+	    ! pkg-config --static --libs tfd | tr ' ' '\n' | grep -qx -e -ldl; then
+		bad "moved prefix: pkg-config --static --libs tfd: $(pkg-config \
+		    --static --libs tfd)"
+	else
+		ok "moved prefix: pkg-config builds with libtfd.so and libtfd.a (-pthread -ldl)"
+	fi
+	PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+fi
+if ! command -v cmake >/dev/null 2>&1; then
+	skip "moved prefix, CMake: cmake is not installed (apt-get install cmake)"
+elif [ -d "$mv" ]; then
+	c=$work/cmakemoved
+	mkdir -p "$c"
+	cp "$work/prog.c" "$c/"
+	cat >"$c/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.13)
+project(use_tfd C)
+find_package(tfd 0.1 CONFIG REQUIRED)
+message(STATUS "tfd ${tfd_VERSION} in ${tfd_DIR}")
+get_target_property(l tfd::tfd_static INTERFACE_LINK_LIBRARIES)
+message(STATUS "tfd::tfd_static links with ${l}")
+add_executable(prog prog.c)
+target_link_libraries(prog PRIVATE tfd::tfd)
+add_executable(prog_static prog.c)
+target_link_libraries(prog_static PRIVATE tfd::tfd_static)
+CMAKE
+	if CMAKE_PREFIX_PATH=$mv cmake -S "$c" -B "$c/build" \
+	    >"$work/cmake.log" 2>&1 &&
+	    grep -q "tfd $version in $mv/lib/cmake/tfd" "$work/cmake.log" &&
+	    grep -q "tfd::tfd_static links with Threads::Threads;dl\$" \
+	        "$work/cmake.log" &&
+	    cmake --build "$c/build" >>"$work/cmake.log" 2>&1 &&
+	    [ "$(LD_LIBRARY_PATH=$mv/lib "$c/build/prog" 2>&1)" = "$want" ] &&
+	    LD_LIBRARY_PATH=$mv/lib ldd "$c/build/prog" |
+	        grep -q "libtfd.so.0 => $mv/lib/libtfd.so.0 " &&
+	    [ "$("$c/build/prog_static" 2>&1)" = "$want" ] &&
+	    ! ldd "$c/build/prog_static" | grep -q libtfd; then
+		ok "moved prefix: CMake builds with tfd::tfd and tfd::tfd_static (Threads, dl)"
+	else
+		bad "moved prefix: CMake find_package(tfd CONFIG)" "$work/cmake.log"
+	fi
 fi
 
 # The GNU coding standards' names of the directories: prefix alone, and
@@ -608,6 +693,26 @@ if [ -s "$work/gnu.bad" ]; then
 else
 	ok "prefix=, exec_prefix=, bindir=, libdir=, includedir=, datarootdir=, mandir=; PREFIX= wins"
 fi
+
+# A LIBDIR out of PREFIX: tfd.pc and the CMake package name it, and PREFIX,
+# as they are (absolute), since they are not found from where they are.
+rm -rf "$work/gnu"
+pc=$work/gnu/srv/tfd-lib/pkgconfig/tfd.pc
+cm=$work/gnu/srv/tfd-lib/cmake/tfd/tfd-config.cmake
+if ! mk install DESTDIR="$work/gnu" PREFIX=/opt/tfd LIBDIR=/srv/tfd-lib; then
+	bad "make install PREFIX=/opt/tfd LIBDIR=/srv/tfd-lib" "$work/make.log"
+elif ! grep -qx 'prefix=/opt/tfd' "$pc" ||
+    ! grep -qx 'libdir=/srv/tfd-lib' "$pc" ||
+    ! grep -qx 'includedir=${prefix}/include' "$pc"; then
+	bad "LIBDIR out of PREFIX: tfd.pc" "$pc"
+elif ! grep -q '_tfd_prefix "/opt/tfd"' "$cm" ||
+    ! grep -q '_tfd_libdir "/srv/tfd-lib"' "$cm" ||
+    ! grep -q '_tfd_includedir "${_tfd_prefix}/include"' "$cm"; then
+	bad "LIBDIR out of PREFIX: tfd-config.cmake" "$cm"
+else
+	ok "LIBDIR out of PREFIX: tfd.pc and tfd-config.cmake name it absolute"
+fi
+rm -rf "$work/gnu"
 
 # uninstall leaves no file of ours.
 if mk uninstall PREFIX="$prefix" &&
