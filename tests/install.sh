@@ -377,32 +377,66 @@ PROG
 want="tfd $version, interval 1000000 ns"
 PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 export PKG_CONFIG_PATH
+# pc_progs P: prog.c built against the install in P with pkg-config
+# (PKG_CONFIG_PATH at P/lib/pkgconfig): with libtfd.so, it prints $want
+# with P/lib/libtfd.so.0 (ldd); with libtfd.a and what
+# pkg-config --static --libs adds (which has -pthread and -ldl), it
+# prints $want and uses no libtfd.so.  The first problem goes to
+# $work/pc.log, and the status is 1.
+pc_progs() {
+	p=$1
+	if ! ${CC:-cc} "$work/prog.c" -o "$work/prog" \
+	    $(pkg-config --cflags --libs tfd) >"$work/pc.log" 2>&1; then
+		echo "cc prog.c \$(pkg-config --cflags --libs tfd) failed" \
+		    >>"$work/pc.log"
+	elif [ "$(LD_LIBRARY_PATH=$p/lib "$work/prog" 2>&1)" != "$want" ]; then
+		LD_LIBRARY_PATH=$p/lib "$work/prog" >"$work/pc.log" 2>&1
+	elif ! LD_LIBRARY_PATH=$p/lib ldd "$work/prog" |
+	    grep -q "libtfd.so.0 => $p/lib/libtfd.so.0 "; then
+		echo "the program does not use $p/lib/libtfd.so.0" >"$work/pc.log"
+	elif ! ${CC:-cc} "$work/prog.c" -o "$work/prog-static" \
+	    $(pkg-config --cflags tfd) $(pkg-config --static --libs tfd |
+	    sed 's/-ltfd /-l:libtfd.a /') >"$work/pc.log" 2>&1; then
+		echo "cc prog.c libtfd.a \$(pkg-config --static --libs tfd)" \
+		    "failed" >>"$work/pc.log"
+	elif [ "$("$work/prog-static" 2>&1)" != "$want" ] ||
+	    ldd "$work/prog-static" | grep -q libtfd; then
+		echo "the program with libtfd.a:" >"$work/pc.log"
+		"$work/prog-static" >>"$work/pc.log" 2>&1
+		ldd "$work/prog-static" >>"$work/pc.log" 2>&1
+	elif ! pkg-config --static --libs tfd | tr ' ' '\n' |
+	    grep -qx -e -pthread || ! pkg-config --static --libs tfd |
+	    tr ' ' '\n' | grep -qx -e -ldl; then
+		pkg-config --static --libs tfd >"$work/pc.log" 2>&1
+	else
+		return 0
+	fi
+	return 1
+}
 if ! command -v pkg-config >/dev/null 2>&1; then
 	skip "pkg-config: not installed (apt-get install pkg-config)"
 elif [ "$(pkg-config --modversion tfd 2>&1)" != "$version" ]; then
 	bad "pkg-config --modversion tfd: $(pkg-config --modversion tfd 2>&1)"
-elif ! ${CC:-cc} "$work/prog.c" -o "$work/prog" $(pkg-config --cflags \
-    --libs tfd) >"$work/cc.log" 2>&1; then
-	bad "cc prog.c \$(pkg-config --cflags --libs tfd)" "$work/cc.log"
-elif [ "$(LD_LIBRARY_PATH=$prefix/lib "$work/prog" 2>&1)" != "$want" ]; then
-	bad "the program built with pkg-config: $(LD_LIBRARY_PATH=$prefix/lib \
-	    "$work/prog" 2>&1)"
-elif ! LD_LIBRARY_PATH=$prefix/lib ldd "$work/prog" |
-    grep -q "libtfd.so.0 => $prefix/lib/libtfd.so.0 "; then
-	bad "the program built with pkg-config does not use $prefix/lib/libtfd.so.0"
+elif ! pc_progs "$prefix"; then
+	bad "programs built with pkg-config" "$work/pc.log"
 else
-	ok "a program built with pkg-config runs with $prefix/lib/libtfd.so.0"
+	ok "programs built with pkg-config: libtfd.so.0 in $prefix/lib, libtfd.a"
 fi
 
 # CMake: find_package(tfd CONFIG), the package make install writes in
 # LIBDIR/cmake/tfd, found through CMAKE_PREFIX_PATH; both its targets;
 # a version it does not serve is refused.
-if ! command -v cmake >/dev/null 2>&1; then
-	skip "CMake: cmake is not installed (apt-get install cmake)"
-else
-	mkdir -p "$work/cmakecfg"
-	cp "$work/prog.c" "$work/cmakecfg/"
-	cat >"$work/cmakecfg/CMakeLists.txt" <<'CMAKE'
+# cmake_progs P DIR: prog.c built in DIR against the install in P with
+# find_package(tfd CONFIG) (found in P/lib/cmake/tfd): with tfd::tfd it
+# prints $want with P/lib/libtfd.so.0 (ldd); with tfd::tfd_static, which
+# links with Threads::Threads and dl as tfd.pc's Libs.private says, it
+# prints $want and uses no libtfd.so.  Status 1 if not, $work/cmake.log
+# says why.
+cmake_progs() {
+	p=$1 c=$2
+	mkdir -p "$c"
+	cp "$work/prog.c" "$c/"
+	cat >"$c/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.13)
 project(use_tfd C)
 find_package(tfd 1.0 CONFIG QUIET)
@@ -411,20 +445,30 @@ if(tfd_FOUND)
 endif()
 find_package(tfd 0.1 CONFIG REQUIRED)
 message(STATUS "tfd ${tfd_VERSION} in ${tfd_DIR}")
+get_target_property(l tfd::tfd_static INTERFACE_LINK_LIBRARIES)
+message(STATUS "tfd::tfd_static links with ${l}")
 add_executable(prog prog.c)
 target_link_libraries(prog PRIVATE tfd::tfd)
 add_executable(prog_static prog.c)
 target_link_libraries(prog_static PRIVATE tfd::tfd_static)
 CMAKE
-	c=$work/cmakecfg
-	if CMAKE_PREFIX_PATH=$prefix cmake -S "$c" -B "$c/build" \
+	CMAKE_PREFIX_PATH=$p cmake -S "$c" -B "$c/build" \
 	    >"$work/cmake.log" 2>&1 &&
-	    grep -q "tfd $version in $prefix/lib/cmake/tfd" "$work/cmake.log" &&
+	    grep -q "tfd $version in $p/lib/cmake/tfd" "$work/cmake.log" &&
+	    grep -q "tfd::tfd_static links with Threads::Threads;dl\$" \
+	        "$work/cmake.log" &&
 	    cmake --build "$c/build" >>"$work/cmake.log" 2>&1 &&
-	    [ "$(LD_LIBRARY_PATH=$prefix/lib "$c/build/prog" 2>&1)" = "$want" ] &&
+	    [ "$(LD_LIBRARY_PATH=$p/lib "$c/build/prog" 2>&1)" = "$want" ] &&
+	    LD_LIBRARY_PATH=$p/lib ldd "$c/build/prog" |
+	        grep -q "libtfd.so.0 => $p/lib/libtfd.so.0 " &&
 	    [ "$("$c/build/prog_static" 2>&1)" = "$want" ] &&
-	    ! ldd "$c/build/prog_static" | grep -q libtfd; then
-		ok "CMake: find_package(tfd CONFIG): tfd::tfd and tfd::tfd_static"
+	    ! ldd "$c/build/prog_static" | grep -q libtfd
+}
+if ! command -v cmake >/dev/null 2>&1; then
+	skip "CMake: cmake is not installed (apt-get install cmake)"
+else
+	if cmake_progs "$prefix" "$work/cmakecfg"; then
+		ok "CMake: find_package(tfd CONFIG): tfd::tfd and tfd::tfd_static (Threads, dl)"
 	else
 		bad "CMake: find_package(tfd CONFIG)" "$work/cmake.log"
 	fi
@@ -556,10 +600,10 @@ fi
 # The staged prefix, moved elsewhere (as a relocatable bundle, or a
 # package unpacked under another root): programs still build against it
 # with pkg-config and CMake, with the shared library and the static one,
-# and run with the moved libraries.  The static library needs what
-# tfd.pc's Libs.private says (-pthread -ldl), and the CMake package's
-# tfd::tfd_static says the same (glibc 2.34 and later need no -ldl: a
-# link without it would not show that it is missing).
+# and run with the moved libraries.  (The static library needs what
+# tfd.pc's Libs.private says, -pthread -ldl, and tfd::tfd_static says the
+# same: glibc 2.34 and later need no -ldl, a link without it would not
+# show that it is missing, so pc_progs and cmake_progs read the flags.)
 mv=$work/moved/tfd
 mkdir -p "$work/moved" && mv "$st" "$mv" 2>"$work/mv.log" ||
     bad "mv $st $mv" "$work/mv.log"
@@ -567,61 +611,18 @@ if ! command -v pkg-config >/dev/null 2>&1; then
 	skip "moved prefix, pkg-config: not installed (apt-get install pkg-config)"
 elif [ -d "$mv" ]; then
 	PKG_CONFIG_PATH=$mv/lib/pkgconfig
-	if ! ${CC:-cc} "$work/prog.c" -o "$work/prog-moved" \
-	    $(pkg-config --cflags --libs tfd) >"$work/cc.log" 2>&1; then
-		bad "moved prefix: cc prog.c \$(pkg-config --cflags --libs tfd)" \
-		    "$work/cc.log"
-	elif [ "$(LD_LIBRARY_PATH=$mv/lib "$work/prog-moved" 2>&1)" != "$want" ] ||
-	    ! LD_LIBRARY_PATH=$mv/lib ldd "$work/prog-moved" |
-	    grep -q "libtfd.so.0 => $mv/lib/libtfd.so.0 "; then
-		bad "moved prefix: the program built with pkg-config" \
-		    "$work/cc.log"
-	elif ! ${CC:-cc} "$work/prog.c" -o "$work/prog-moved-static" \
-	    $(pkg-config --cflags tfd) $(pkg-config --static --libs tfd |
-	    sed 's/-ltfd /-l:libtfd.a /') >"$work/cc.log" 2>&1 ||
-	    [ "$("$work/prog-moved-static" 2>&1)" != "$want" ] ||
-	    ldd "$work/prog-moved-static" | grep -q libtfd; then
-		bad "moved prefix: cc prog.c libtfd.a \$(pkg-config --static --libs tfd)" \
-		    "$work/cc.log"
-	elif ! pkg-config --static --libs tfd | tr ' ' '\n' | grep -qx -e -pthread ||
-	    ! pkg-config --static --libs tfd | tr ' ' '\n' | grep -qx -e -ldl; then
-		bad "moved prefix: pkg-config --static --libs tfd: $(pkg-config \
-		    --static --libs tfd)"
+	if pc_progs "$mv"; then
+		ok "moved prefix: programs built with pkg-config (libtfd.so, libtfd.a)"
 	else
-		ok "moved prefix: pkg-config builds with libtfd.so and libtfd.a (-pthread -ldl)"
+		bad "moved prefix: programs built with pkg-config" "$work/pc.log"
 	fi
 	PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 fi
 if ! command -v cmake >/dev/null 2>&1; then
 	skip "moved prefix, CMake: cmake is not installed (apt-get install cmake)"
 elif [ -d "$mv" ]; then
-	c=$work/cmakemoved
-	mkdir -p "$c"
-	cp "$work/prog.c" "$c/"
-	cat >"$c/CMakeLists.txt" <<'CMAKE'
-cmake_minimum_required(VERSION 3.13)
-project(use_tfd C)
-find_package(tfd 0.1 CONFIG REQUIRED)
-message(STATUS "tfd ${tfd_VERSION} in ${tfd_DIR}")
-get_target_property(l tfd::tfd_static INTERFACE_LINK_LIBRARIES)
-message(STATUS "tfd::tfd_static links with ${l}")
-add_executable(prog prog.c)
-target_link_libraries(prog PRIVATE tfd::tfd)
-add_executable(prog_static prog.c)
-target_link_libraries(prog_static PRIVATE tfd::tfd_static)
-CMAKE
-	if CMAKE_PREFIX_PATH=$mv cmake -S "$c" -B "$c/build" \
-	    >"$work/cmake.log" 2>&1 &&
-	    grep -q "tfd $version in $mv/lib/cmake/tfd" "$work/cmake.log" &&
-	    grep -q "tfd::tfd_static links with Threads::Threads;dl\$" \
-	        "$work/cmake.log" &&
-	    cmake --build "$c/build" >>"$work/cmake.log" 2>&1 &&
-	    [ "$(LD_LIBRARY_PATH=$mv/lib "$c/build/prog" 2>&1)" = "$want" ] &&
-	    LD_LIBRARY_PATH=$mv/lib ldd "$c/build/prog" |
-	        grep -q "libtfd.so.0 => $mv/lib/libtfd.so.0 " &&
-	    [ "$("$c/build/prog_static" 2>&1)" = "$want" ] &&
-	    ! ldd "$c/build/prog_static" | grep -q libtfd; then
-		ok "moved prefix: CMake builds with tfd::tfd and tfd::tfd_static (Threads, dl)"
+	if cmake_progs "$mv" "$work/cmakemoved"; then
+		ok "moved prefix: CMake builds with tfd::tfd and tfd::tfd_static"
 	else
 		bad "moved prefix: CMake find_package(tfd CONFIG)" "$work/cmake.log"
 	fi
