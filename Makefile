@@ -216,9 +216,7 @@ rel = $(if $(call below,$1,$(PREFIX)),$(patsubst %/.,%,$${$2}/$(call \
 # file), or PREFIX itself when DIR is not under it.
 from = $(if $(call below,$1,$(PREFIX)),$(patsubst %/,%,$${$2}/$(call \
     up,$(call below,$1,$(PREFIX)))),$(PREFIX))
-SUBST := sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-    -e 's|@SOMAJOR@|$(SOMAJOR)|' \
+SUBST := sed -e 's|@VERSION@|$(VERSION)|' -e 's|@SOMAJOR@|$(SOMAJOR)|' \
     -e 's|@PC_PREFIX@|$(call from,$(PKGCONFIGDIR),pcfiledir)|' \
     -e 's|@PC_LIBDIR@|$(call rel,$(LIBDIR),prefix)|' \
     -e 's|@PC_INCLUDEDIR@|$(call rel,$(INCLUDEDIR),prefix)|' \
