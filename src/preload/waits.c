@@ -711,7 +711,7 @@ static int select_run(int nfds, fd_set **set, const struct timespec *ts,
 	r = deliver ? swait_deliver(&w, ns) : swait_virtual(&w, ns);
 	if (r == VWAIT_BLOCK) { /* no domain: real time */
 		r = select_real(nfds, set, ts, mask, tv);
-	} else if (tv && (r >= 0 || (deliver && errno == EINTR))) {
+	} else if (tv && (r >= 0 || errno == EINTR)) {
 		/* Linux leaves the time not slept */
 		int64_t left = ns - ((tfd_virt ? tfd_vnow(CLOCK_MONOTONIC)
 		                               : tfd_real_mono()) - start);

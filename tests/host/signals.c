@@ -721,3 +721,37 @@ HOST_CASE(sysv_signal_handler_puts_itself_back, 0)
 	say("a new timer reads %lld", h_read(fd));
 	return T_close(fd) != 0;
 }
+
+static volatile sig_atomic_t ticks;
+
+static void count_tick(int sig)
+{
+	(void)sig;
+	ticks++;
+}
+
+/* select() interrupted by a signal leaves the time not slept in its
+ * timeout (Linux's select does): a loop that retries on EINTR with the
+ * same timeval ends, here with a timer in the set and a SIGALRM every
+ * 100 ms through a 1 s wait. */
+HOST_CASE(select_eintr_retry_ends, 0)
+{
+	int fd = h_timer(T_NONBLOCK, 3600 * 1000, 0), r;
+	struct timeval tv = { 1, 0 };
+	fd_set rd;
+
+	catch(SIGALRM, count_tick, 0);
+	alarm_in(100, 100 * 1000);
+	do {
+		FD_ZERO(&rd);
+		FD_SET(fd, &rd);
+		r = select(fd + 1, &rd, NULL, NULL, &tv);
+	} while (r < 0 && errno == EINTR);
+	alarm_in(0, 0);
+	catch(SIGALRM, SIG_DFL, 0);
+	say("select: %d, interrupted: %s, time left: %s", r,
+	    ticks > 0 ? "yes" : "no",
+	    tv.tv_sec == 0 && tv.tv_usec == 0 ? "none" : "some");
+	T_close(fd);
+	return 0;
+}
