@@ -370,7 +370,7 @@ EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 EXPORT int clock_nanosleep(clockid_t c, int flags, const struct timespec *req,
                            struct timespec *rem)
 {
-	clockid_t base = tfd_virtual_base(c);
+	clockid_t base = tfd_virtual_wait_base(c); /* (else the kernel's error) */
 	int64_t left = 0, ns;
 	int e;
 

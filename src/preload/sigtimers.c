@@ -78,7 +78,8 @@ int tfd_sigtimer_create(clockid_t c, struct sigevent *ev, timer_t *id)
 {
 	int i;
 
-	if (tfd_virtual_base(c) < 0) /* CPU-time clocks: the system's */
+	if (tfd_virtual_wait_base(c) < 0) /* CPU-time clocks: the system's;
+	                                   * raw, coarse: Linux's error */
 		return TFD_PASS;
 	if (ev && ev->sigev_notify != SIGEV_NONE &&
 	    ev->sigev_notify != SIGEV_SIGNAL && ev->sigev_notify != SIGEV_THREAD &&

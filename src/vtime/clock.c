@@ -62,6 +62,17 @@ clockid_t tfd_virtual_base(clockid_t c)
 	}
 }
 
+/* The same for a clock one may sleep on or arm a timer on: not the raw
+ * and coarse clocks, which Linux refuses there (EOPNOTSUPP), nor the
+ * CPU-time ones (the system's). */
+clockid_t tfd_virtual_wait_base(clockid_t c)
+{
+	if (c == CLOCK_MONOTONIC_RAW || c == CLOCK_MONOTONIC_COARSE ||
+	    c == CLOCK_REALTIME_COARSE)
+		return -1;
+	return tfd_virtual_base(c);
+}
+
 /* The deadline on the virtual CLOCK_MONOTONIC of a wait of ns (-1: none);
  * beyond the horizon, none: no end of time. */
 int64_t tfd_vdeadline(int64_t ns)

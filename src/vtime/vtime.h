@@ -180,6 +180,8 @@ int64_t tfd_vread(clockid_t c);
 /* The base of a clock virtual time keeps (CLOCK_REALTIME, _MONOTONIC or
  * _BOOTTIME), or -1 (a clock of the system's: CPU time...). */
 clockid_t tfd_virtual_base(clockid_t c);
+clockid_t tfd_virtual_wait_base(clockid_t c); /* -1 also for the raw
+                                               * and coarse clocks */
 /* The deadline on the virtual CLOCK_MONOTONIC of a wait of ns (-1: none;
  * beyond the horizon: DOM_NEVER). */
 int64_t tfd_vdeadline(int64_t ns);

@@ -7,6 +7,7 @@
  * early.  Prints one line per fact; exits 1 if one failed.
  *
  *   gettimeofday() with a NULL time or a NULL zone
+ *   clock_nanosleep and timer_create refused on the raw, coarse clocks
  *   nanosleep, clock_nanosleep relative and absolute, sleep, usleep
  *   time(), timespec_get(), the _COARSE clocks follow the sleeps
  *   two threads each 50 x usleep(1000): 50 ms of their time
@@ -101,6 +102,26 @@ int main(void)
 	virt = b && !strcmp(b, "virtual");
 	unit = virt ? SEC : 1000000;
 
+	/* Linux sleeps and arms timers on none of the raw and coarse
+	 * clocks: EOPNOTSUPP, on virtual time too. */
+	{
+		static const clockid_t no_wait[] = { CLOCK_MONOTONIC_RAW,
+			                             CLOCK_MONOTONIC_COARSE,
+			                             CLOCK_REALTIME_COARSE };
+		struct timespec ms = { 0, 1000000 };
+		struct sigevent none = { .sigev_notify = SIGEV_NONE };
+		timer_t t;
+
+		for (i = 0; i < 3; i++) {
+			errno = 0;
+			fact("clock_nanosleep on a raw or coarse clock: EOPNOTSUPP",
+			     clock_nanosleep(no_wait[i], 0, &ms, NULL) ==
+			             EOPNOTSUPP);
+			fact("timer_create on a raw or coarse clock: EOPNOTSUPP",
+			     timer_create(no_wait[i], &none, &t) < 0 &&
+			             errno == EOPNOTSUPP);
+		}
+	}
 	/* glibc declares the time nonnull, and allows NULL. */
 	fact("gettimeofday(NULL, &tz)",
 	     gtod(no_tv, &tz) == 0 && tz.tz_minuteswest != -1);
