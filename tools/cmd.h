@@ -74,8 +74,8 @@ int tfd_find_preload(char *path, size_t n, char *why, size_t whyn);
 int tfd_program_static(const char *prog, char *path, size_t n);
 
 /* 1 if that program needs a sanitizer's run-time that must be loaded
- * first (AddressSanitizer's, ThreadSanitizer's...), its name as the
- * program names it (libasan.so.8) into name; else 0.  elf.c. */
+ * first (AddressSanitizer's), its name as the program names it
+ * (libasan.so.8) into name; else 0.  elf.c. */
 int tfd_program_runtime(const char *prog, char *name, size_t n);
 
 /* arg with control characters escaped (\xNN), so that a message stays on
