@@ -74,6 +74,26 @@ void t_skip(const char *fmt, ...)
 	_exit(T_SKIP);
 }
 
+const char *t_tool(void)
+{
+	const char *t = getenv("TFD_TOOL");
+
+	if (!t || !*t)
+		t_skip("TFD_TOOL is not set: no tfd program to run (make "
+		       "check sets it)");
+	return t;
+}
+
+const char *t_examples(void)
+{
+	const char *e = getenv("TFD_EXAMPLES");
+
+	if (!e || !*e)
+		t_skip("TFD_EXAMPLES is not set: no examples to run (make "
+		       "check sets it)");
+	return e;
+}
+
 void t_fail(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;

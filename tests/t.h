@@ -31,6 +31,11 @@ void t_fail(const char *file, int line, const char *fmt, ...)
 #define T_SKIP 77
 void t_skip(const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 1, 2)));
+/* The tfd program (TFD_TOOL) and the examples' directory (TFD_EXAMPLES),
+ * which make check gives; a test that needs one skips without it (the
+ * runner run alone, build/tfd-test). */
+const char *t_tool(void);
+const char *t_examples(void);
 
 #define TEST_LIMIT(name, secs)                                              \
 	static void name(void);                                             \

@@ -72,10 +72,9 @@ static int shell(const char *cmd)
 
 TEST(conformance_manual_errors_are_traceable)
 {
-	const char *tool = getenv("TFD_TOOL");
+	const char *tool = t_tool();
 	char cmd[1024];
 
-	CHECK_NE(tool, NULL);
 	CHECKF(access("tests/traceability.sh", R_OK) == 0,
 	       "run from the top of the source tree");
 	snprintf(cmd, sizeof(cmd),
@@ -85,12 +84,11 @@ TEST(conformance_manual_errors_are_traceable)
 
 TEST(conformance_tool_prints_the_table)
 {
-	const char *tool = getenv("TFD_TOOL");
+	const char *tool = t_tool();
 	char cmd[1024], out[8192];
 	size_t n;
 	FILE *p;
 
-	CHECK_NE(tool, NULL);
 	snprintf(cmd, sizeof(cmd), "%s conform --filter backend.", tool);
 	p = popen(cmd, "r");
 	CHECK_NE(p, NULL);

@@ -51,12 +51,11 @@ TEST(examples_readme_shows_examples_readme_c)
  * return more than one when the machine is slow). */
 TEST(examples_readme_runs)
 {
-	const char *ex = getenv("TFD_EXAMPLES");
+	const char *ex = t_examples();
 	char cmd[512], out[4096], err[4096], *line;
 	unsigned long total, last = 0;
 	int n = 0;
 
-	CHECK_NE(ex, NULL);
 	snprintf(cmd, sizeof(cmd), "%s/readme", ex);
 	CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 0);
 	CHECKF(err[0] == 0, "stderr: %s", err);
@@ -78,11 +77,10 @@ TEST(examples_readme_runs)
 TEST(examples_eventloop_with_an_input_epoll_cannot_watch)
 {
 	static const char *const inputs[] = { "/dev/null", "README.md" };
-	const char *ex = getenv("TFD_EXAMPLES");
+	const char *ex = t_examples();
 	char cmd[512], out[4096], err[4096];
 	size_t i;
 
-	CHECK_NE(ex, NULL);
 	for (i = 0; i < sizeof(inputs) / sizeof(*inputs); i++) {
 		snprintf(cmd, sizeof(cmd), "%s/eventloop 1 < %s", ex, inputs[i]);
 		CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0,

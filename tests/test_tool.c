@@ -18,14 +18,13 @@
 static int tool(const char *args, char *out, size_t outn, char *err,
                 size_t errn)
 {
-	const char *bin = getenv("TFD_TOOL");
+	const char *bin = t_tool();
 	char cmd[1024];
 	char ef[] = "/tmp/tfd-test-err.XXXXXX";
 	int efd, st;
 	FILE *p, *e;
 	size_t n;
 
-	CHECK_NE(bin, NULL);
 	efd = mkstemp(ef);
 	CHECK_GE(efd, 0);
 	snprintf(cmd, sizeof(cmd), "%s %s 2>%s", bin, args, ef);
@@ -100,13 +99,13 @@ TEST(tool_bad_arguments_exit_2_with_one_line)
 static int tool_argv(char *const *argv, char *out, size_t outn, char *err,
                      size_t errn)
 {
-	const char *bin = getenv("TFD_TOOL");
+	const char *bin = t_tool();
 	FILE *o = tmpfile(), *e = tmpfile();
 	int st;
 	size_t n;
 	pid_t pid;
 
-	CHECK(bin != NULL && o && e);
+	CHECK(o && e);
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
@@ -374,11 +373,10 @@ TEST(tool_option_values_with_equals_and_after_operands)
  * other (tests/help.sh reads both). */
 TEST(tool_help_and_manual_list_the_same_options)
 {
-	const char *bin = getenv("TFD_TOOL");
+	const char *bin = t_tool();
 	char cmd[512];
 	int st;
 
-	CHECK_NE(bin, NULL);
 	snprintf(cmd, sizeof(cmd), "sh tests/help.sh %s man/tfd.1 2>&1", bin);
 	st = system(cmd);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -601,7 +599,7 @@ static int exec_filtered(const struct sock_fprog *prog, const char *const *cmd,
                          char *out, size_t n)
 {
 	const char *asan = getenv("ASAN_OPTIONS");
-	char *argv[16] = { getenv("TFD_TOOL"), (char *)"exec",
+	char *argv[16] = { (char *)(uintptr_t)t_tool(), (char *)"exec",
 		           (char *)"--backend", (char *)"virtual", (char *)"--" };
 	char opts[4096];
 	ssize_t got, r;

@@ -9,9 +9,8 @@
 
 static const char *tool(void)
 {
-	const char *t = getenv("TFD_TOOL");
+	const char *t = t_tool();
 
-	CHECK_NE(t, NULL);
 	return t;
 }
 
@@ -46,7 +45,7 @@ static const char *timer_block(const char *out, int n, char *buf, size_t size)
  */
 static void example_loop(int secs)
 {
-	const char *ex = getenv("TFD_EXAMPLES");
+	const char *ex = t_examples();
 	static char out[1 << 16], err[4096], b[4096];
 	char dir[] = "/tmp/tfd-trace.XXXXXX", cmd[1024], want[256];
 	int beats = secs / 7;

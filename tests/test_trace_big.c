@@ -21,9 +21,8 @@
 
 static const char *tool(void)
 {
-	const char *t = getenv("TFD_TOOL");
+	const char *t = t_tool();
 
-	CHECK_NE(t, NULL);
 	return t;
 }
 
