@@ -985,11 +985,14 @@ sockets() {
 # ready after 100.000000 s", in under 5 s each: the wait on a socket of
 # the tree's still jumps.
 jumps() {
-	label=$1 what=$2 says=$3 max=
+	label=$1 what=$2 says=$3 max= limit=5000
 	shift 3
+	# Far below the 100 s a wait in real time takes; a sanitizer's
+	# build on a loaded machine took 5.8 s for one run of five.
+	[ -n "${TFD_SAN:-}" ] && limit=20000
 	if again "$label" 5 "$@" &&
 	    [ "$(cat "$out/$label.1")" = "$what: ready after 100.000000 s" ] &&
-	    [ "$max" -lt 5000 ]; then
+	    [ "$max" -lt "$limit" ]; then
 		ok "$says: still jumps, at 100 s exactly"
 	else
 		bad "$says (slowest ${max:-?} ms)"
