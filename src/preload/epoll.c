@@ -88,11 +88,6 @@ TFD_LOCK_RANK(lock, LK_EPOLL);
 
 TFD_LOCK_INSIDE(lock) /* lock_in(), lock_out() */
 static struct heads by_fd, by_ep;
-
-/* Waits of the kernel's on each epoll set below EP_BITS, and on the
- * others, under way (tfd_epoll_raw): a timer of such a set is not
- * covered, the waits would not see it. */
-static unsigned raw_waits[1024], raw_high;
 static size_t nregs;
 static int nedge;  /* of them, edge-triggered [A] */
 int tfd_nreg;      /* nregs, read without the lock */
@@ -102,6 +97,11 @@ int tfd_nreg;      /* nregs, read without the lock */
 #define EP_BITS 1024
 #define WORD (8 * sizeof(unsigned long))
 static unsigned long ep_bits[EP_BITS / WORD];
+
+/* Waits of the kernel's on each epoll set below EP_BITS, and on the
+ * others, under way (tfd_epoll_raw): a timer of such a set is not
+ * covered, the waits would not see it. */
+static unsigned raw_waits[EP_BITS], raw_high;
 
 int tfd_epoll_set(int fd)
 {
