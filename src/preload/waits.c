@@ -532,6 +532,12 @@ static int sets_take(int nfds, fd_set **set, struct holds *s)
 
 	if (!tfd_emulated)
 		return 0;
+	/* An epoll set of timers selected: a wait on it (epoll.c). */
+	for (fd = 0; set[0] && fd < nfds && fd < 1024 &&
+	             unlikely(__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED));
+	     fd++)
+		if (tfd_epoll_set(fd) && !tfd_marked(fd) && set_has(set[0], fd))
+			tfd_epoll_held(fd);
 	for (fd = 0; fd < nfds && fd < h; fd++) {
 		if (!tfd_marked(fd))
 			continue;

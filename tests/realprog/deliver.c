@@ -608,12 +608,30 @@ static void epoll_forked_set(void)
 	close(fd);
 }
 
+/* A set whose timer its waits delivered, then selected as a descriptor:
+ * readable when the timer expires, as on Linux. */
+static void epoll_selected(void)
+{
+	int fd = timer(), ep = epoll_of(fd, EPOLLIN), r;
+	struct epoll_event ev;
+	const char *how;
+
+	epoll_wait(ep, &ev, 1, 0); /* (a look first: then armed) */
+	arm(fd, 30 * MS, 0);
+	r = wait_one(ep, 1, 3000, &how);
+	printf("epoll selected: select %d, the set %s\n", r, how);
+	say_read("epoll selected", fd);
+	close(ep);
+	close(fd);
+}
+
 static void epoll_facts(void)
 {
 	epoll_level();
 	epoll_edge();
 	epoll_sets();
 	epoll_room();
+	epoll_selected();
 	epoll_forked_set();
 	wait_in_child("epoll fork", 1);
 }
