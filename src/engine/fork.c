@@ -413,8 +413,13 @@ void tfd_engine_fork_init(void)
  * lock, and may use its timers (registered at the first timer, ours ran
  * first and the program's hung on the lock); the child's run after ours
  * have made the child's timers whole.  They do nothing before the first
- * timer. */
+ * timer.  Not in a ThreadSanitizer build: registered that early, the
+ * family's lock taken in prepare and let go of in the child's handler is
+ * held twice for ThreadSanitizer in the child ("double lock of a
+ * mutex"); there they are registered at the first timer, as before. */
+#ifndef TFD_TSAN
 __attribute__((constructor)) static void fork_handlers_at_load(void)
 {
 	tfd_engine_fork_init();
 }
+#endif
