@@ -74,24 +74,24 @@ void t_skip(const char *fmt, ...)
 	_exit(T_SKIP);
 }
 
+/* The environment's var, which make check sets, or the test skips. */
+static const char *given(const char *var, const char *what)
+{
+	const char *v = getenv(var);
+
+	if (!v || !*v)
+		t_skip("%s is not set: no %s (make check sets it)", var, what);
+	return v;
+}
+
 const char *t_tool(void)
 {
-	const char *t = getenv("TFD_TOOL");
-
-	if (!t || !*t)
-		t_skip("TFD_TOOL is not set: no tfd program to run (make "
-		       "check sets it)");
-	return t;
+	return given("TFD_TOOL", "tfd program to run");
 }
 
 const char *t_examples(void)
 {
-	const char *e = getenv("TFD_EXAMPLES");
-
-	if (!e || !*e)
-		t_skip("TFD_EXAMPLES is not set: no examples to run (make "
-		       "check sets it)");
-	return e;
+	return given("TFD_EXAMPLES", "examples to run");
 }
 
 void t_fail(const char *file, int line, const char *fmt, ...)
