@@ -84,67 +84,6 @@ static int ehdr(int fd, struct hdr *h)
 	return 0;
 }
 
-/* 1 if the dynamic section at off (size bytes) has a DT_SONAME. */
-static int has_soname(int fd, const struct hdr *h, uint64_t off,
-                      uint64_t size)
-{
-	size_t each = h->is64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
-	uint64_t i;
-
-	for (i = 0; i + each <= size && i < 65536 * each; i += each) {
-		union {
-			Elf32_Dyn d32;
-			Elf64_Dyn d64;
-		} u;
-		int64_t tag;
-
-		if (pread(fd, &u, each, (off_t)(off + i)) != (ssize_t)each)
-			return 0;
-		tag = h->is64 ? u.d64.d_tag : u.d32.d_tag;
-		if (tag == DT_SONAME)
-			return 1;
-		if (tag == DT_NULL)
-			return 0;
-	}
-	return 0;
-}
-
-/* 1 static, 0 dynamic or not known, for the ELF file open as fd. */
-static int elf_static(int fd)
-{
-	uint64_t dyn_off = 0, dyn_size = 0;
-	int dynamic = 0;
-	struct hdr h;
-	unsigned i;
-
-	if (ehdr(fd, &h) < 0 || (h.type != ET_EXEC && h.type != ET_DYN))
-		return 0;
-	for (i = 0; i < h.phnum; i++) {
-		union {
-			Elf32_Phdr p32;
-			Elf64_Phdr p64;
-		} u;
-		unsigned type;
-
-		if (pread(fd, &u, h.phentsize,
-		          (off_t)(h.phoff + (uint64_t)i * h.phentsize)) !=
-		    (ssize_t)h.phentsize)
-			return 0;
-		type = h.is64 ? u.p64.p_type : u.p32.p_type;
-		if (type == PT_INTERP)
-			return 0;
-		if (type == PT_DYNAMIC) {
-			dynamic = 1;
-			dyn_off = h.is64 ? u.p64.p_offset : u.p32.p_offset;
-			dyn_size = h.is64 ? u.p64.p_filesz : u.p32.p_filesz;
-		}
-	}
-	/* no interpreter: static, unless it is a shared object (the
-	 * dynamic linker itself) */
-	return !(dynamic && h.type == ET_DYN &&
-	         has_soname(fd, &h, dyn_off, dyn_size));
-}
-
 /* Program header i of the file: its type, and where it lies in the file
  * and in memory.  -1 if it cannot be read. */
 struct seg {
@@ -168,6 +107,65 @@ static int seg_at(int fd, const struct hdr *h, unsigned i, struct seg *s)
 	s->vaddr = h->is64 ? u.p64.p_vaddr : u.p32.p_vaddr;
 	s->filesz = h->is64 ? u.p64.p_filesz : u.p32.p_filesz;
 	return 0;
+}
+
+/* Entry i of the dynamic section at off (size bytes): its tag and
+ * value.  -1 past its end or if it cannot be read. */
+static int dyn_at(int fd, const struct hdr *h, uint64_t off, uint64_t size,
+                  uint64_t i, int64_t *tag, uint64_t *val)
+{
+	size_t each = h->is64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
+	union {
+		Elf32_Dyn d32;
+		Elf64_Dyn d64;
+	} u;
+
+	if ((i + 1) * each > size || i >= 65536 ||
+	    pread(fd, &u, each, (off_t)(off + i * each)) != (ssize_t)each)
+		return -1;
+	*tag = h->is64 ? u.d64.d_tag : u.d32.d_tag;
+	*val = h->is64 ? u.d64.d_un.d_val : u.d32.d_un.d_val;
+	return *tag == DT_NULL ? -1 : 0;
+}
+
+/* 1 if the dynamic section at off (size bytes) has a DT_SONAME. */
+static int has_soname(int fd, const struct hdr *h, uint64_t off,
+                      uint64_t size)
+{
+	uint64_t i, val;
+	int64_t tag;
+
+	for (i = 0; dyn_at(fd, h, off, size, i, &tag, &val) == 0; i++)
+		if (tag == DT_SONAME)
+			return 1;
+	return 0;
+}
+
+/* 1 static, 0 dynamic or not known, for the ELF file open as fd. */
+static int elf_static(int fd)
+{
+	uint64_t dyn_off = 0, dyn_size = 0;
+	int dynamic = 0;
+	struct hdr h;
+	unsigned i;
+
+	if (ehdr(fd, &h) < 0 || (h.type != ET_EXEC && h.type != ET_DYN))
+		return 0;
+	for (i = 0; i < h.phnum; i++) {
+		struct seg g;
+
+		if (seg_at(fd, &h, i, &g) < 0 || g.type == PT_INTERP)
+			return 0;
+		if (g.type == PT_DYNAMIC) {
+			dynamic = 1;
+			dyn_off = g.off;
+			dyn_size = g.filesz;
+		}
+	}
+	/* no interpreter: static, unless it is a shared object (the
+	 * dynamic linker itself) */
+	return !(dynamic && h.type == ET_DYN &&
+	         has_soname(fd, &h, dyn_off, dyn_size));
 }
 
 /* Where in the file the address vaddr is (a PT_LOAD's), or 0. */
@@ -207,10 +205,11 @@ static int first_runtime(const char *soname)
 /* The DT_NEEDED of the ELF file fd that is such a run-time, into name. */
 static int elf_runtime(int fd, char *name, size_t n)
 {
-	uint64_t needed[64], strtab = 0, dyn_off = 0, dyn_size = 0, i;
-	size_t each, nneeded = 0, k;
+	uint64_t needed[64], strtab = 0, dyn_off = 0, dyn_size = 0, i, val;
+	size_t nneeded = 0, k;
 	struct hdr h;
 	struct seg s;
+	int64_t tag;
 	unsigned j;
 
 	if (ehdr(fd, &h) < 0)
@@ -220,21 +219,8 @@ static int elf_runtime(int fd, char *name, size_t n)
 			dyn_off = s.off;
 			dyn_size = s.filesz;
 		}
-	each = h.is64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
-	for (i = 0; i + each <= dyn_size && i < 65536 * each; i += each) {
-		union {
-			Elf32_Dyn d32;
-			Elf64_Dyn d64;
-		} u;
-		int64_t tag;
-		uint64_t val;
-
-		if (pread(fd, &u, each, (off_t)(dyn_off + i)) != (ssize_t)each)
-			return 0;
-		tag = h.is64 ? u.d64.d_tag : u.d32.d_tag;
-		val = h.is64 ? u.d64.d_un.d_val : u.d32.d_un.d_val;
-		if (tag == DT_NULL)
-			break;
+	for (i = 0; dyn_at(fd, &h, dyn_off, dyn_size, i, &tag, &val) == 0;
+	     i++) {
 		if (tag == DT_STRTAB)
 			strtab = val;
 		else if (tag == DT_NEEDED && nneeded < 64)

@@ -32,8 +32,7 @@ static int64_t key_of(const struct tfd_timer *t)
  * or one waiting for a deliverer, is covered by nothing. */
 static int covered(const struct tfd_timer *t)
 {
-	return (t->flags & T_COVER) && mine(t) &&
-	       t->holders == tfd_proc_bit(tfd_eng.self);
+	return (t->flags & T_COVER) && mine(t) && tfd_engine_alone(t);
 }
 
 void tfd_engine_unqueue(struct tfd_timer *t)

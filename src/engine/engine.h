@@ -508,6 +508,13 @@ void tfd_engine_fork_init(void);
 void tfd_engine_start_pending(void); /* lock held: see tfd_eng.start_pending */
 int tfd_engine_keep_inherited(void); /* the child's new service thread */
 
+/* This process alone holds t: what it knows of t's file (who waits on
+ * it, its flags) no other process changes. */
+static inline int tfd_engine_alone(const struct tfd_timer *t)
+{
+	return tfd_eng.self >= 0 && t->holders == tfd_proc_bit(tfd_eng.self);
+}
+
 /* The timer whose queue node is n. */
 static inline struct tfd_timer *tfd_timer_of(struct tfd_qnode *n)
 {

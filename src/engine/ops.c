@@ -118,9 +118,9 @@ int tfd_engine_settime(int fd, int flags, const struct itimerspec *nv,
 	t->base = (unsigned char)base;
 	tfd_model_set(&t->m, tfd_clock_now(base), value,
 	              tfd_ts_to_ns(&nv->it_interval), absolute);
-	if (tfd_eng.asleep)
-		tfd_engine_uncover(t); /* a wait asleep may be past the new
-		                        * deadline: a post wakes it */
+	if (tfd_eng.asleep) /* a wait asleep may be past the new deadline:
+	                     * a post wakes it (queued and kicked below) */
+		t->flags &= (unsigned char)~T_COVER;
 	t->hold = t->backoff = 0;
 	t->flags &= (unsigned char)~T_DEFERRED;
 	tfd_engine_requeue(t);
@@ -269,7 +269,7 @@ int tfd_engine_cover(int fd, int on)
 		return 0;
 	h = tfd_eng.slot[fd];
 	if (!on || h->nfds != 1 || t->deliverer != tfd_eng.self ||
-	    t->holders != tfd_proc_bit(tfd_eng.self)) {
+	    !tfd_engine_alone(t)) {
 		tfd_engine_uncover(t);
 		return 0;
 	}
@@ -297,8 +297,7 @@ void tfd_engine_mode(int fd, int nonblock)
  * changes to its flags this one does not see). */
 static int nonblocking(const struct tfd_hold *h)
 {
-	return h->mode == MODE_NONBLOCK && tfd_eng.self >= 0 &&
-	       h->t->holders == tfd_proc_bit(tfd_eng.self);
+	return h->mode == MODE_NONBLOCK && tfd_engine_alone(h->t);
 }
 
 /* A wait that delivers goes to sleep in the kernel (d 1) or has woken
