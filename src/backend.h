@@ -76,10 +76,12 @@ struct tfd_backend {
 	 * now would count an expiration that its file does not show (not
 	 * posted yet), 2 if the file shows one (posted: a poll(2) of the
 	 * file tells whether it still does), 0 if neither; with 0 and 2,
-	 * *mono is its next deadline on CLOCK_MONOTONIC (-1 if none); -1 if
-	 * fd is no timer a wait may deliver. */
+	 * *mono is its next deadline on CLOCK_MONOTONIC (-1 if none), and
+	 * *drifts (if not NULL) 1 if that deadline is on another clock
+	 * (CLOCK_REALTIME, CLOCK_BOOTTIME), converted as the clocks stand
+	 * now; -1 if fd is no timer a wait may deliver. */
 	int (*ready_begin)(void);
-	int (*ready)(int fd, int64_t *mono);
+	int (*ready)(int fd, int64_t *mono, int *drifts);
 	void (*ready_end)(int begun);
 	/* With that lock too: waits 1, the caller's wait will be awake at
 	 * fd's deadline (ready() said 0) and deliver it: the backend may

@@ -421,7 +421,7 @@ int tfd_engine_read(int fd, uint64_t *count);
 uint64_t tfd_engine_drain(struct tfd_timer *t, int fd);
 int tfd_engine_next_due(int64_t *in_ns);
 int tfd_engine_ready_begin(void);
-int tfd_engine_ready(int fd, int64_t *mono);
+int tfd_engine_ready(int fd, int64_t *mono, int *drifts);
 void tfd_engine_defer(int fd, int waits);
 int tfd_engine_cover(int fd, int on);
 void tfd_engine_mode(int fd, int nonblock);

@@ -206,7 +206,7 @@ static struct tfd_timer *deliverable(int fd)
  * (T_SIGNALED): the file shows it, unless a read the library does not
  * see (a raw read(2)) emptied it, which only a look at the file tells.
  * Never early: the deadline is compared with the timer's own clock. */
-int tfd_engine_ready(int fd, int64_t *mono)
+int tfd_engine_ready(int fd, int64_t *mono, int *drifts)
 {
 	struct tfd_timer *t = deliverable(fd);
 	int64_t now;
@@ -216,6 +216,8 @@ int tfd_engine_ready(int fd, int64_t *mono)
 	if (t->m.ticks || __atomic_load_n(&t->inflight, __ATOMIC_ACQUIRE))
 		return 1;
 	*mono = -1;
+	if (drifts)
+		*drifts = t->base != BASE_MONO;
 	if (t->m.next) {
 		now = tfd_clock_now(t->base);
 		if (t->m.next <= now)
@@ -252,7 +254,7 @@ void tfd_engine_defer(int fd, int waits)
 		tfd_engine_requeue(t);
 		return;
 	}
-	if ((t->flags & T_DEFERRED) && tfd_engine_ready(fd, &mono) != 1) {
+	if ((t->flags & T_DEFERRED) && tfd_engine_ready(fd, &mono, NULL) != 1) {
 		t->flags &= (unsigned char)~T_DEFERRED;
 		t->hold = 0;
 		tfd_engine_requeue(t);

@@ -262,7 +262,7 @@ static int scan_one(struct scan *c, int fd, int seen)
 	struct pollfd p = { fd, POLLIN, 0 };
 	struct timespec zero = { 0, 0 };
 	int64_t d;
-	int r = tfd_be->ready(fd, &d);
+	int r = tfd_be->ready(fd, &d, NULL);
 
 	if (c->phase == SCAN_END)
 		tfd_be->defer(fd, 0);
@@ -284,7 +284,7 @@ static void scan_defer(const struct scan *c, int fd)
 	int64_t d;
 
 	if (c->next >= 0 && (c->end < 0 || c->next < c->end) &&
-	    tfd_be->ready(fd, &d) == 0 && d >= 0 && d <= c->next + 1000) {
+	    tfd_be->ready(fd, &d, NULL) == 0 && d >= 0 && d <= c->next + 1000) {
 		tfd_be->defer(fd, 1);
 		held_to(c->next);
 	}
