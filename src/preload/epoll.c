@@ -34,13 +34,17 @@
  * number, whatever the number of others.
  *
  * Delivery (tfd(7), Delivery): a timer whose every registration is
- * level-triggered for input, in sets of at most COVER_MAX timers that no
- * other wait holds (a set in a set, a poll of the set's descriptor) and
- * on which no wait of the kernel's is under way, is reported by the
- * epoll waits themselves, from memory (waits.c): the backend is told it
- * is covered (backend.h, cover), and neither posts it nor wakes for it.
+ * level-triggered for input, in sets that no other wait holds (a set in a
+ * set, a poll of the set's descriptor) and on which no wait of the
+ * kernel's is under way, is reported by the epoll waits themselves, from
+ * memory (waits.c): the backend is told it is covered (backend.h, cover),
+ * and neither posts it nor wakes for it.
+ *
+ * A wait looks only at the timers of its set that are due or changed
+ * since: epoll_due.c.
  */
 #include "preload/preload.h"
+#include "preload/epoll.h"
 #include "lockorder.h"
 
 #include <errno.h>
@@ -48,25 +52,6 @@
 #include <string.h>
 
 #define EPOLL_WRITE (EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND)
-
-struct reg {
-	struct reg *fnext, *fprev; /* on by_fd[fd] */
-	struct reg *enext, *eprev; /* on by_ep[ep] */
-	int ep, fd;
-	int edge; /* EPOLLET, made EPOLLONESHOT here */
-	unsigned char deliv; /* level-triggered, for input */
-	unsigned char want;  /* fd may be covered (cover_fd) */
-	struct epoll_event ev; /* as the program asked it (less writes) */
-};
-
-/* What an epoll set's waits may deliver, by its number. */
-#define COVER_MAX 64
-struct set {
-	unsigned ndeliv;     /* its registrations with deliv */
-	unsigned born;       /* forks when it got its first registration */
-	unsigned char held;  /* in another set, or polled, or it existed at
-	                      * a fork: not delivered */
-};
 
 /* fork()s since the library loaded, counted by the fork handlers without
  * the lock (another thread may hold it, waiting for the engine's, which
@@ -90,6 +75,7 @@ TFD_LOCK_INSIDE(lock) /* lock_in(), lock_out() */
 static struct heads by_fd, by_ep;
 static size_t nregs;
 static int nedge;  /* of them, edge-triggered [A] */
+static int nwant;  /* of them, with want [A] */
 int tfd_nreg;      /* nregs, read without the lock */
 
 /* The numbers below EP_BITS of the epoll sets in regs, read without the
@@ -196,7 +182,7 @@ static int set_delivers(int ep)
 {
 	const struct set *s = set_of(ep, 0);
 
-	return s && !s->held && s->ndeliv <= COVER_MAX &&
+	return s && !s->held && !s->nomem &&
 	       s->born == __atomic_load_n(&forks, __ATOMIC_ACQUIRE);
 }
 
@@ -215,8 +201,18 @@ static void cover_fd(int fd, int was)
 		if (!r->deliv || !set_delivers(r->ep))
 			want = 0;
 	}
-	for (r = h ? *h : NULL; r; r = r->fnext)
+	for (r = h ? *h : NULL; r; r = r->fnext) {
+		if (r->want != want) {
+			sets[r->ep].nwant += want ? 1U : -1U;
+			__atomic_store_n(&nwant, nwant + (want ? 1 : -1),
+			                 __ATOMIC_RELAXED);
+		}
 		r->want = (unsigned char)want;
+		if (want)
+			tfd_eset_look(&sets[r->ep], r);
+		else
+			tfd_eset_unplace(&sets[r->ep], r);
+	}
 	if (was && !want) {
 		int c = tfd_be->ready_begin();
 
@@ -234,22 +230,34 @@ static void cover_set(int ep)
 		cover_fd(r->fd, 0);
 }
 
+/* Set r->ep has one registration delivered more (d 1) or fewer (-1): its
+ * heap has room for all.  A set whose heap cannot grow is delivered by
+ * posts; one left with none has its heap freed. */
 static void deliv_count(const struct reg *r, int d)
 {
 	struct set *s = set_of(r->ep, 0);
-	unsigned was;
 
 	if (!r->deliv || !s)
 		return;
-	was = s->ndeliv;
 	s->ndeliv += (unsigned)d;
-	if ((was > COVER_MAX) != (s->ndeliv > COVER_MAX))
+	if (!s->ndeliv)
+		s->nomem = 0;
+	if (!s->nomem && tfd_eset_room(s) < 0) {
+		s->nomem = 1;
 		cover_set(r->ep);
+	}
 }
 
 static void drop(struct reg *r)
 {
 	int fd = r->fd, had = r->want;
+
+	if (had) {
+		sets[r->ep].nwant--;
+		__atomic_store_n(&nwant, nwant - 1, __ATOMIC_RELAXED);
+		tfd_eset_unplace(&sets[r->ep], r);
+		r->want = 0;
+	}
 
 	*(r->fprev ? &r->fprev->fnext : &by_fd.a[r->fd]) = r->fnext;
 	if (r->fnext)
@@ -307,6 +315,8 @@ static void set(struct reg *r, const struct epoll_event *ev, int edge)
 	edges(edge - r->edge);
 	r->edge = edge;
 	r->ev = *ev;
+	if (r->want) /* (placed again by cover_fd, if delivered still) */
+		tfd_eset_unplace(&sets[r->ep], r);
 	deliv_count(r, -1);
 	r->deliv = !edge && (ev->events & EPOLLIN) &&
 	           !(ev->events & (EPOLLET | EPOLLONESHOT));
@@ -383,7 +393,8 @@ void tfd_epoll_consumed(int fd)
 	struct reg **h, *r, *next;
 	int saved;
 
-	if (!__atomic_load_n(&nedge, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&nedge, __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&nwant, __ATOMIC_RELAXED))
 		return;
 	saved = errno;
 	lock_in();
@@ -391,6 +402,7 @@ void tfd_epoll_consumed(int fd)
 		struct epoll_event ev = r->ev;
 
 		next = r->fnext;
+		tfd_eset_look(&sets[r->ep], r); /* a new deadline, or none */
 		if (!r->edge)
 			continue;
 		ev.events |= EPOLLONESHOT;
@@ -457,39 +469,22 @@ void tfd_epoll_held(int ep)
 	lock_out();
 }
 
-/* Set ep's list begins at r, its registrations before r moved after the
- * last: a wait that found more due than it had room for reports those
- * it left out first next time, as the kernel, which puts what it
- * reported at the end of its ready list. */
-static void rotate(int ep, struct reg *r)
-{
-	struct reg *first = by_ep.a[ep], *last = r;
-
-	if (r == first)
-		return;
-	while (last->enext)
-		last = last->enext;
-	last->enext = first;
-	first->eprev = last;
-	r->eprev->enext = NULL;
-	r->eprev = NULL;
-	by_ep.a[ep] = r;
-}
-
 /* A wait on ep that delivers: the covered timers of the set that a read
  * would count now, as the events their registrations ask, up to room of
  * them into ev, and how many; *next, the earliest deadline of the others
- * (CLOCK_MONOTONIC, -1 for none; 0 if more are due than room).  asleep:
- * the backend is told, in the same hold of its lock, that the wait goes
- * to sleep (tfd_epoll_awake() when it has woken), if it has any.  The timers that may be covered and are not (since a settime
- * while a wait slept, or new) are covered first, if no wait of the
- * kernel's is under way on the set.  -1 if the set has none of them. */
+ * (CLOCK_MONOTONIC, -1 for none; 0 if more are due than room: those
+ * reported go to the end of the due list, as the kernel puts what it
+ * reported at the end of its ready list).  asleep: the backend is told,
+ * in the same hold of its lock, that the wait goes to sleep
+ * (tfd_epoll_awake() when it has woken), if it has any.  The timers that
+ * may be covered and are not (since a settime while a wait slept, or
+ * new) are covered first, if no wait of the kernel's is under way on the
+ * set.  -1 if the set has none of them. */
 int tfd_epoll_deliver(int ep, struct epoll_event *ev, int room,
                       int64_t *next, int asleep)
 {
-	struct reg **h, *r, *left = NULL;
 	struct set *s;
-	int c, n = 0, any = 0, raw;
+	int c, n, raw;
 
 	*next = -1;
 	lock_in();
@@ -498,42 +493,21 @@ int tfd_epoll_deliver(int ep, struct epoll_event *ev, int room,
 		s->held = 1; /* it existed at a fork */
 		cover_set(ep);
 	}
+	if (!s || !s->nwant) {
+		lock_out();
+		return -1;
+	}
+	/* Reported from memory only while covered (place): never one that
+	 * another process, which may change the set, holds; and none while
+	 * a wait of the kernel's is under way on the set. */
 	raw = __atomic_load_n(raw_of(ep), __ATOMIC_SEQ_CST) != 0;
 	c = tfd_be->ready_begin();
-	for (r = (h = head(&by_ep, ep, 0)) ? *h : NULL; r; r = r->enext) {
-		int64_t d;
-
-		if (!r->want)
-			continue;
-		any = 1;
-		/* Reported from memory only while covered: never one that
-		 * another process, which may change the set, holds. */
-		if (raw || !tfd_be->cover(r->fd, 1))
-			continue; /* (posted: the kernel tells it) */
-		switch (tfd_be->ready(r->fd, &d)) {
-		case 1:
-			if (n < room) {
-				ev[n].events = EPOLLIN;
-				ev[n++].data = r->ev.data;
-			} else if (!left) {
-				left = r;
-				*next = 0;
-			}
-			break;
-		case 0:
-		case 2: /* (posted before: the kernel tells it) */
-			if (d >= 0 && (*next < 0 || d < *next))
-				*next = d;
-			break;
-		}
-	}
-	if (asleep && any)
+	n = tfd_eset_due(s, ev, room, next, raw);
+	if (asleep)
 		tfd_be->asleep(1);
 	tfd_be->ready_end(c);
-	if (left)
-		rotate(ep, left);
 	lock_out();
-	return any ? n : -1;
+	return n;
 }
 
 /* The wait that tfd_epoll_deliver() told asleep has woken. */

@@ -70,7 +70,7 @@ int tfd_timer_settime(int fd, int flags, const struct itimerspec *nv,
 		was = tfd_enter();
 		r = tfd_settime(fd, flags, nv, old);
 		tfd_leave(was);
-		if (r == 0)
+		if (r == 0 || errno == ECANCELED)
 			tfd_epoll_consumed(fd); /* the count is 0 again */
 		if (r == 0 && tfd_virt)
 			tfd_vpublish();

@@ -587,6 +587,94 @@ static void epoll_room(void)
 	close(ep);
 }
 
+/* Many timers in one set (more than a wait looks at one by one): 300,
+ * on CLOCK_MONOTONIC, CLOCK_REALTIME and CLOCK_BOOTTIME in turn, due 20 ms
+ * ahead and 0.1 ms apart (absolute, each on its clock), read as a loop
+ * reads them, 16 at a time; each is reported once it is due and not
+ * before, and read once.
+ * Then the same set re-armed: all 2 s ahead, and every other one again
+ * 20 ms ahead; those are reported first, long before the others (a
+ * re-arm earlier reaches a wait); then the others re-armed 30 ms ahead
+ * and, before that, 90 ms ahead (a re-arm later makes no read early). */
+#define MANY 300
+static int many_read(int ep, const int *fd, int want, int64_t *due,
+                     int *early)
+{
+	struct epoll_event ev[16];
+	int n = 0, i, r;
+
+	while (n < want && (r = epoll_wait(ep, ev, 16, 3000)) > 0)
+		for (i = 0; i < r; i++) {
+			uint64_t c;
+			int k = (int)ev[i].data.u32;
+
+			if (read(fd[k], &c, sizeof(c)) != sizeof(c))
+				continue;
+			*early += now_ns() < due[k];
+			due[k] = -1; /* read: not reported again */
+			n += c == 1;
+		}
+	return n;
+}
+
+static void epoll_many(void)
+{
+	int fd[MANY], ep = epoll_create1(EPOLL_CLOEXEC), i, n, early = 0;
+	int64_t due[MANY], t0;
+	struct epoll_event one;
+	static const clockid_t clocks[3] = { CLOCK_MONOTONIC, CLOCK_REALTIME,
+		                             CLOCK_BOOTTIME };
+
+	for (i = 0; i < MANY; i++) {
+		struct epoll_event e = { EPOLLIN, { .u32 = (uint32_t)i } };
+
+		fd[i] = timerfd_create(clocks[i % 3], TFD_NONBLOCK | TFD_CLOEXEC);
+		epoll_ctl(ep, EPOLL_CTL_ADD, fd[i], &e);
+	}
+	epoll_wait(ep, &one, 1, 0); /* (a look first: then armed) */
+	t0 = now_ns();
+	for (i = 0; i < MANY; i++) {
+		struct itimerspec at = { { 0, 0 }, { 0, 0 } };
+		struct timespec ts;
+		int64_t on;
+
+		/* (on its own clock: the same time from now, or later) */
+		due[i] = t0 + 20 * MS + i * MS / 10;
+		on = due[i] - now_ns(); /* (read first: never earlier) */
+		clock_gettime(clocks[i % 3], &ts);
+		on += ts.tv_sec * 1000000000LL + ts.tv_nsec;
+		at.it_value.tv_sec = on / 1000000000;
+		at.it_value.tv_nsec = on % 1000000000;
+		timerfd_settime(fd[i], TFD_TIMER_ABSTIME, &at, NULL);
+	}
+	n = many_read(ep, fd, MANY, due, &early);
+	printf("epoll many: %d of %d read once, counted 1; early: %d\n", n,
+	       MANY, early);
+	for (i = 0; i < MANY; i++) {
+		arm(fd[i], 2000 * MS, 0);
+		due[i] = now_ns() + 2000 * MS;
+	}
+	for (i = 0; i < MANY; i += 2) {
+		due[i] = now_ns() + 20 * MS;
+		arm(fd[i], 20 * MS, 0);
+	}
+	t0 = now_ns();
+	n = many_read(ep, fd, MANY / 2, due, &early);
+	printf("epoll many re-armed earlier: %d read, within 1 s: %s; "
+	       "early: %d\n", n, now_ns() - t0 < 1000 * MS ? "yes" : "no",
+	       early);
+	for (i = 1; i < MANY; i += 2) {
+		arm(fd[i], 30 * MS, 0);
+		due[i] = now_ns() + 90 * MS;
+		arm(fd[i], 90 * MS, 0);
+	}
+	n = many_read(ep, fd, MANY / 2, due, &early);
+	printf("epoll many re-armed later: %d read; early: %d\n", n, early);
+	for (i = 0; i < MANY; i++)
+		close(fd[i]);
+	close(ep);
+}
+
 /* A set made before fork(): the child removes the timer from it (the set
  * is one file for both); the parent's wait then does not report it. */
 static void epoll_forked_set(void)
@@ -631,6 +719,7 @@ static void epoll_facts(void)
 	epoll_edge();
 	epoll_sets();
 	epoll_room();
+	epoll_many();
 	epoll_selected();
 	epoll_forked_set();
 	wait_in_child("epoll fork", 1);

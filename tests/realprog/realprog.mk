@@ -19,7 +19,7 @@ RP_CXX := $(shell command -v $(CXX) >/dev/null 2>&1 && echo yes)
 RP_ASAN := $(if $(SAN),,$(shell echo 'int main(void){return 0;}' | \
     $(CC) -x c -fsanitize=address -o /dev/null - >/dev/null 2>&1 && echo yes))
 RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/deliver $(RP)/rawsys $(RP)/ticker $(RP)/overhead \
-          $(RP)/onehop \
+          $(RP)/onehop $(RP)/clockjump \
           $(RP)/nowork \
           $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \
           $(RP)/vsyscall \
@@ -36,6 +36,9 @@ $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline
     $(RP)/vsyscall: $(RP)/%: \
     tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
+# clockjump defines clock_gettime for the preload to call.
+$(RP)/clockjump: tests/realprog/clockjump.c | $(RP)
+	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS) -Wl,--export-dynamic -ldl
 # nowork defines snprintf and pthread_mutex_lock for the preload to call.
 $(RP)/nowork: tests/realprog/nowork.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread \
