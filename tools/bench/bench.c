@@ -149,8 +149,9 @@ const struct tfd_cmd tfd_bench_cmd = {
 	        "poll on pipes and sockets (9a) and what the seccomp filter of\n"
 	        "tfd exec --raw-syscalls adds to getppid(2) (9b), and how late\n"
 	        "poll(2) and epoll_wait(2) return for a timer under the preload,\n"
-	        "with their CPU, context switches and system calls per\n"
-	        "expiration, all threads counted (12).  Each row is printed\n"
+	        "and a burst of 1,024 timers of one epoll set is read, with\n"
+	        "their CPU, context switches and system calls per expiration,\n"
+	        "all threads counted (12).  Each row is printed\n"
 	        "with its target (issues 20, 30).  Exit status 1 only when a\n"
 	        "call that must not fail did: a benchmark does not fail on a\n"
 	        "slow machine.",
