@@ -121,6 +121,23 @@ static int64_t mono(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The library's threads switched no more than a few times, and the
+ * calls counted (-1: not counted) were at most most. */
+static void judge_quiet(const char *prefix, long switched, long long calls,
+                        long long most, const char *calls_what)
+{
+	char what[128];
+
+	snprintf(what, sizeof(what), "%sthe library's threads switched %ld "
+	         "times", prefix, switched);
+	judge(switched <= 4, what);
+	if (calls < 0)
+		printf("skip %ssystem calls not counted (no tracepoint to "
+		       "read)\n", prefix);
+	else
+		judge(calls <= most, calls_what);
+}
+
 static void counting(int pc, int on)
 {
 	if (pc < 0)
@@ -198,17 +215,9 @@ static void burst(int n, int pc)
 	         early);
 	judge(early == 0, what);
 	snprintf(what, sizeof(what),
-	         "burst: the library's threads switched %ld times",
-	         others() - sw0);
-	judge(others() - sw0 <= 4, what);
-	if (calls < 0) {
-		printf("skip burst: system calls not counted\n");
-	} else {
-		snprintf(what, sizeof(what),
-		         "burst: %lld system calls to arm, wait for and read "
-		         "%d timers", calls, n);
-		judge(calls <= n / 10 + 20, what);
-	}
+	         "burst: %lld system calls to arm, wait for and read %d timers",
+	         calls, n);
+	judge_quiet("burst: ", others() - sw0, calls, n / 10 + 20, what);
 	for (i = 0; i < n; i++)
 		close(fd[i]);
 	close(ep);
@@ -269,16 +278,10 @@ int main(int argc, char **argv)
 	         switches(tid, 0) - me0, n);
 	judge(switches(tid, 0) - me0 <= n + n / 10 + 10, what);
 	snprintf(what, sizeof(what),
-	         "the library's threads switched %ld times", others() - sw0);
-	judge(others() - sw0 <= 4, what);
-	if (pc < 0) {
-		printf("skip system calls not counted (no tracepoint to read)\n");
-	} else {
-		snprintf(what, sizeof(what),
-		         "the program's thread made %llu system calls in %d "
-		         "iterations", (unsigned long long)calls, n);
-		judge(calls <= (uint64_t)n + 20, what);
-	}
+	         "the program's thread made %llu system calls in %d iterations",
+	         (unsigned long long)calls, n);
+	judge_quiet("", others() - sw0, pc < 0 ? -1 : (long long)calls, n + 20,
+	            what);
 	burst(nburst, pc);
 	return fails;
 }
