@@ -9,6 +9,7 @@
 #include "bench.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@ struct shown {
 struct table {
 	const struct cols *cols; /* of the last header printed */
 	int any_na, early;
+	int width; /* of the first column: the longest name shown */
 };
 
 static void num(char *buf, size_t n, double v)
@@ -76,8 +78,9 @@ static void table_row(const struct row *r, const struct shown *s,
 	char nb[24], kc[80], ec[80], rt[24];
 
 	if (r->cols != t->cols) /* a header for each kind of columns */
-		printf("%s%-34s %6s %-5s %-24s %-24s %6s  %-12s\n",
-		       t->cols ? "\n" : "", t->cols ? "" : "workload", "N",
+		printf("%s%-*s %6s %-5s %-24s %-24s %6s  %-12s\n",
+		       t->cols ? "\n" : "", t->width,
+		       t->cols ? "" : "workload", "N",
 		       "unit", r->cols->name[K], r->cols->name[E],
 		       r->cols->ratio, "target");
 	t->cols = r->cols;
@@ -92,7 +95,7 @@ static void table_row(const struct row *r, const struct shown *s,
 		num(rt, sizeof(rt), s->ratio);
 	else
 		snprintf(rt, sizeof(rt), "-");
-	printf("%-34s %6s %-5s %-24s %-24s %6s  %-12s %s\n", r->what,
+	printf("%-*s %6s %-5s %-24s %-24s %6s  %-12s %s\n", t->width, r->what,
 	       r->n ? nb : "-", r->unit, kc, ec, rt, s->target,
 	       s->verdict < 0 ? "" : s->verdict ? "met" : "MISSED");
 }
@@ -202,8 +205,13 @@ static void json_foot(void)
 
 void bench_report(int json)
 {
-	struct table t = { NULL, 0, 0 };
+	struct table t = { NULL, 0, 0, 34 };
 	int i, printed = 0;
+
+	for (i = 0; i < bench.nrows; i++)
+		if ((bench.rows[i].nv[K] || bench.rows[i].nv[E]) &&
+		    (int)strlen(bench.rows[i].what) > t.width)
+			t.width = (int)strlen(bench.rows[i].what);
 
 	if (json)
 		json_head();
