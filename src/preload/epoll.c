@@ -388,13 +388,40 @@ int tfd_timer_epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
 	return 0;
 }
 
+/* A settime of fd begins: the waits that deliver its timer will look at
+ * it again, and none looks until tfd_epoll_set_end(): a wait that
+ * looked before is asleep when the settime comes (which then posts the
+ * timer: backend.h, asleep) or looks again after it.  1 if the lock is
+ * held (the settime is made inside it, as a wait's look is: this lock,
+ * then the backend's).  A read needs none of this: it only makes a
+ * deadline later, and a wait's look finds a key too early. */
+int tfd_epoll_set_begin(int fd)
+{
+	struct reg **h, *r;
+
+	if (!__atomic_load_n(&nwant, __ATOMIC_RELAXED))
+		return 0;
+	lock_in();
+	for (r = (h = head(&by_fd, fd, 0)) ? *h : NULL; r; r = r->fnext)
+		tfd_eset_look(&sets[r->ep], r);
+	return 1;
+}
+
+void tfd_epoll_set_end(int held)
+{
+	int saved = errno;
+
+	if (held)
+		lock_out();
+	errno = saved;
+}
+
 void tfd_epoll_consumed(int fd)
 {
 	struct reg **h, *r, *next;
 	int saved;
 
-	if (!__atomic_load_n(&nedge, __ATOMIC_RELAXED) &&
-	    !__atomic_load_n(&nwant, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&nedge, __ATOMIC_RELAXED))
 		return;
 	saved = errno;
 	lock_in();
@@ -402,7 +429,6 @@ void tfd_epoll_consumed(int fd)
 		struct epoll_event ev = r->ev;
 
 		next = r->fnext;
-		tfd_eset_look(&sets[r->ep], r); /* a new deadline, or none */
 		if (!r->edge)
 			continue;
 		ev.events |= EPOLLONESHOT;

@@ -60,16 +60,18 @@ int tfd_timer_settime(int fd, int flags, const struct itimerspec *nv,
                       struct itimerspec *old)
 {
 	char f[96], v[96], o[96], x[64];
-	int was, r, e;
+	int was, r, e, held;
 
 	if (!tfd_emulated) {
 		r = R(timerfd_settime)(fd, flags, nv, old);
 	} else {
 		if (tfd_virt)
 			tfd_vsync();
+		held = tfd_epoll_set_begin(fd);
 		was = tfd_enter();
 		r = tfd_settime(fd, flags, nv, old);
 		tfd_leave(was);
+		tfd_epoll_set_end(held);
 		if (r == 0 || errno == ECANCELED)
 			tfd_epoll_consumed(fd); /* the count is 0 again */
 		if (r == 0 && tfd_virt)

@@ -282,6 +282,8 @@ int tfd_timer_create(int clockid, int flags);
 
 int tfd_timer_epoll_ctl(int ep, int op, int fd, struct epoll_event *ev);
 void tfd_epoll_consumed(int fd); /* fd's count was read or reset */
+int tfd_epoll_set_begin(int fd); /* around a settime of fd: */
+void tfd_epoll_set_end(int held); /* ... what set_begin returned */
 void tfd_epoll_closed(int fd);   /* fd (a timer or an epoll) was closed */
 void tfd_epoll_duped(int ep, int to); /* to names ep's epoll set too */
 void tfd_epoll_raw(int ep, int d); /* a wait of the kernel's on ep: d 1 as

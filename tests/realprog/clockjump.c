@@ -11,13 +11,26 @@
  * the program moves the clock only as it is read in this process: it
  * defines clock_gettime(3), which the library's engine calls too.  The
  * kernel's timers do not see that clock: the program runs under the
- * preload only (tests/realprog/run.sh).  Each line is "ok" or "FAIL";
- * the exit status is the count of FAILs.
+ * preload only (tests/realprog/run.sh).
+ *
+ * The same hook then opens a window in a settime: a thread arms a timer
+ * of a set (disarmed, its wait's last look found nothing), and as the
+ * engine reads the clock for that settime, a signal is sent to the
+ * thread, whose handler (run once the library lets it, at the end of the
+ * settime's work) lets the main thread enter epoll_wait and sleeps
+ * 100 ms.  The wait must report the timer at its deadline (5 ms), not
+ * sleep for its whole second: a wait that looks while a settime is half
+ * done must not miss it.  Each line is "ok" or "FAIL"; the exit status
+ * is the count of FAILs.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -27,6 +40,8 @@
 #define SEC 1000000000LL
 
 static int64_t jump; /* added to CLOCK_REALTIME as read here */
+static pid_t poke;   /* a thread to signal as it reads the clock */
+static sem_t poked;  /* posted by its handler */
 
 int clock_gettime(clockid_t c, struct timespec *ts)
 {
@@ -37,6 +52,10 @@ int clock_gettime(clockid_t c, struct timespec *ts)
 		next = (int (*)(clockid_t, struct timespec *))dlsym(
 			RTLD_NEXT, "clock_gettime");
 	r = next(c, ts);
+	if (poke && poke == gettid()) {
+		poke = 0;
+		kill(getpid(), SIGUSR1); /* (the only thread not blocking it) */
+	}
 	if (r == 0 && c == CLOCK_REALTIME && jump) {
 		int64_t ns = ts->tv_sec * SEC + ts->tv_nsec + jump;
 
@@ -60,6 +79,74 @@ static int64_t now(clockid_t c)
 
 	clock_gettime(c, &ts);
 	return ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+static void on_usr1(int sig)
+{
+	struct timespec t = { 0, 100000000 };
+
+	(void)sig;
+	sem_post(&poked);
+	nanosleep(&t, NULL); /* the main thread's wait looks meanwhile */
+}
+
+static int window_fd;
+
+static void *arm_in_window(void *arg)
+{
+	struct itimerspec v = { { 0, 0 }, { 0, 5000000 } };
+	sigset_t usr1;
+
+	(void)arg;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
+	poke = gettid();
+	timerfd_settime(window_fd, 0, &v, NULL);
+	return NULL;
+}
+
+/* A settime in one thread, half done as the main thread's wait looks. */
+static void settime_window(void)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC), n;
+	struct epoll_event ev = { EPOLLIN, { .u32 = 7 } };
+	struct sigaction sa;
+	sigset_t usr1;
+	pthread_t t;
+	int64_t t0;
+	uint64_t c;
+
+	window_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	sem_init(&poked, 0, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL); /* (the thread's alone) */
+	if (window_fd < 0 || ep < 0 ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, window_fd, &ev) < 0) {
+		judge(0, "settime window: a timer in a set");
+		return;
+	}
+	n = epoll_wait(ep, &ev, 1, 20); /* a look: nothing armed */
+	if (pthread_create(&t, NULL, arm_in_window, NULL) != 0) {
+		judge(0, "settime window: a thread");
+		return;
+	}
+	while (sem_wait(&poked) < 0)
+		;
+	t0 = now(CLOCK_MONOTONIC);
+	n = epoll_wait(ep, &ev, 1, 1000);
+	judge(n == 1, "settime window: the wait reports the timer");
+	judge(now(CLOCK_MONOTONIC) - t0 < 500000000,
+	      "settime window: within 0.5 s, not at the wait's timeout");
+	pthread_join(t, NULL);
+	judge(read(window_fd, &c, sizeof(c)) == sizeof(c) && c == 1,
+	      "settime window: its read counts 1");
+	close(window_fd);
+	close(ep);
 }
 
 static int arm(int fd, int flags, int64_t at)
@@ -106,5 +193,7 @@ int main(void)
 	      "reported within 2 s, not at the old deadline");
 	judge(read(rt, &c, sizeof(c)) == sizeof(c) && c == 1,
 	      "its read counts 1");
+	jump = 0;
+	settime_window();
 	return fails;
 }
