@@ -6,24 +6,57 @@
  * Each registration that a set's waits deliver (epoll.c: want) is in one
  * place of its set's: a heap by deadline (keyed with the deadline the
  * backend told, on CLOCK_MONOTONIC), the list of those due, the list of
- * those to look at again (armed, read or newly covered since:
- * tfd_epoll_consumed), or the list of those the backend would not cover
+ * those to look at again (armed since, tfd_epoll_set_begin, or newly
+ * covered), or the list of those the backend would not cover
  * (looked at by every wait: a timer with two numbers, say).  A wait takes
  * what the heap has due and what the lists hold, and reports from the
  * due list: O(k log n) for k timers due of n, whatever n.
  *
- * A key is never later than its timer's deadline: a settime or a read
- * puts the timer on the list to look at, and a deadline told on
- * CLOCK_REALTIME or CLOCK_BOOTTIME (whose key is also on the set's drift
- * list) is looked at again when that clock moves against CLOCK_MONOTONIC
- * (a set of the clock, a step of NTP, a suspend).  What the heap says is
- * only when to look: the backend tells each timer's readiness as it is
- * reported.  All under epoll.c's lock.
+ * A key is never later than its timer's deadline: a settime puts the
+ * timer on the list to look at (a read only makes a deadline later), and
+ * a deadline told on CLOCK_REALTIME or CLOCK_BOOTTIME (whose key is also
+ * on the set's drift list) is looked at again when that clock moves
+ * against CLOCK_MONOTONIC (a set of the clock, a step of NTP, a
+ * suspend).  What the heap says is only when to look: the backend tells
+ * each timer's readiness as it is reported.  While a wait of the
+ * kernel's is under way, the set's timers are posted instead (loosen).
+ * All under epoll.c's lock.
  */
 #include "preload/preload.h"
 #include "preload/epoll.h"
 
 #include <stdlib.h>
+
+/* How far an offset may seem to move before the keys are made again:
+ * it moves only when a clock is set or stepped, or the machine was
+ * suspended (NTP's slewing moves CLOCK_MONOTONIC as much as
+ * CLOCK_REALTIME); less the time its three readings took. */
+#define OFFSET_SLACK (20 * 1000)
+
+static int64_t now_on(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return tfd_ts_to_ns(&ts);
+}
+
+/* CLOCK_REALTIME and CLOCK_BOOTTIME less CLOCK_MONOTONIC, now, read as
+ * the engine reads the clocks its deadlines are told on (through
+ * clock_gettime, which a program may define); read again (three times
+ * at most) if the thread was preempted between the readings. */
+static void offsets(int64_t *mono, int64_t *real, int64_t *boot)
+{
+	int tries = 0;
+	int64_t end;
+
+	do {
+		*mono = now_on(CLOCK_MONOTONIC);
+		*real = now_on(CLOCK_REALTIME) - *mono;
+		*boot = now_on(CLOCK_BOOTTIME) - *mono;
+		end = now_on(CLOCK_MONOTONIC);
+	} while (end - *mono > OFFSET_SLACK / 4 && ++tries < 3);
+}
 
 static void swap_at(struct set *s, unsigned i, unsigned j)
 {
@@ -118,6 +151,11 @@ static void put_heap(struct set *s, struct reg *r, int64_t key, int drifts)
 	s->heap[s->nheap++] = r;
 	r->where = W_HEAP;
 	r->drifts = (unsigned char)drifts;
+	if (drifts && !s->drift.n) { /* the offsets it was told with */
+		int64_t mono;
+
+		offsets(&mono, &s->off_real, &s->off_boot);
+	}
 	if (drifts)
 		list_add(&s->drift, 1, r);
 	heap_up(s, r->hix);
@@ -186,25 +224,6 @@ static int place(struct set *s, struct reg *r, int64_t after)
 	}
 }
 
-/* CLOCK_REALTIME and CLOCK_BOOTTIME less CLOCK_MONOTONIC, now, read as
- * the engine reads the clocks its deadlines are told on (through
- * clock_gettime, which a program may define). */
-static void offsets(int64_t *mono, int64_t *real, int64_t *boot)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	*mono = tfd_ts_to_ns(&ts);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	*real = tfd_ts_to_ns(&ts) - *mono;
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	*boot = tfd_ts_to_ns(&ts) - *mono;
-}
-
-/* How far an offset may move before the keys are made again: NTP's
- * slewing moves CLOCK_REALTIME's by at most 0.5 ms a second. */
-#define OFFSET_SLACK (20 * 1000)
-
 static int moved(int64_t was, int64_t now)
 {
 	return now - was > OFFSET_SLACK || was - now > OFFSET_SLACK;
@@ -236,6 +255,25 @@ static void places(struct set *s, int64_t now)
 		place(s, s->heap[0], now);
 }
 
+/* While a wait of the kernel's is under way on s (or, for a set numbered
+ * above EP_BITS, on any such set: epoll.c), which sees only what is
+ * posted: s's timers are not covered, and posted.  With the loose from
+ * then on: the next wait that looks covers them again. */
+static void loosen(struct set *s)
+{
+	struct reg *r;
+
+	for (;;) {
+		if (s->nheap)
+			r = s->heap[0];
+		else if (!(r = s->list[W_DUE].first) &&
+		         !(r = s->list[W_LOOK].first))
+			return;
+		tfd_be->cover(r->fd, 0);
+		put(s, r, W_LOOSE);
+	}
+}
+
 int tfd_eset_due(struct set *s, struct epoll_event *ev, int room,
                  int64_t *next, int raw)
 {
@@ -244,9 +282,13 @@ int tfd_eset_due(struct set *s, struct epoll_event *ev, int room,
 	unsigned len;
 	int n = 0;
 
-	if (!raw)
-		places(s, now);
-	for (len = raw ? 0 : s->list[W_DUE].n; len && n < room; len--) {
+	if (raw) {
+		loosen(s);
+		*next = -1;
+		return 0;
+	}
+	places(s, now);
+	for (len = s->list[W_DUE].n; len && n < room; len--) {
 		r = s->list[W_DUE].first;
 		if (place(s, r, now)) { /* (due still: a read the library
 		                         * did not see has not taken it) */

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -675,6 +676,58 @@ static void epoll_many(void)
 	close(ep);
 }
 
+/* Two epoll sets numbered above 1,024: another thread blocks in a wait
+ * on the one without timers while this one waits for a timer of the
+ * other, due 20 ms ahead: reported at its deadline. */
+struct blocked {
+	int ep;
+};
+
+static void *block_on(void *arg)
+{
+	struct blocked *b = arg;
+	struct epoll_event ev;
+
+	epoll_wait(b->ep, &ev, 1, 600);
+	return NULL;
+}
+
+static void epoll_high_sets(void)
+{
+	struct rlimit rl;
+	struct blocked b;
+	struct epoll_event ev = { EPOLLIN, { .u32 = 5 } };
+	int fd = timer(), ep, n;
+	pthread_t t;
+	int64_t t0;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 1200 &&
+	    rl.rlim_max >= 1200) {
+		rl.rlim_cur = 1200;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	ep = dup2(epoll_create1(EPOLL_CLOEXEC), 1100);
+	b.ep = dup2(epoll_create1(EPOLL_CLOEXEC), 1101);
+	if (ep < 0 || b.ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		printf("epoll high sets: no set above 1,024 (%s)\n",
+		       strerror(errno));
+		return;
+	}
+	epoll_wait(ep, &ev, 1, 0); /* (a look first: then armed) */
+	pthread_create(&t, NULL, block_on, &b);
+	pause_ms(50); /* (it blocks meanwhile) */
+	arm(fd, 20 * MS, 0);
+	t0 = now_ns();
+	n = epoll_wait(ep, &ev, 1, 400);
+	printf("epoll high sets: reported %d, within 200 ms: %s\n", n,
+	       now_ns() - t0 < 200 * MS ? "yes" : "no");
+	say_read("epoll high sets", fd);
+	pthread_join(t, NULL);
+	close(fd);
+	close(ep);
+	close(b.ep);
+}
+
 /* A set made before fork(): the child removes the timer from it (the set
  * is one file for both); the parent's wait then does not report it. */
 static void epoll_forked_set(void)
@@ -720,6 +773,7 @@ static void epoll_facts(void)
 	epoll_sets();
 	epoll_room();
 	epoll_many();
+	epoll_high_sets();
 	epoll_selected();
 	epoll_forked_set();
 	wait_in_child("epoll fork", 1);
