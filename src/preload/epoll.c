@@ -85,9 +85,10 @@ int tfd_nreg;      /* nregs, read without the lock */
 static unsigned long ep_bits[EP_BITS / WORD];
 
 /* Waits of the kernel's on each epoll set below EP_BITS, and on the
- * others, under way (tfd_epoll_raw): a timer of such a set is not
- * covered, the waits would not see it. */
-static unsigned raw_waits[EP_BITS], raw_high;
+ * others by their number modulo EP_BITS (a wait on one counts for every
+ * set of the same remainder), under way (tfd_epoll_raw): a timer of such
+ * a set is not covered, the waits would not see it. */
+static unsigned raw_waits[EP_BITS], raw_high[EP_BITS];
 
 int tfd_epoll_set(int fd)
 {
@@ -169,7 +170,8 @@ static struct set *set_of(int ep, int grow)
 
 static unsigned *raw_of(int ep)
 {
-	return ep >= 0 && ep < EP_BITS ? &raw_waits[ep] : &raw_high;
+	return ep < 0 ? &raw_high[0] : ep < EP_BITS ? &raw_waits[ep]
+	                                            : &raw_high[ep % EP_BITS];
 }
 
 /* A wait of the kernel's on ep begins (d 1) or ends (d -1). */
