@@ -257,9 +257,9 @@ static void places(struct set *s, int64_t now)
 
 /* While a wait of the kernel's is under way on s (or, for a set numbered
  * EP_BITS or above, on one whose number has the same remainder: epoll.c),
- * which sees only what is
- * posted: s's timers are not covered, and posted.  With the loose from
- * then on: the next wait that looks covers them again. */
+ * which sees only what is posted: s's timers are not covered, and
+ * posted.  With the loose from then on: the next wait that looks covers
+ * them again. */
 static void loosen(struct set *s)
 {
 	struct reg *r;
