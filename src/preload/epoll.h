@@ -50,7 +50,7 @@ struct set {
 	int64_t off_real, off_boot; /* from CLOCK_MONOTONIC when keyed */
 };
 
-/* r, whose want is going, is nowhere in its set s from now on. */
+/* r is nowhere in its set s from now on (its want going, or moved). */
 void tfd_eset_unplace(struct set *s, struct reg *r);
 /* r's timer (want) is to be looked at again by s's next wait. */
 void tfd_eset_look(struct set *s, struct reg *r);

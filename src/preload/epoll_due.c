@@ -114,8 +114,7 @@ static void list_del(struct rlist *l, int k, struct reg *r)
 	l->n--;
 }
 
-/* r is nowhere in its set s from now on. */
-static void unplace(struct set *s, struct reg *r)
+void tfd_eset_unplace(struct set *s, struct reg *r)
 {
 	if (r->where == W_HEAP) {
 		unsigned i = r->hix;
@@ -136,7 +135,7 @@ static void unplace(struct set *s, struct reg *r)
 /* r on the end of list w of its set s (not W_HEAP, W_NONE). */
 static void put(struct set *s, struct reg *r, int w)
 {
-	unplace(s, r);
+	tfd_eset_unplace(s, r);
 	list_add(&s->list[w], 0, r);
 	r->where = (unsigned char)w;
 }
@@ -145,7 +144,7 @@ static void put(struct set *s, struct reg *r, int w)
  * another clock if drifts. */
 static void put_heap(struct set *s, struct reg *r, int64_t key, int drifts)
 {
-	unplace(s, r);
+	tfd_eset_unplace(s, r);
 	r->key = key;
 	r->hix = s->nheap;
 	s->heap[s->nheap++] = r;
@@ -159,11 +158,6 @@ static void put_heap(struct set *s, struct reg *r, int64_t key, int drifts)
 	if (drifts)
 		list_add(&s->drift, 1, r);
 	heap_up(s, r->hix);
-}
-
-void tfd_eset_unplace(struct set *s, struct reg *r)
-{
-	unplace(s, r);
 }
 
 void tfd_eset_look(struct set *s, struct reg *r)
@@ -216,7 +210,7 @@ static int place(struct set *s, struct reg *r, int64_t after)
 		if (d >= 0)
 			put_heap(s, r, d > after ? d : after + 1, drifts);
 		else
-			unplace(s, r);
+			tfd_eset_unplace(s, r);
 		return 0;
 	default:
 		put(s, r, W_LOOSE);
