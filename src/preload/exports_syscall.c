@@ -142,6 +142,14 @@ EXPORT __attribute__((no_sanitize_address)) long syscall(long n, ...)
 	    !from_us(__builtin_return_address(0)) &&
 	    (r = virtual_call(n, a)) != TFD_PASS)
 		return r;
+	if (!tfd_inside && !from_us(__builtin_return_address(0)) &&
+	    (r = tfd_rawsys_direct(n, a)) != TFD_PASS) {
+		if (r < 0) {
+			errno = (int)-r;
+			return -1;
+		}
+		return r;
+	}
 	if ((n == SYS_fcntl || n == SYS_ioctl) && !tfd_inside &&
 	    a[0] >= 0 && a[0] <= INT_MAX && tfd_marked((int)a[0]))
 		tfd_timer_mode((int)a[0], -1); /* its flags, unseen */

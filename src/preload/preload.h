@@ -426,6 +426,9 @@ const char *tfd_next_text(char *buf, size_t n, int fd);
 void tfd_rawsys_init(void);
 void tfd_rawsys_forked(void); /* in a child of fork(): the lock anew */
 int tfd_rawsys_catching(void); /* 1: the filter is in, SIGSYS kept here */
+/* syscall(nr, a...) of the program for a call the filter traps: the
+ * kernel's result (-errno), answered without the trap; or TFD_PASS. */
+long tfd_rawsys_direct(long nr, const long *a);
 /* The program's SIGSYS action while the filter is in: asked, set. */
 int tfd_rawsys_action(const struct sigaction *act, struct sigaction *old);
 

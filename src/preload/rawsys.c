@@ -19,6 +19,11 @@
  * kernel could not use gives EFAULT, as the system call would, instead of
  * a crash.  errno of the interrupted code is left as it was.
  *
+ * A call through syscall() by its name reaches the preload's syscall()
+ * first (exports_syscall.c), which answers it here with no trap
+ * (tfd_rawsys_direct): cheaper, and a thread that blocks SIGSYS lives
+ * (the kernel forces a trap's signal; forced and blocked, it kills).
+ *
  * The library's own calls of these three (the kernel backend, the
  * passthrough of numbers that are not ours, the engine's clock watch) go
  * through tfd_rawsys(), a system-call stub of ours outside the C library's
@@ -214,6 +219,21 @@ static long emulate(long nr, unsigned long a, unsigned long b,
 		return 0;
 	}
 	return -ENOSYS;
+}
+
+/* syscall(nr, ...) of the program, for one of the calls the filter traps:
+ * answered here as the trap would answer it, without the trap (faster,
+ * and a thread that blocks SIGSYS is not killed: the kernel forces a
+ * trap's signal, and a forced signal that is blocked ends the process).
+ * The result as the kernel gives it, or TFD_PASS. */
+long tfd_rawsys_direct(long nr, const long *a)
+{
+	if (!__atomic_load_n(&raw_on, __ATOMIC_ACQUIRE) ||
+	    !(nr == SYS_timerfd_create || nr == SYS_timerfd_settime ||
+	      nr == SYS_timerfd_gettime))
+		return TFD_PASS;
+	return emulate(nr, (unsigned long)a[0], (unsigned long)a[1],
+	               (unsigned long)a[2], (unsigned long)a[3]);
 }
 
 static int ours(const siginfo_t *si)
@@ -435,6 +455,13 @@ void tfd_rawsys_init(void)
 }
 
 #else /* not x86_64 */
+
+long tfd_rawsys_direct(long nr, const long *a)
+{
+	(void)nr;
+	(void)a;
+	return TFD_PASS;
+}
 
 void tfd_rawsys_init(void)
 {

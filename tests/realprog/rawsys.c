@@ -18,10 +18,15 @@
  *   rawsys sandbox  the program's own filter refuses process_vm_readv and
  *                   process_vm_writev (ENOSYS, EPERM, EACCES, EINVAL in
  *                   turn): raw timer calls still work
+ *   rawsys libc     the facts, through the C library's own syscall()
+ *                   (found with dlsym(), no preload's between)
+ *   rawsys blocked  the same calls from a thread that blocks every
+ *                   signal
  *   rawsys bench [N]  the median over 21 rounds of N (200000) raw
  *                   getppid() calls, in ns per call: the cost of a filter
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
@@ -60,14 +65,19 @@ static void show(const char *what, long r, int e)
 		show(what, r_, errno);                                      \
 	} while (0)
 
+/* The C library's syscall(), reached as a program reaches it (rawsys), or
+ * looked up in the C library itself (rawsys libc): a preload's syscall()
+ * does not come between, and the call traps. */
+static long (*sys)(long, ...) = syscall;
+
 static long raw_settime(int fd, int flags, const void *nv, void *old)
 {
-	return syscall(SYS_timerfd_settime, fd, flags, nv, old);
+	return sys(SYS_timerfd_settime, fd, flags, nv, old);
 }
 
 static long raw_gettime(int fd, void *cur)
 {
-	return syscall(SYS_timerfd_gettime, fd, cur);
+	return sys(SYS_timerfd_gettime, fd, cur);
 }
 
 static struct itimerspec its(long value_ns, long interval_ns)
@@ -192,7 +202,7 @@ static int facts(void)
 	SHOW("raw gettime cur PROT_NONE on a pipe", raw_gettime(p[0], none));
 
 	/* raw create */
-	fd2 = (int)syscall(SYS_timerfd_create, CLOCK_MONOTONIC, TFD_NONBLOCK);
+	fd2 = (int)sys(SYS_timerfd_create, CLOCK_MONOTONIC, TFD_NONBLOCK);
 	SHOW("raw create", fd2 >= 0 ? 0 : -1);
 	read_count("read of a new one (nonblocking)", fd2);
 	nv = its(10 * MS, 0);
@@ -201,11 +211,11 @@ static int facts(void)
 	show_its("it says", &cur);
 	usleep(30000);
 	read_count("read of a raw one", fd2);
-	SHOW("raw create bad clock", syscall(SYS_timerfd_create, 12345, 0));
-	SHOW("raw create bad flags", syscall(SYS_timerfd_create,
+	SHOW("raw create bad clock", sys(SYS_timerfd_create, 12345, 0));
+	SHOW("raw create bad flags", sys(SYS_timerfd_create,
 	                                     CLOCK_MONOTONIC, 0x10));
 	SHOW("raw create CLOCK_PROCESS_CPUTIME_ID",
-	     syscall(SYS_timerfd_create, CLOCK_PROCESS_CPUTIME_ID, 0));
+	     sys(SYS_timerfd_create, CLOCK_PROCESS_CPUTIME_ID, 0));
 	SHOW("close", close(fd2));
 	SHOW("raw gettime after close", raw_gettime(fd2, &cur));
 	SHOW("close", close(fd));
@@ -218,18 +228,18 @@ static int facts(void)
 		long long d;
 
 		clock_gettime(c, &a);
-		syscall(SYS_clock_gettime, c, &b);
+		sys(SYS_clock_gettime, c, &b);
 		d = (b.tv_sec - a.tv_sec) * 1000000000LL + b.tv_nsec - a.tv_nsec;
 		printf("raw clock_gettime(%s) within 50 ms of glibc's: %s\n",
 		       i ? "REALTIME" : "MONOTONIC",
 		       d >= 0 && d < 50 * MS ? "yes" : "no");
 	}
 	SHOW("raw clock_gettime PROT_NONE",
-	     syscall(SYS_clock_gettime, CLOCK_MONOTONIC, none));
+	     sys(SYS_clock_gettime, CLOCK_MONOTONIC, none));
 	SHOW("raw clock_gettime NULL",
-	     syscall(SYS_clock_gettime, CLOCK_MONOTONIC, NULL));
+	     sys(SYS_clock_gettime, CLOCK_MONOTONIC, NULL));
 	SHOW("raw clock_gettime bad clock",
-	     syscall(SYS_clock_gettime, 12345, &cur.it_value));
+	     sys(SYS_clock_gettime, 12345, &cur.it_value));
 	return 0;
 }
 
@@ -368,6 +378,30 @@ static int sandbox(void)
 	return 0;
 }
 
+/* A thread that blocks every signal makes raw timer calls: they work as
+ * on Linux (a trap's SIGSYS, forced on a thread that blocks it, would
+ * kill the process). */
+static int blocked(void)
+{
+	struct itimerspec nv = its(10 * MS, 0), old, cur;
+	sigset_t all;
+	int fd;
+
+	sigfillset(&all);
+	SHOW("block every signal", pthread_sigmask(SIG_SETMASK, &all, NULL));
+	fd = (int)syscall(SYS_timerfd_create, CLOCK_MONOTONIC, 0);
+	printf("raw create: %s\n", fd >= 0 ? "a timer" : "failed");
+	SHOW("raw settime", raw_settime(fd, 0, &nv, &old));
+	show_its("old", &old);
+	SHOW("raw gettime", raw_gettime(fd, &cur));
+	show_its("it says", &cur);
+	read_count("blocking read", fd);
+	SHOW("raw settime, a bad pointer", raw_settime(fd, 0, NULL, NULL));
+	SHOW("raw gettime, a bad number", raw_gettime(-1, &cur));
+	SHOW("close", close(fd));
+	return 0;
+}
+
 /* ---- bench ---- */
 
 static int cmp_ll(const void *a, const void *b)
@@ -427,10 +461,23 @@ int main(int argc, char **argv)
 		return other();
 	if (argc > 1 && !strcmp(argv[1], "sandbox"))
 		return sandbox();
+	if (argc > 1 && !strcmp(argv[1], "libc")) {
+		void *c = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+
+		sys = c ? (long (*)(long, ...))dlsym(c, "syscall") : NULL;
+		if (!sys) {
+			fprintf(stderr, "rawsys: the C library's syscall()\n");
+			return 1;
+		}
+		return facts();
+	}
+	if (argc > 1 && !strcmp(argv[1], "blocked"))
+		return blocked();
 	if (argc > 1 && !strcmp(argv[1], "bench"))
 		return bench(argc > 2 ? atol(argv[2]) : 200000);
 	if (argc > 1) {
-		fprintf(stderr, "usage: rawsys [other | sandbox | bench [N]]\n");
+		fprintf(stderr, "usage: rawsys [libc | other | sandbox | blocked "
+		                "| bench [N]]\n");
 		return 2;
 	}
 	return facts();

@@ -248,6 +248,8 @@ elif [ -x "$dir/rawsys" ]; then
 		same "$dir/rawsys" rawsys "$b"
 		same "$dir/rawsys" rawsys.other "$b" other
 		same "$dir/rawsys" rawsys.sandbox "$b" sandbox
+		same "$dir/rawsys" rawsys.libc "$b" libc
+		same "$dir/rawsys" rawsys.blocked "$b" blocked
 	done
 	# A program run from it has the filter too (it cannot be removed):
 	# with the preload, and without it (its C library is elsewhere, its
