@@ -36,6 +36,12 @@ struct tfd_backend {
 	 * a read that returns no bytes (a periodic absolute CLOCK_REALTIME
 	 * timer whose clock was set back before it was read: SPEC 2). */
 	int (*read)(int fd, uint64_t *count);
+	/* Optional: 1 if a read of fd now would fail EAGAIN, told without
+	 * the backend's lock or a system call and changing nothing; 0 if it
+	 * cannot tell so cheaply (read() then tells).  The preload's read(2)
+	 * asks first: it knows a timer's O_NONBLOCK (mode), libtfd does
+	 * not. */
+	int (*quiet)(int fd);
 	/* Close fd, the timer with its last descriptor. */
 	int (*close)(int fd);
 	/* newfd was made a duplicate of oldfd (dup2(2) by the caller): make it
@@ -201,6 +207,10 @@ size_t tfd_engine_holds(void);
 /* 1 if the engine holds its files in a table of its own, 0 on the
  * fallback (tfd(7)): tests of what only the first keeps skip on it. */
 int tfd_engine_private_files(void);
+/* fn (NULL: none) runs in the backend's quiet between finding a number's
+ * hold and looking at it: tests of what the lock's holders may free
+ * meanwhile. */
+void tfd_engine_quiet_pause(void (*fn)(void));
 
 #include "sanitizer.h" /* tfd_may_not_return() */
 

@@ -370,6 +370,144 @@ TEST(a_waiter_posts_a_due_timer_once_and_never_early)
 	b->ready_end(k);
 }
 
+/* The engine's quiet (the preload's read(2) asks it first): 1, a read
+ * would fail EAGAIN, only for a timer known non-blocking with nothing
+ * due; it sees what a settime made before it (a timer armed in the past
+ * counts), and the holds and slot table it looks at without the lock are
+ * never freed under it: one thread makes and closes timers (chunks of
+ * holds come and go, the table grows) while another asks of every number
+ * they take.  Under AddressSanitizer a look at freed memory is a report. */
+struct churn_ctx {
+	int stop, lo, hi;
+	unsigned long looks;
+};
+
+static void *churn_look(void *arg)
+{
+	struct churn_ctx *c = arg;
+	int fd;
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
+		for (fd = c->lo; fd < c->hi; fd++)
+			__atomic_add_fetch(&c->looks, 1UL + (unsigned long)
+			                   tfd_engine_backend.quiet(fd),
+			                   __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* The look's pause (tfd_engine_quiet_pause): the looking thread stops
+ * once, having found its hold, until the main thread says go (0 idle, 1
+ * to stop, 2 stopped, 3 go). */
+static int pause_state;
+
+static void pause_once(void)
+{
+	int one = 1;
+
+	if (!__atomic_compare_exchange_n(&pause_state, &one, 2, 0,
+	                                 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return;
+	while (__atomic_load_n(&pause_state, __ATOMIC_ACQUIRE) != 3)
+		t_sleep_ns(MS / 10);
+}
+
+static void *look_once(void *arg)
+{
+	return (void *)(intptr_t)tfd_engine_backend.quiet(*(int *)arg);
+}
+
+/* 1 from quiet, which may say 0 (cannot tell) while another thread holds
+ * the lock a moment (the service thread): asked again for up to 2 s. */
+static int quiet_soon(int fd)
+{
+	int tries;
+
+	for (tries = 0; tries < 2000; tries++) {
+		if (tfd_engine_backend.quiet(fd))
+			return 1;
+		t_sleep_ns(MS);
+	}
+	return 0;
+}
+
+TEST(quiet_tells_nothing_due_without_the_lock_and_misses_nothing)
+{
+	enum { N = 300 };
+	static int fds[2 * N];
+	const struct tfd_backend *b = &tfd_engine_backend;
+	struct churn_ctx c = { 0, 0, 0, 0 };
+	struct itimerspec past = { { 0, 0 }, { 0, 1 } };
+	pthread_t th;
+	uint64_t n;
+	void *res;
+	int fd, i, round, rounds;
+
+	if (T_TSAN)
+		t_skip("a ThreadSanitizer build always takes the lock");
+	fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	t_arm(fd, 0, 3600 * SEC, 0);
+	CHECK_EQ(b->quiet(fd), 0); /* its O_NONBLOCK not told */
+	b->mode(fd, 0);
+	CHECK_EQ(b->quiet(fd), 0); /* blocking: a read waits */
+	b->mode(fd, 1);
+	CHECK(quiet_soon(fd));
+	CHECK_EQ(b->quiet(-1), 0);
+	CHECK_EQ(b->quiet(fd + 1000), 0);
+	rounds = t_valgrind() ? 20 : 200;
+	for (round = 0; round < rounds; round++) {
+		t_arm(fd, 0, 3600 * SEC, 0);
+		CHECK(quiet_soon(fd));
+		CHECK_ERR(tfd_read(fd, &n, sizeof(n)), EAGAIN);
+		CHECK_OK(tfd_settime(fd, TFD_TIMER_ABSTIME, &past, NULL));
+		CHECK_EQ(b->quiet(fd), 0);
+		CHECK(tfd_read(fd, &n, sizeof(n)) == 8 && n == 1);
+	}
+	t_arm(fd, 0, 0, 0);
+	CHECK(quiet_soon(fd)); /* disarmed: nothing will come */
+	b->mode(fd, -1);
+	CHECK_EQ(b->quiet(fd), 0); /* a call we did not see set it */
+	c.lo = fd + 1;
+	c.hi = fd + 1 + N;
+	CHECK_EQ(pthread_create(&th, NULL, churn_look, &c), 0);
+	while (!__atomic_load_n(&c.looks, __ATOMIC_RELAXED))
+		t_sleep_ns(MS / 10);
+	for (round = 0; round < rounds / 8; round++) {
+		for (i = 0; i < N; i++) {
+			fds[i] = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
+			b->mode(fds[i], 1);
+			t_arm(fds[i], 0, 3600 * SEC, 0);
+		}
+		for (i = 0; i < N; i++)
+			CHECK_OK(tfd_close(fds[i]));
+	}
+	__atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	/* A look stopped with a hold in hand while every timer is closed
+	 * (chunks of holds emptied) and twice as many made (the table
+	 * grows): it says 0, and reads no freed memory. */
+	for (i = 0; i < N; i++) {
+		fds[i] = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
+		b->mode(fds[i], 1);
+	}
+	CHECK(quiet_soon(fds[N / 2]));
+	__atomic_store_n(&pause_state, 1, __ATOMIC_SEQ_CST);
+	tfd_engine_quiet_pause(pause_once);
+	CHECK_EQ(pthread_create(&th, NULL, look_once, &fds[N / 2]), 0);
+	while (__atomic_load_n(&pause_state, __ATOMIC_ACQUIRE) != 2)
+		t_sleep_ns(MS / 10);
+	for (i = 0; i < N; i++)
+		CHECK_OK(tfd_close(fds[i]));
+	for (i = 0; i < 2 * N; i++)
+		fds[i] = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	__atomic_store_n(&pause_state, 3, __ATOMIC_RELEASE);
+	CHECK_EQ(pthread_join(th, &res), 0);
+	tfd_engine_quiet_pause(NULL);
+	CHECK_EQ((intptr_t)res, 0);
+	for (i = 0; i < 2 * N; i++)
+		CHECK_OK(tfd_close(fds[i]));
+	CHECK_OK(tfd_close(fd));
+}
+
 struct rearm_ctx {
 	int fd;
 	int64_t armed_at;

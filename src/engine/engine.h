@@ -159,6 +159,11 @@ struct tfd_family {
 	uint32_t used;          /* [L] records ever handed out */
 	uint32_t max;           /* [I] records the mapping has room for */
 	unsigned long reaped;   /* [L] processes found dead (tests) */
+	unsigned seq;           /* [A] odd while a thread holds the lock, and
+	                         * changed by each holder: what a look
+	                         * without the lock saw was whole if it was
+	                         * even and the same before and after
+	                         * (ops.c, tfd_engine_quiet) */
 	struct tfd_timer timer[];
 };
 
@@ -309,6 +314,14 @@ struct tfd_engine {
 	                          * uncovers it (ops.c, tfd_engine_asleep) */
 	int virtual;             /* [L] the clocks are vnow, moved by calls */
 	int64_t *vnow;           /* [L] the virtual clocks (the family's) */
+	unsigned lookers;        /* [A] threads looking at slot and holds
+	                          * without the lock (tfd_engine_quiet):
+	                          * while there are any, no slot table or
+	                          * chunk of holds is freed */
+	struct tfd_hold **old_slot[48]; /* [L] slot tables replaced while
+	                          * someone looked, freed at the next growth
+	                          * nobody looks at */
+	unsigned nold_slot;      /* [L] */
 };
 
 extern struct tfd_engine tfd_eng;
@@ -391,7 +404,11 @@ void tfd_family_reap_dead(int thoroughly); /* forget the dead: those
 void tfd_family_orphan(struct tfd_timer *t); /* no deliverer: adopt it */
 void tfd_family_poke(int i);        /* wake record i's service thread */
 void tfd_family_repair(void);
-uint64_t tfd_proc_bit(int i);
+
+static inline uint64_t tfd_proc_bit(int i)
+{
+	return (uint64_t)1 << i;
+}
 
 /* Each record i of mask (tfd_proc_bit's bits), lowest first. */
 #define TFD_PROC_EACH(i, mask, m)                                          \
@@ -418,6 +435,7 @@ int tfd_engine_settime(int fd, int flags, const struct itimerspec *nv,
                        struct itimerspec *old);
 int tfd_engine_gettime(int fd, struct itimerspec *cur);
 int tfd_engine_read(int fd, uint64_t *count);
+int tfd_engine_quiet(int fd);
 uint64_t tfd_engine_drain(struct tfd_timer *t, int fd);
 int tfd_engine_next_due(int64_t *in_ns);
 int tfd_engine_ready_begin(void);
@@ -513,6 +531,16 @@ int tfd_engine_keep_inherited(void); /* the child's new service thread */
 static inline int tfd_engine_alone(const struct tfd_timer *t)
 {
 	return tfd_eng.self >= 0 && t->holders == tfd_proc_bit(tfd_eng.self);
+}
+
+/* A thread may be looking at the slot table and holds without the lock
+ * (tfd_engine_quiet): none of them may be freed now.  A full barrier
+ * first, so that a look that began after it sees what the caller has
+ * unlinked as unlinked. */
+static inline int tfd_engine_looked_at(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return __atomic_load_n(&tfd_eng.lookers, __ATOMIC_SEQ_CST) != 0;
 }
 
 /* The timer whose queue node is n. */

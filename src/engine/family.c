@@ -129,6 +129,24 @@ int tfd_family_open(void)
  */
 #define LOCK_NAP (10 * 1000 * 1000L) /* ns */
 
+/* The holder of f's lock makes its sequence count odd, and another value
+ * than it was (one that died holding the lock left it odd), before it
+ * changes anything; even again as it lets go, after its changes. */
+static void seq_held(struct tfd_family *f)
+{
+	unsigned s = __atomic_load_n(&f->seq, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&f->seq, (s | 1U) + 2U, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void seq_let_go(struct tfd_family *f)
+{
+	unsigned s = __atomic_load_n(&f->seq, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&f->seq, s + 1U, __ATOMIC_RELEASE);
+}
+
 /* The lock of f, as it is. */
 static int lock_of(struct tfd_family *f)
 {
@@ -142,6 +160,8 @@ static int lock_of(struct tfd_family *f)
 			break;
 		tfd_futex_nap(&f->sleepers, 1, LOCK_NAP);
 	}
+	if (r == 0 || r == EOWNERDEAD)
+		seq_held(f);
 	return r;
 }
 
@@ -179,6 +199,7 @@ static void wake_owed(void)
 
 static void unlock_of(struct tfd_family *f)
 {
+	seq_let_go(f);
 	pthread_mutex_unlock(&f->lock);
 	/* After the unlock, in that order (a read-modify-write: the word
 	 * shares the lock's cache line, which this thread has just written). */
@@ -253,6 +274,7 @@ int tfd_family_start_anew(void)
 		return ENOMEM;
 	memcpy(f->vnow, old->vnow, sizeof(f->vnow));
 	pthread_mutex_lock(&f->lock); /* nobody else knows it yet */
+	seq_held(f);
 	tfd_eng.vnow = f->vnow;
 	__atomic_store_n(&tfd_fam, f, __ATOMIC_RELEASE);
 	unlock_of(old);
@@ -362,11 +384,6 @@ void tfd_family_free_timer(struct tfd_timer *t)
 }
 
 /* ---- process records ---- */
-
-uint64_t tfd_proc_bit(int i)
-{
-	return (uint64_t)1 << i;
-}
 
 /* CLOCK_MONOTONIC by the system call itself: this runs on the program's
  * threads with the lock held (in fork()'s handlers too), where the

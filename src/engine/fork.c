@@ -338,6 +338,7 @@ static void child(void)
 	for (h = tfd_eng.freed; h; h = h->next)
 		h->file = -1; /* numbers of the parent's thread's table */
 	tfd_eng.transit = NULL; /* the parent's readers */
+	tfd_eng.lookers = 0;    /* the parent's too (tfd_engine_quiet) */
 	tfd_waits_forget();
 	tfd_eng.self = -1;
 	tfd_eng.in_fork = 1;

@@ -431,6 +431,81 @@ void tfd_engine_read_nowait(int on)
 	nowait = on;
 }
 
+/*
+ * Would a read of fd now fail EAGAIN?  Told without the lock and without
+ * a system call, for the poll by read(2) of a non-blocking timer (tfd(7),
+ * The engine): 1 only for a timer this process alone holds, known non-blocking,
+ * with nothing counted, posted, cancelled or being posted, and a deadline
+ * still ahead or none; 0 whenever it cannot tell, and the read takes the
+ * lock.  A seqlock: the family's count was even and the same before and
+ * after the look, so no holder of the lock changed anything meanwhile;
+ * while the look lasts, lookers keeps the slot table and the chunks of
+ * holds from being freed (a timer record is never unmapped).  Not in a
+ * ThreadSanitizer build, for which reads that race with writes are
+ * reports, whatever the count says after.
+ */
+#define LOOK(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+static int quiet_timer(const struct tfd_family *f, const struct tfd_hold *h)
+{
+	const struct tfd_timer *t = LOOK(h->t);
+	uintptr_t off = (uintptr_t)t - (uintptr_t)f->timer;
+	int64_t next;
+	int base;
+
+	/* h may be free (t is then a hold's link, or NULL): a timer of
+	 * this family's, or no look at it. */
+	if (off >= (uintptr_t)f->max * sizeof(*t) || off % sizeof(*t))
+		return 0;
+	if (LOOK(h->closed) || LOOK(h->mode) != MODE_NONBLOCK ||
+	    LOOK(h->gen) != LOOK(t->gen) ||
+	    LOOK(t->holders) != tfd_proc_bit(LOOK(tfd_eng.self)) ||
+	    LOOK(t->flags) & (T_SIGNALED | T_CANCELLED | T_OUTSIDE) ||
+	    LOOK(t->inflight) || LOOK(t->m.ticks))
+		return 0;
+	next = LOOK(t->m.next);
+	base = LOOK(t->base);
+	return !next || (base < NBASE && next > tfd_clock_real(base));
+}
+
+static void (*quiet_pause)(void); /* [A] tests */
+
+void tfd_engine_quiet_pause(void (*fn)(void))
+{
+	__atomic_store_n(&quiet_pause, fn, __ATOMIC_RELEASE);
+}
+
+int tfd_engine_quiet(int fd)
+{
+#ifdef TFD_TSAN
+	(void)fd;
+	return 0;
+#else
+	struct tfd_family *f = __atomic_load_n(&tfd_fam, __ATOMIC_ACQUIRE);
+	struct tfd_hold **slot, *h;
+	unsigned seq;
+	int quiet = 0;
+
+	if (!f || fd < 0 || LOOK(tfd_eng.virtual) || LOOK(tfd_eng.self) < 0)
+		return 0;
+	seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
+	if (seq & 1)
+		return 0;
+	__atomic_add_fetch(&tfd_eng.lookers, 1, __ATOMIC_SEQ_CST);
+	if ((size_t)fd < __atomic_load_n(&tfd_eng.nslot, __ATOMIC_ACQUIRE)) {
+		slot = __atomic_load_n(&tfd_eng.slot, __ATOMIC_SEQ_CST);
+		h = LOOK(slot[fd]);
+		if (h && __builtin_expect(LOOK(quiet_pause) != NULL, 0))
+			quiet_pause();
+		quiet = h && quiet_timer(f, h);
+	}
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	quiet = quiet && LOOK(f->seq) == seq;
+	__atomic_sub_fetch(&tfd_eng.lookers, 1, __ATOMIC_RELEASE);
+	return quiet;
+#endif
+}
+
 int tfd_engine_read(int fd, uint64_t *count)
 {
 	struct tfd_transit *r;

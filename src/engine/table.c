@@ -119,7 +119,9 @@ struct tfd_hold *tfd_hold_new(void)
 
 /* h back to its chunk; the chunk goes if that leaves it empty, unless it
  * is the only one with room (a program that makes and closes one timer at
- * a time keeps it).  Lock held, not inside fork() (it may free). */
+ * a time keeps it) or a thread is looking at holds without the lock (it
+ * goes with the next hold freed in it).  Lock held, not inside fork() (it
+ * may free). */
 void tfd_hold_free(struct tfd_hold *h)
 {
 	struct tfd_chunk *c = tfd_chunk_of(h);
@@ -132,7 +134,8 @@ void tfd_hold_free(struct tfd_hold *h)
 	h->listed = 0;
 	h->next = c->free;
 	c->free = h;
-	if (--c->used == 0 && (tfd_eng.room != c || c->next)) {
+	if (--c->used == 0 && (tfd_eng.room != c || c->next) &&
+	    !tfd_engine_looked_at()) {
 		chunk_unlink(&tfd_eng.room, c);
 		free(c);
 	}
@@ -373,21 +376,39 @@ static void forget_stale(int fd)
 		drop_fd(fd);
 }
 
+/* The slot table grows into a new one: the old is freed at once, or, if
+ * a thread may be looking at it without the lock (tfd_engine_quiet), at
+ * the next growth that nobody looks at.  The new table is in place before
+ * its size says so: a look that sees the new size sees the new table. */
 static int grow_table(int fd)
 {
 	size_t n = tfd_eng.nslot;
-	struct tfd_hold **s;
+	struct tfd_hold **s, **was = tfd_eng.slot;
+	unsigned i;
 
 	if ((size_t)fd < tfd_eng.nslot)
 		return 0;
-	while (n <= (size_t)fd) /* grow by an eighth: it is 8 bytes an fd */
-		n += n / 8 + 64;
-	s = realloc(tfd_eng.slot, n * sizeof(*s));
+	if (tfd_eng.nold_slot == sizeof(tfd_eng.old_slot) /
+	                                sizeof(*tfd_eng.old_slot) &&
+	    tfd_engine_looked_at())
+		return ENOMEM; /* (a grow by half: 48 are 2^27 numbers) */
+	while (n <= (size_t)fd) /* grow by half: it is 8 bytes an fd */
+		n += n / 2 + 64;
+	s = malloc(n * sizeof(*s));
 	if (!s)
 		return ENOMEM;
+	if (tfd_eng.nslot)
+		memcpy(s, was, tfd_eng.nslot * sizeof(*s));
 	memset(s + tfd_eng.nslot, 0, (n - tfd_eng.nslot) * sizeof(*s));
-	tfd_eng.slot = s;
-	tfd_eng.nslot = n;
+	__atomic_store_n(&tfd_eng.slot, s, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&tfd_eng.nslot, n, __ATOMIC_RELEASE);
+	if (was)
+		tfd_eng.old_slot[tfd_eng.nold_slot++] = was;
+	if (!tfd_engine_looked_at()) {
+		for (i = 0; i < tfd_eng.nold_slot; i++)
+			free(tfd_eng.old_slot[i]);
+		tfd_eng.nold_slot = 0;
+	}
 	return 0;
 }
 
@@ -698,6 +719,7 @@ const struct tfd_backend tfd_engine_backend = {
 	.asleep = tfd_engine_asleep,
 	.mode = tfd_engine_mode,
 	.post = tfd_engine_post_due,
+	.quiet = tfd_engine_quiet,
 };
 
 /* The same engine, on clocks that move only when told. */

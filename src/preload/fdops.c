@@ -114,8 +114,30 @@ int tfd_timer_gettime(int fd, struct itimerspec *cur)
 
 /* ---- read, readv, write ---- */
 
-/* read(2) of a timer: tfd_read's exact count. */
+static ssize_t read_counted(int fd, void *buf, size_t n)
+	__attribute__((noinline));
+
+/* read(2) of a timer: tfd_read's exact count.  A cancellation point, as
+ * read(2) is: at entry, and where it blocks (the engine's read(2), or a
+ * wait on virtual time), both outside the library
+ * (tfd_engine_sys_read).  Nothing to count on a non-blocking timer is
+ * told first, with no lock and no system call (the backend's quiet), and
+ * nothing to trace. */
 ssize_t tfd_timer_read(int fd, void *buf, size_t n)
+{
+	if (tfd_emulated) {
+		tfd_may_not_return();
+		pthread_testcancel();
+		if (!tfd_virt && buf && n >= sizeof(uint64_t) &&
+		    !tfd_trace_path && tfd_be->quiet && tfd_be->quiet(fd)) {
+			errno = EAGAIN;
+			return -1;
+		}
+	}
+	return read_counted(fd, buf, n);
+}
+
+static ssize_t read_counted(int fd, void *buf, size_t n)
 {
 	uint64_t count = 0;
 	ssize_t r;
@@ -128,11 +150,6 @@ ssize_t tfd_timer_read(int fd, void *buf, size_t n)
 			memcpy(&count, buf, sizeof(count));
 		goto out;
 	}
-	/* A cancellation point, as read(2) is: at entry, and where it
-	 * blocks (the engine's read(2), or a wait on virtual time), both
-	 * outside the library (tfd_engine_sys_read). */
-	tfd_may_not_return();
-	pthread_testcancel();
 again:
 	if (tfd_virt && n >= sizeof(count) && /* else it fails at once */
 	    tfd_virtual_read_wait(fd) < 0) {

@@ -12,11 +12,14 @@
  *   lock    poll, ppoll, select and pselect with a zero timeout on 64
  *           timers: a wait that cannot block holds none of them (each
  *           hold takes the backend's lock)
+ *   quiet   read of a non-blocking timer with nothing due: no lock taken
+ *           (pthread_mutex_lock or _trylock), the engine answers from
+ *           its memory (tfd_engine_quiet)
  *
  * Natively every count is 0; through libtfd-preload.so it must be too
  * (tests/realprog/run.sh compares the output line by line).
  *
- *   nowork [format|lock]   both parts by default
+ *   nowork [format|lock|quiet]   all parts by default
  */
 #undef _FORTIFY_SOURCE /* we define snprintf ourselves */
 #define _GNU_SOURCE
@@ -37,7 +40,7 @@
 #define ROUNDS 100
 
 static __thread int counting;
-static __thread long formats, locks;
+static __thread long formats, locks, trylocks;
 
 /* The next definition (libc's, or a sanitizer's), found at the first
  * call (the preload's constructor may call before ours), by any thread. */
@@ -115,6 +118,16 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 	return f(m);
 }
 
+int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	static void *p;
+	int (*f)(pthread_mutex_t *) = (__typeof__(f))next(
+		&p, "pthread_mutex_trylock");
+
+	trylocks += counting;
+	return f(m);
+}
+
 static int timer(void)
 {
 	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -150,6 +163,29 @@ static void format(void)
 	printf("settime, gettime and read of a timer, untraced: %ld failed, "
 	       "%ld formatted\n",
 	       bad, formats);
+}
+
+/* read(2) of a non-blocking timer with nothing due, ROUNDS times. */
+static void quiet(void)
+{
+	struct itimerspec far = { .it_value = { 3600, 0 } };
+	uint64_t n;
+	long bad = 0;
+	int fd = timer(), i;
+
+	if (timerfd_settime(fd, 0, &far, NULL) != 0) {
+		perror("timerfd_settime");
+		exit(1);
+	}
+	locks = trylocks = 0;
+	counting = 1;
+	for (i = 0; i < ROUNDS; i++)
+		bad += read(fd, &n, sizeof(n)) != -1 || errno != EAGAIN;
+	counting = 0;
+	close(fd);
+	printf("read of a timer with nothing due: %ld not EAGAIN, %ld locks "
+	       "taken\n",
+	       bad, locks + trylocks);
 }
 
 /* The four waits with a zero timeout on NTIMERS timers, one readable. */
@@ -203,5 +239,7 @@ int main(int argc, char **argv)
 		format();
 	if (!*what || !strcmp(what, "lock"))
 		lock();
+	if (!*what || !strcmp(what, "quiet"))
+		quiet();
 	return 0;
 }

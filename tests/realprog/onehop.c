@@ -13,7 +13,9 @@
  * one deadline, read as epoll_wait reports them, 256 at a time: each read
  * once and not early, in fewer system calls than a tenth of the timers
  * (arm and read touch memory only, a wait reports dozens), whatever the
- * number of timers in the set.  Each line is
+ * number of timers in the set.  Last, a non-blocking timer polled by
+ * read(2): no system call while nothing is due, and the read that counts
+ * not before the deadline.  Each line is
  * "ok" or "FAIL"; the exit status is the count of FAILs.  System calls
  * are counted with perf_event_open(2) on the raw_syscalls:sys_enter
  * tracepoint, where the kernel lets it be read (else that line says
@@ -224,6 +226,46 @@ static void burst(int n, int pc)
 	free(fd);
 }
 
+/* A non-blocking timer polled by read(2) (stress-ng's stressor, loops
+ * that read before they wait): n reads with nothing due fail EAGAIN with
+ * no system call; then, armed 2 ms ahead, the read that first counts
+ * comes at the deadline, not before, and counts 1. */
+static void polled(int n, int pc)
+{
+	struct itimerspec its = { .it_value = { 3600, 0 } };
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK), i, again = 0;
+	long long calls;
+	int64_t due;
+	uint64_t c = 0;
+	ssize_t r;
+	char what[128];
+
+	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL) < 0)
+		return (void)judge(0, "polled: a timer");
+	counting(pc, 1);
+	for (i = 0; i < n; i++)
+		again += read(fd, &c, sizeof(c)) == -1 && errno == EAGAIN;
+	counting(pc, 0);
+	calls = counted(pc);
+	snprintf(what, sizeof(what), "polled: %d of %d reads with nothing due "
+	         "failed EAGAIN", again, n);
+	judge(again == n, what);
+	snprintf(what, sizeof(what), "polled: %lld system calls for %d reads "
+	         "with nothing due", calls, n);
+	judge_quiet("polled: ", 0, calls, 5, what);
+	its.it_value.tv_sec = 0;
+	its.it_value.tv_nsec = 2000000;
+	due = mono() + its.it_value.tv_nsec;
+	timerfd_settime(fd, 0, &its, NULL);
+	while ((r = read(fd, &c, sizeof(c))) == -1 && errno == EAGAIN)
+		;
+	snprintf(what, sizeof(what), "polled: the read that counts is %s the "
+	         "deadline and counts %llu", mono() < due ? "before" : "at",
+	         (unsigned long long)c);
+	judge(r == sizeof(c) && c == 1 && mono() >= due, what);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 1000, i, early = 0, ones = 0;
@@ -283,5 +325,6 @@ int main(int argc, char **argv)
 	judge_quiet("", others() - sw0, pc < 0 ? -1 : (long long)calls, n + 20,
 	            what);
 	burst(nburst, pc);
+	polled(n, pc);
 	return fails;
 }
