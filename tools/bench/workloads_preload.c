@@ -41,7 +41,7 @@ static const struct cols native_filter = { { "native", "filter" }, "f/n" };
 enum { P_READ, P_WRITE, P_CLOSE, P_POLL, NPOPS };
 #define PBATCH 64 /* calls between two clock readings */
 #define NMEASURES (2 * NPOPS + 1) /* 9a: pipe, socket, poll with a timer */
-#define NVALUES 15 /* of a slice: NMEASURES, NLATENCY at most */
+#define NVALUES 20 /* of a slice: NMEASURES, NLATENCY at most */
 #define SLICES 15
 
 static const char *const measure_rows[NMEASURES] = {
@@ -65,11 +65,11 @@ struct latency_row {
 	double target[2];
 };
 
-#define NLATENCY 15 /* 5 measures: poll, epoll, the burst */
-#define NL (NLATENCY / 3)
+#define NLATENCY 20 /* 5 measures: poll, epoll, the burst, calls */
+#define NL 5
 #define BURST 1024
-static const char *const latency_groups[3] = { "poll", "epoll",
-	                                       "burst 1024" };
+static const char *const latency_groups[4] = { "poll", "epoll",
+	                                       "burst 1024", "calls" };
 _Static_assert(NMEASURES <= NVALUES && NLATENCY <= NVALUES, "a slice");
 static const struct latency_row latency_rows[NL] = {
 	{ "latency p50", "us", { G_PLUS_LE, G_NONE }, { 5, 0 } },
@@ -88,6 +88,21 @@ static const struct latency_row burst_rows[NL] = {
 	{ "CPU/expiry", "us", { G_RATIO_LE, G_RATIO_LE }, { 1.0, 1.0 } },
 	{ "switches/expiry", "", { G_NONE, G_NONE }, { 0, 0 } },
 	{ "syscalls/expiry", "", { G_RATIO_LE, G_RATIO_LE }, { 0.25, 0.25 } },
+};
+
+/* Calls that a wait does not follow: a read(2) of a non-blocking timer
+ * with nothing due (the kernel's is a system call; the preload's answers
+ * from memory) and timerfd_create(2) + close(2), their time and counts
+ * per call (issue 30: a read with no system call, create + close at most
+ * twice the kernel's). */
+static const struct latency_row calls_rows[NL] = {
+	{ "read, nothing due", "ns", { G_RATIO_LE, G_RATIO_LE }, { 1.0, 1.0 } },
+	{ "read, nothing due syscalls", "", { G_RATIO_LE, G_RATIO_LE },
+	  { 0, 0 } },
+	{ "create+close", "ns", { G_NONE, G_NONE }, { 0, 0 } },
+	{ "create+close syscalls", "", { G_RATIO_LE, G_RATIO_LE },
+	  { 2.0, 2.0 } },
+	{ "create+close switches", "", { G_NONE, G_NONE }, { 0, 0 } },
 };
 
 /* Counters of every thread of this process (made before the library's
@@ -236,14 +251,52 @@ static int burst_12(const int *fds, int ep, int64_t *lat)
 	return 0;
 }
 
+/* The calls of a slice of 12 (calls_rows), n of each, into v: read(2)
+ * of a non-blocking timer an hour ahead, then timerfd_create(2) +
+ * close(2).  -1 if a call failed. */
+static int calls_12(long n, double *v)
+{
+	struct itimerspec far = its(3600 * TFD_NSEC, 0);
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	double sw, calls;
+	int64_t t0;
+	uint64_t c;
+	long i;
+	int k;
+
+	if (fd < 0 || timerfd_settime(fd, 0, &far, NULL) < 0)
+		return -1;
+	calls = counted(1);
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		if (read(fd, &c, sizeof(c)) != -1 || errno != EAGAIN)
+			return -1;
+	v[0] = (double)(now_ns() - t0) / (double)n;
+	close(fd);
+	v[1] = calls < 0 ? -1 : (counted(1) - calls) / (double)n;
+	sw = counted(0) >= 0 ? counted(0) : (double)switches();
+	calls = counted(1);
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		k = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (k < 0 || close(k) < 0)
+			return -1;
+	}
+	v[2] = (double)(now_ns() - t0) / (double)n;
+	v[3] = calls < 0 ? -1 : (counted(1) - calls) / (double)n;
+	v[4] = ((counted(0) >= 0 ? counted(0) : (double)switches()) - sw) /
+	       (double)n;
+	return 0;
+}
+
 /* One slice of 12: n times, a timer armed 0.2-1 ms ahead, poll(2) until
  * it is readable, then read; then n times the same with epoll_wait(2) on
  * a set that holds it (ep); then a burst (burst_12: bfds, in set bep, or
  * none if bep < 0).  v[0..4]: p50 and p99 of how late poll returned (us),
  * CPU (us), context switches and system calls per expiration (all the
  * process's threads; -1 where not counted); v[5..9]: epoll_wait's;
- * v[10..14]: the burst's (-1 without one).  -1 if a call failed or
- * returned early. */
+ * v[10..14]: the burst's (-1 without one); v[15..19]: calls_12's.
+ * -1 if a call failed or returned early. */
 static int slice_12(int fd, int ep, const int *bfds, int bep, long n,
                     double *v)
 {
@@ -297,7 +350,7 @@ static int slice_12(int fd, int ep, const int *bfds, int bep, long n,
 		v[NL * k] = (double)lat[n / 2] / US;
 		v[NL * k + 1] = (double)lat[n * 99 / 100] / US;
 	}
-	return 0;
+	return calls_12(1000, v + 3 * NL);
 }
 
 /* The burst's BURST timers, non-blocking, into fds, in an epoll set (its
@@ -662,13 +715,14 @@ static void live_children(int w)
 				r->ref = "(k+70ns)";
 			} else if (lat) {
 				const struct latency_row *l =
-				        i / NL == 2 ? &burst_rows[i % NL]
-				                    : &latency_rows[i % NL];
+				        i / NL == 3   ? &calls_rows[i % NL]
+				        : i / NL == 2 ? &burst_rows[i % NL]
+				                      : &latency_rows[i % NL];
 
 				if (v[s][i][slices / 2] < 0)
 					continue; /* not counted here */
 				int loaded = w == W_POLL_LATENCY_LOADED;
-				char name[48];
+				char name[64];
 
 				snprintf(name, sizeof(name), "12 %s %s%s",
 				         latency_groups[i / NL],
