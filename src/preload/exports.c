@@ -644,9 +644,6 @@ EXPORT pid_t fork(void)
  * subshell does so already); the C library's vfork() runs no fork
  * handler.
  */
-#if defined(__x86_64__) && !defined(TFD_TSAN)
-#define TFD_VFORK 1
-#endif
 #ifdef TFD_VFORK
 pid_t tfd_vfork_fork(void) __attribute__((used));
 pid_t tfd_vfork_early(void) __attribute__((used));
@@ -672,11 +669,34 @@ __asm__(".text\n"
 #ifdef __CET__
         "	endbr64\n"
 #endif
+        "	movl $1, tfd_vm_children(%rip)\n"
         "	cmpq $0, tfd_dom(%rip)\n"
         "	jne tfd_vfork_fork\n"
         "	jmp *tfd_vfork_next(%rip)\n"
         ".size vfork, .-vfork\n");
 #endif
+
+/* clone(): a child on our memory (CLONE_VM: a thread made by hand, or a
+ * vfork done the long way) may close numbers in a table of its own; from
+ * now on close and dup ask whose table it is (tfd_foreign).  Four
+ * arguments and three more that the C library's reads whatever the
+ * caller passed (past the caller's on its stack, which AddressSanitizer
+ * would take for an error). */
+EXPORT __attribute__((no_sanitize_address)) int
+clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	va_list ap;
+	void *ptid, *tls, *ctid;
+
+	va_start(ap, arg);
+	ptid = va_arg(ap, void *);
+	tls = va_arg(ap, void *);
+	ctid = va_arg(ap, void *);
+	va_end(ap);
+	if (flags & CLONE_VM)
+		tfd_vm_shared();
+	return R(clone)(fn, stack, flags, arg, ptid, tls, ctid);
+}
 
 /* system() and popen() start their child where we cannot name it. */
 EXPORT int system(const char *cmd)

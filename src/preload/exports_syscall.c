@@ -150,6 +150,9 @@ EXPORT __attribute__((no_sanitize_address)) long syscall(long n, ...)
 		}
 		return r;
 	}
+	if (n == SYS_vfork || n == SYS_clone3 ||
+	    (n == SYS_clone && ((unsigned long)a[0] & CLONE_VM)))
+		tfd_vm_shared(); /* a child on our memory (tfd_foreign) */
 	if ((n == SYS_fcntl || n == SYS_ioctl) && !tfd_inside &&
 	    a[0] >= 0 && a[0] <= INT_MAX && tfd_marked((int)a[0]))
 		tfd_timer_mode((int)a[0], -1); /* its flags, unseen */

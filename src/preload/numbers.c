@@ -18,6 +18,15 @@ int tfd_hiwater;
  * vfork() child, which runs no atfork handler, sees its parent's. */
 static pid_t owner;
 
+/* A child may run on our memory: a vfork() or clone(CLONE_VM) was made
+ * through us.  Never cleared (a parent cannot tell when its last such
+ * child has gone); from the start where vfork() is the C library's. */
+#ifdef TFD_VFORK
+int tfd_vm_children;
+#else
+int tfd_vm_children = 1;
+#endif
+
 static void owner_child(void)
 {
 	owner = getpid();
@@ -29,7 +38,12 @@ void tfd_numbers_init(void)
 	pthread_atfork(NULL, NULL, owner_child);
 }
 
-int tfd_foreign(void)
+void tfd_vm_shared(void)
+{
+	__atomic_store_n(&tfd_vm_children, 1, __ATOMIC_SEQ_CST);
+}
+
+int tfd_foreign_child(void)
 {
 	return getpid() != owner;
 }

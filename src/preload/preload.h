@@ -81,6 +81,7 @@
 
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <mqueue.h>
 #include <semaphore.h>
@@ -129,7 +130,7 @@
 	X(sigwaitinfo) X(sigwait) X(timespec_get) X(sigsuspend) X(pause) \
 	X(timer_create) X(timer_settime) X(timer_gettime) X(timer_getoverrun) \
 	X(timer_delete) X(alarm) X(setitimer) X(getitimer) X(posix_spawn) \
-	X(posix_spawnp) X(syscall) X(sigprocmask) X(pthread_sigmask)
+	X(posix_spawnp) X(syscall) X(sigprocmask) X(pthread_sigmask) X(clone)
 
 #define TFD_NEXT_FIELD(f) __typeof__(&f) f;
 struct tfd_next {
@@ -247,8 +248,24 @@ int tfd_adopt(int fd);          /* a number tfd_create() returned */
 int tfd_still_timer(int fd);    /* forget a number closed behind our back */
 int tfd_share(int oldfd, int newfd);
 void tfd_release_number(int fd);
-/* 1 in a vfork() child: the table is the parent's memory, not ours. */
-int tfd_foreign(void);
+/* vfork() is ours (exports.c), on x86-64 and not under ThreadSanitizer:
+ * there the C library's runs unseen. */
+#if defined(__x86_64__) && !defined(TFD_TSAN)
+#define TFD_VFORK 1
+#endif
+/* 1 in a vfork() child: the table is the parent's memory, not ours.
+ * Such a child exists only after a vfork() or a clone(CLONE_VM) made
+ * through us (tfd_vm_shared; without our vfork(), from the start): until
+ * then no system call (getpid) is made to tell. */
+extern int tfd_vm_children;
+int tfd_foreign_child(void);
+static inline int tfd_foreign(void)
+{
+	return __builtin_expect(
+		       __atomic_load_n(&tfd_vm_children, __ATOMIC_RELAXED), 0) &&
+	       tfd_foreign_child();
+}
+void tfd_vm_shared(void);
 void tfd_numbers_init(void);
 
 /* Waits must look at the descriptors (virtual time, or readiness to

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dropin - what programs do with a timerfd that a drop-in must get right
- * (issue 12): a vfork child closing descriptors before exec, close_range
+ * (issue 12): a vfork child closing descriptors before exec (and a
+ * child of clone(CLONE_VM)), close_range
  * with CLOSE_RANGE_UNSHARE and with bad flags, readv with no bytes or a
  * NULL buffer, select with nfds above FD_SETSIZE, EPOLLET on a periodic
  * timer nobody reads, a close in another thread during a poll.  One line per fact, no time and no number in it, so
@@ -11,7 +12,8 @@
  *   dropin          the facts above
  *   dropin efault   pointers the kernel cannot use (kernel backend only:
  *                   the engine keeps timers in user space, tfd(7))
- *   dropin select, dropin epollet   one part alone
+ *   dropin select, dropin epollet, dropin clone   one part alone (clone:
+ *                   before any vfork)
  *   dropin closewait  another thread closes a timer during a poll of it
  *                   (on real time: engine and kernel)
  *   dropin env      rewrites its environment block (setproctitle), then
@@ -22,6 +24,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +132,39 @@ static void vfork_close(int range)
 	     read(fd, &n, sizeof(n)));
 	printf("vfork: counted on: %s\n", n >= 1 ? "yes" : "no");
 	SHOW("vfork: parent close", close(fd));
+}
+
+/* The same with a child of clone(CLONE_VM | CLONE_VFORK) that closes
+ * its numbers with close(2) and dup2(2) over one, on a stack of its own:
+ * it runs on the parent's memory as a vfork child does. */
+static int clone_child(void *arg)
+{
+	int i, fd = *(int *)arg;
+
+	dup2(0, fd);
+	for (i = 3; i < 64; i++)
+		close(i);
+	_exit(0);
+}
+
+static void clone_close(void)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	struct itimerspec cur;
+	uint64_t n = 0;
+	int fd = timer(TFD_NONBLOCK), st = 0;
+	pid_t pid;
+
+	arm(fd, 10 * MS, 10 * MS);
+	pid = clone(clone_child, stack + sizeof(stack),
+	            CLONE_VM | CLONE_VFORK | SIGCHLD, &fd);
+	waitpid(pid, &st, 0);
+	printf("clone(CLONE_VM): child exit %d\n", WEXITSTATUS(st));
+	pause_ms(30);
+	SHOW("clone(CLONE_VM): parent gettime", timerfd_gettime(fd, &cur));
+	SHOW("clone(CLONE_VM): parent read", read(fd, &n, sizeof(n)));
+	printf("clone(CLONE_VM): counted on: %s\n", n >= 1 ? "yes" : "no");
+	SHOW("clone(CLONE_VM): parent close", close(fd));
 }
 
 static void close_range_cases(void)
@@ -340,12 +377,17 @@ int main(int argc, char **argv)
 		close_during_poll();
 		return 0;
 	}
+	if (argc > 1 && !strcmp(argv[1], "clone")) {
+		clone_close();
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "epollet")) {
 		epollet();
 		return 0;
 	}
 	vfork_close(0);
 	vfork_close(1);
+	clone_close();
 	close_range_cases();
 	readv_cases();
 	select_big();

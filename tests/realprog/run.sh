@@ -236,6 +236,7 @@ if [ -x "$dir/dropin" ] && selected dropin; then
 	same "$dir/dropin" dropin.efault kernel efault
 	same "$dir/dropin" dropin.closewait engine closewait
 	same "$dir/dropin" dropin.closewait kernel closewait
+	same "$dir/dropin" dropin.clone engine clone
 fi
 # Issue 12 item 1: raw timerfd system calls (syscall(SYS_timerfd_settime)
 # on a timer of glibc's timerfd_create, and the rest) under --raw-syscalls;

@@ -62,7 +62,7 @@ extern unsigned long tfd_engine_wakeups(void) __attribute__((weak));
 #define US ((int64_t)1000)
 
 #define MAXR 64     /* rounds */
-#define MAXROWS 96
+#define MAXROWS 128
 #define TOP_N 16384 /* the largest N */
 #define FAR (100 * TFD_NSEC)   /* background deadlines: 100 s ... */
 #define SPREAD (900 * TFD_NSEC) /* ... to 1000 s ahead, random */
@@ -101,7 +101,7 @@ enum goal {
 };
 
 struct row {
-	char what[48];
+	char what[64];
 	long n;
 	const char *unit;
 	enum goal goal;
