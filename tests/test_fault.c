@@ -96,6 +96,28 @@ static void works(int fd)
 /* Holds come in chunks of HOLD_CHUNK (engine.h): the first create of
  * this process (a test's own) makes the first chunk, the creates that
  * fill it allocate nothing for their holds, and the next needs a chunk. */
+/* The service thread keeps eventfds ready ahead of the creates, asked
+ * for more as they run low: creates one after another never make their
+ * own (the round trip to the service thread). */
+TEST(creates_one_after_another_find_an_eventfd_ready)
+{
+	unsigned long was;
+	int i, fd;
+
+	if (!tfd_engine_private_files())
+		t_skip("the fallback: every create makes its eventfd");
+	CHECK_OK(tfd_close(t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK)));
+	t_sleep_ns(50 * MS); /* the thread started, and filled its pool */
+	was = __atomic_load_n(&seen[F_EVENTFD], __ATOMIC_RELAXED);
+	for (i = 0; i < 100; i++) {
+		fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
+		CHECK_OK(tfd_close(fd));
+		t_sleep_ns(MS); /* time for the refill asked for */
+	}
+	CHECK_EQ(__atomic_load_n(&seen[F_EVENTFD], __ATOMIC_RELAXED) - was,
+	         0UL);
+}
+
 TEST(create_enomem_timer)
 {
 	int old = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0)), fd;
@@ -123,9 +145,9 @@ TEST(create_enomem_table)
 	/* Push the next descriptor past the table's first 64 slots. */
 	for (i = 0; i < 200; i++)
 		filler[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	fail_realloc = 1;
+	fail_calloc = 1;
 	CHECK_ERR(tfd_create(CLOCK_REALTIME, 0), ENOMEM);
-	CHECK_EQ(fail_realloc, 0);
+	CHECK_EQ(fail_calloc, 0);
 	fd = (int)CHECK_OK(tfd_create(CLOCK_REALTIME, 0));
 	CHECK_GT(fd, 200);
 	works(fd);

@@ -394,12 +394,11 @@ static int grow_table(int fd)
 		return ENOMEM; /* (a grow by half: 48 are 2^27 numbers) */
 	while (n <= (size_t)fd) /* grow by half: it is 8 bytes an fd */
 		n += n / 2 + 64;
-	s = malloc(n * sizeof(*s));
+	s = calloc(n, sizeof(*s));
 	if (!s)
 		return ENOMEM;
 	if (tfd_eng.nslot)
 		memcpy(s, was, tfd_eng.nslot * sizeof(*s));
-	memset(s + tfd_eng.nslot, 0, (n - tfd_eng.nslot) * sizeof(*s));
 	__atomic_store_n(&tfd_eng.slot, s, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&tfd_eng.nslot, n, __ATOMIC_RELEASE);
 	if (was)
@@ -427,7 +426,7 @@ static int pool_take(int flags, uint32_t *id)
 		k = tfd_eng.pool[i];
 		*id = tfd_eng.pool_id[i];
 		tfd_engine_pool_drop(i);
-		if (tfd_engine_pool_count(nb) == POOL_LOW)
+		if (tfd_engine_pool_count(nb) == POOL_LOW - 1)
 			tfd_engine_poke(); /* once, as it falls below */
 		return k;
 	}
