@@ -23,6 +23,8 @@
  *                        workloads run in, the table of workloads
  *   rows.c               the results: a row per measure, its figures per
  *                        round and side; notes; a call that failed
+ *   counts.c             system calls and context switches per operation
+ *                        (perf counters of every thread)
  *   stats.c              a row's median, spread and sum; its verdict
  *                        against the target of the issue
  *   report.c             the one printer: the table or the JSON
@@ -139,6 +141,22 @@ struct row *bench_row_in(const struct cols *cols, const char *what, long n,
 struct row *bench_row(const char *what, long n, const char *unit,
                       enum goal goal, double target);
 void bench_add(struct row *r, int side, double v);
+
+/* ---- counts (counts.c): per operation, every thread of the process ---- */
+
+struct counts {
+	double switches, syscalls; /* -1: not counted here */
+};
+/* Open the counters: before the engine's first timer (its threads
+ * inherit them). */
+void bench_counts_open(void);
+struct counts bench_counts(void);
+/* What ops operations cost since c0, per operation. */
+struct counts bench_counts_since(struct counts c0, double ops);
+/* The rows "WHAT syscalls" (with its target, engine/kernel; 0: none)
+ * and "WHAT switches", over n timers, since c0. */
+void bench_count_rows(const char *what, long n, int side, struct counts c0,
+                      double ops, double syscalls_target);
 
 /* ---- statistics (stats.c) ---- */
 

@@ -20,6 +20,7 @@ void workload_create(int side, long n)
 {
 	const struct impl *im = &bench_impls[side];
 	long m = bench.quick ? 5000 : 20000, i;
+	struct counts c0 = bench_counts();
 	int64_t t0 = now_ns();
 
 	(void)n;
@@ -33,6 +34,7 @@ void workload_create(int side, long n)
 	}
 	bench_add(bench_row("1 create + close", 1, "ns", G_RATIO_LE, 1.0), side,
 	          (double)(now_ns() - t0) / (double)m);
+	bench_count_rows("1 create + close", 1, side, c0, (double)m, 0);
 }
 
 /* ---- 2: arm, re-arm, disarm with N armed timers ---- */
@@ -153,22 +155,26 @@ void workload_gettime(int side, long n)
 	long m = bench.quick ? 20000 : 100000, i;
 	int *fds = bench_open_set(side, 1, 1);
 	struct itimerspec cur;
+	struct counts c0;
 	int64_t t0;
 
 	(void)n;
 	if (!fds)
 		return;
+	c0 = bench_counts();
 	t0 = now_ns();
 	for (i = 0; i < m; i++)
 		if (im->gettime(fds[0], &cur) < 0)
 			break;
 	t0 = now_ns() - t0;
-	if (i < m || cur.it_value.tv_sec < 1)
+	if (i < m || cur.it_value.tv_sec < 1) {
 		bench_fail(side, "gettime");
-	else
+	} else {
 		bench_add(bench_row("3 gettime, armed timer", 1, "ns",
 		                    G_RATIO_LE, 0.1),
 		          side, (double)t0 / (double)m);
+		bench_count_rows("3 gettime", 1, side, c0, (double)m, 0);
+	}
 	bench_close_set(side, fds, 1);
 }
 
@@ -188,6 +194,7 @@ void workload_read_none(int side, long n)
 	for (pass = 0; pass < 2; pass++) {
 		ssize_t (*rd)(int, void *, size_t) =
 			pass ? bench_impls[K].read : im->read;
+		struct counts c0 = bench_counts();
 
 		t0 = now_ns();
 		for (i = 0; i < m; i++)
@@ -204,6 +211,9 @@ void workload_read_none(int side, long n)
 		                         : "4a tfd_read, nothing expired",
 		                    1, "ns", pass ? G_NONE : G_RATIO_LE, 0.5),
 		          side, (double)t0 / (double)m);
+		bench_count_rows(pass ? "4a read(2), nothing expired"
+		                      : "4a tfd_read, nothing expired",
+		                 1, side, c0, (double)m, 0);
 	}
 	bench_close_set(side, fds, 1);
 }
@@ -215,6 +225,7 @@ void workload_read_some(int side, long n)
 	int batches = bench.quick ? 3 : 10, b;
 	struct itimerspec past = its(1, 0); /* absolute 1 ns: long ago */
 	int *fds = bench_open_set(side, n, 0);
+	struct counts c0, d = { 0, 0 }, one;
 	int64_t total = 0;
 	long i;
 
@@ -241,6 +252,7 @@ void workload_read_some(int side, long n)
 			           "readable");
 			break;
 		}
+		c0 = bench_counts();
 		t0 = now_ns();
 		for (i = 0; i < n; i++) {
 			uint64_t c = 0;
@@ -250,14 +262,26 @@ void workload_read_some(int side, long n)
 				break;
 		}
 		total += now_ns() - t0;
+		one = bench_counts_since(c0, (double)(n * batches));
+		d.switches += one.switches;
+		d.syscalls += one.syscalls;
 		if (i < n) {
 			bench_fail(side, "read of an expired one-shot timer");
 			break;
 		}
 	}
-	if (b == batches)
+	if (b == batches) {
 		bench_add(bench_row("4b read, 1 expiration", n, "ns",
 		                    G_RATIO_LE, 0.5),
 		          side, (double)total / (double)(n * batches));
+		if (d.syscalls >= 0)
+			bench_add(bench_row("4b read, 1 expiration syscalls", n,
+			                    "", G_NONE, 0),
+			          side, d.syscalls);
+		if (d.switches >= 0)
+			bench_add(bench_row("4b read, 1 expiration switches", n,
+			                    "", G_NONE, 0),
+			          side, d.switches);
+	}
 	bench_close_set(side, fds, n);
 }

@@ -97,6 +97,7 @@ static void event_loop(int side, int loaded)
 	int ep = fds ? bench_watch(side, fds, 1) : -1, i;
 	uint64_t total = 0;
 	long early = 0;
+	struct counts c0;
 
 	if (ep < 0)
 		goto out;
@@ -104,6 +105,7 @@ static void event_loop(int side, int loaded)
 	for (i = 0; i < LOOP_DEADLINES; i++)
 		h[i] = next_deadline(t0);
 	qsort(h, LOOP_DEADLINES, sizeof(*h), bench_cmp_i64); /* sorted: a heap */
+	c0 = bench_counts();
 	t0 = now_ns();
 	end = t0 + dur;
 	while ((t = now_ns()) < end) {
@@ -143,6 +145,11 @@ static void event_loop(int side, int loaded)
 	                           : "10 early reads",
 	                    1, "count", G_ZERO, 0),
 	          side, (double)early);
+	/* Counts per iteration, quiet only: the busy loops are children of
+	 * this process, and their switches would be counted. */
+	if (!loaded && total)
+		bench_count_rows("10 event loop", 1, side, c0, (double)total,
+		                 0);
 out:
 	if (ep >= 0)
 		close(ep);

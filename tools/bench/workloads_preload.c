@@ -105,48 +105,6 @@ static const struct latency_row calls_rows[NL] = {
 	{ "create+close switches", "", { G_NONE, G_NONE }, { 0, 0 } },
 };
 
-/* Counters of every thread of this process (made before the library's
- * threads start, which inherit them): its context switches and its
- * system calls (the raw_syscalls:sys_enter tracepoint, where the kernel
- * lets it be read); -1 where there is none. */
-static int counters[2] = { -1, -1 };
-
-static int counter(uint32_t type, uint64_t config)
-{
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.type = type;
-	a.size = sizeof(a);
-	a.config = config;
-	a.inherit = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
-	                    PERF_FLAG_FD_CLOEXEC);
-}
-
-static void counters_open(void)
-{
-	FILE *f = fopen("/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
-	                "r");
-	unsigned long long id;
-
-	counters[0] = counter(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES);
-	if (f && fscanf(f, "%llu", &id) == 1)
-		counters[1] = counter(PERF_TYPE_TRACEPOINT, id);
-	if (f)
-		fclose(f);
-}
-
-/* Counter k's count so far, or -1. */
-static double counted(int k)
-{
-	uint64_t n;
-
-	if (counters[k] < 0 || read(counters[k], &n, sizeof(n)) != sizeof(n))
-		return -1;
-	return (double)n;
-}
-
 /* ns per call of op on the pair (rd, wr), over batches of PBATCH calls;
  * what a batch needs (bytes to read, descriptors to close) is made
  * outside the timed part.  -1 if a call failed. */
@@ -212,14 +170,6 @@ static int slice_9a(int pair[2][2], long batches, double *v)
 	return v[2 * NPOPS] < 0 ? -1 : 0;
 }
 
-/* The process's voluntary context switches so far (all its threads). */
-static long switches(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_nvcsw : 0;
-}
-
 /* The burst of a slice of 12: the BURST timers fds of set ep, armed
  * 5 ms ahead, read as epoll_wait(2) reports them, 256 at a time; how late
  * each was read into lat.  -1 if a call failed or a read came early. */
@@ -258,7 +208,7 @@ static int calls_12(long n, double *v)
 {
 	struct itimerspec far = its(3600 * TFD_NSEC, 0);
 	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	double sw, calls;
+	struct counts c0, d;
 	int64_t t0;
 	uint64_t c;
 	long i;
@@ -266,16 +216,15 @@ static int calls_12(long n, double *v)
 
 	if (fd < 0 || timerfd_settime(fd, 0, &far, NULL) < 0)
 		return -1;
-	calls = counted(1);
+	c0 = bench_counts();
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
 		if (read(fd, &c, sizeof(c)) != -1 || errno != EAGAIN)
 			return -1;
 	v[0] = (double)(now_ns() - t0) / (double)n;
+	v[1] = bench_counts_since(c0, (double)n).syscalls;
 	close(fd);
-	v[1] = calls < 0 ? -1 : (counted(1) - calls) / (double)n;
-	sw = counted(0) >= 0 ? counted(0) : (double)switches();
-	calls = counted(1);
+	c0 = bench_counts();
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
 		k = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -283,9 +232,9 @@ static int calls_12(long n, double *v)
 			return -1;
 	}
 	v[2] = (double)(now_ns() - t0) / (double)n;
-	v[3] = calls < 0 ? -1 : (counted(1) - calls) / (double)n;
-	v[4] = ((counted(0) >= 0 ? counted(0) : (double)switches()) - sw) /
-	       (double)n;
+	d = bench_counts_since(c0, (double)n);
+	v[3] = d.syscalls;
+	v[4] = d.switches;
 	return 0;
 }
 
@@ -301,8 +250,8 @@ static int slice_12(int fd, int ep, const int *bfds, int bep, long n,
                     double *v)
 {
 	static int64_t lat[BURST];
+	struct counts c0, cost;
 	int64_t cpu;
-	double sw, calls;
 	long i;
 	int k;
 
@@ -315,8 +264,7 @@ static int slice_12(int fd, int ep, const int *bfds, int bep, long n,
 			break;
 		}
 		cpu = cpu_ns();
-		sw = counted(0) >= 0 ? counted(0) : (double)switches();
-		calls = counted(1);
+		c0 = bench_counts();
 		if (k == 2) {
 			if (burst_12(bfds, bep, lat) < 0)
 				return -1;
@@ -342,10 +290,9 @@ static int slice_12(int fd, int ep, const int *bfds, int bep, long n,
 				return -1;
 		}
 		v[NL * k + 2] = (double)(cpu_ns() - cpu) / (double)n / US;
-		v[NL * k + 3] = ((counted(0) >= 0 ? counted(0)
-		                                  : (double)switches()) - sw) /
-		                (double)n;
-		v[NL * k + 4] = calls < 0 ? -1 : (counted(1) - calls) / (double)n;
+		cost = bench_counts_since(c0, (double)n);
+		v[NL * k + 3] = cost.switches;
+		v[NL * k + 4] = cost.syscalls;
 		qsort(lat, (size_t)n, sizeof(*lat), bench_cmp_i64);
 		v[NL * k] = (double)lat[n / 2] / US;
 		v[NL * k + 1] = (double)lat[n * 99 / 100] / US;
@@ -408,7 +355,7 @@ int bench_preload_child(const char *what)
 		int fd, ep, bep;
 		struct epoll_event ev = { EPOLLIN, { 0 } };
 
-		counters_open(); /* before the library's threads */
+		bench_counts_open(); /* before the library's threads */
 		fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 		ep = epoll_create1(EPOLL_CLOEXEC);
 		bench_seed(0);
