@@ -239,6 +239,10 @@ int tfd_engine_virtual_use(int on)
 {
 	int b, e = 0, cs;
 
+	/* Real clocks with no family yet: as it starts, with nothing mapped
+	 * (a process that never makes a timer maps nothing). */
+	if (!on && !__atomic_load_n(&tfd_fam, __ATOMIC_ACQUIRE))
+		return 0;
 	tfd_engine_lock(&cs);
 	if (tfd_eng.ntimers || tfd_eng.nholds)
 		e = EBUSY;

@@ -463,16 +463,40 @@ EXPORT time_t time(time_t *t)
 
 /* ---- threads the library starts run inside it ---- */
 
+/* What a thread of ours starts with, handed over in one of a few places
+ * of our own: not from the program's malloc(), whose first call in a new
+ * thread gives the thread an arena of its own (64 MiB of address space
+ * each, in glibc), and which a single-threaded program may have made
+ * unsafe for other threads.  The new thread takes its copy and lets the
+ * place go; with every place taken (more of ours starting at once than
+ * there are places), the creator waits for one. */
 struct start {
 	void *(*fn)(void *);
 	void *arg;
+	int taken; /* [A] */
 };
+
+#define NSTART 8
+static struct start starts[NSTART];
+
+static struct start *start_place(void)
+{
+	unsigned i;
+
+	for (;;) {
+		for (i = 0; i < NSTART; i++)
+			if (!__atomic_exchange_n(&starts[i].taken, 1,
+			                         __ATOMIC_ACQUIRE))
+				return &starts[i];
+		sched_yield();
+	}
+}
 
 static void *start_inside(void *p)
 {
-	struct start s = *(struct start *)p;
+	struct start *place = p, s = *place;
 
-	free(p);
+	__atomic_store_n(&place->taken, 0, __ATOMIC_RELEASE);
 	tfd_inside = 1;
 	return s.fn(s.arg);
 }
@@ -509,9 +533,7 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		return tfd_dom ? tfd_tree_thread(th, attr, fn, arg)
 		               : TFD_PROGRAM_SLACK(R(pthread_create)(th, attr, fn,
 		                                                      arg));
-	s = malloc(sizeof(*s));
-	if (!s)
-		return EAGAIN;
+	s = start_place();
 	s->fn = fn;
 	s->arg = arg;
 	/* Born with every signal blocked: the program's are for its own
@@ -522,7 +544,7 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	e = R(pthread_create)(th, attr, start_inside, s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e)
-		free(s);
+		__atomic_store_n(&s->taken, 0, __ATOMIC_RELEASE);
 	return e;
 }
 

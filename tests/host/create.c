@@ -309,3 +309,47 @@ HOST_CASE(create_after_pidfd_open_refused, 0)
 	say("child: %d", refused_then_create("open", SYS_pidfd_open));
 	return 0;
 }
+
+/* Mappings of the process: shared anonymous ones of 1 MiB or more, and
+ * reservations (no access) of 32 MiB or more (a glibc malloc arena of a
+ * thread takes 64 MiB). */
+static void mappings(int *shared, int *reserved)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	*shared = *reserved = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3)
+			continue;
+		if (perms[3] == 's' && strstr(line, "/dev/zero") &&
+		    hi - lo >= 1UL << 20)
+			(*shared)++;
+		if (!strncmp(perms, "---p", 4) && hi - lo >= 32UL << 20)
+			(*reserved)++;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* What the library takes from a process (tfd(7), RESOURCES): nothing
+ * mapped before the first timer; with a timer, its threads take no
+ * malloc arena each (64 MiB of address space apiece in glibc; the
+ * service thread still takes one). */
+HOST_CASE(address_space_before_and_with_a_timer, H_NOVIRTUAL)
+{
+	int shared, reserved, fd;
+
+	mappings(&shared, &reserved);
+	say("no timer yet: shared mappings of 1 MiB or more: %d", shared);
+	fd = h_timer(0, 3600 * 1000, 0);
+	h_sleep_ms(50); /* its threads started */
+	mappings(&shared, &reserved);
+	say("with a timer: malloc arenas of threads at most one: %s",
+	    reserved <= 1 ? "yes" : "no");
+	T_close(fd);
+	return 0;
+}
