@@ -88,9 +88,8 @@ static int watch_armed; /* [L] ... and watches (else it ends at once) */
  * may make allocate) is over before the engine says it runs, so that a
  * fork() right after a create never copies that runtime's locks held.
  * So is its end, when it cannot watch (tfd_clock_watch_start joins it):
- * ending on its own meanwhile, it held AddressSanitizer's allocator as a
- * fork() came, and the child's first thread waited on it for good
- * (host sandbox_close_range_before, 1 run in 8). */
+ * a thread that ends on its own may hold an allocator's lock as a fork()
+ * comes, and the child's first thread would wait on it for good. */
 static void ready(int armed)
 {
 	tfd_family_lock();

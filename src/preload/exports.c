@@ -654,8 +654,7 @@ EXPORT pid_t fork(void)
  * before it exists; else the C library's.  A shell (dash) starts each
  * command with vfork(): the child ran without a slot from its exec until
  * its program loaded the library, and time moved meanwhile whenever every
- * other thread waited (popen("sleep 0.05; echo hello") read its line
- * after a timer of the caller's due in 400 ms, about 1 run in 2).  A
+ * other thread waited.  A
  * child of vfork() may only exec or _exit, which a forked one does too.
  * No C function can call the real vfork() and return to its caller (the
  * child would return through the frame the parent returns through later),

@@ -965,9 +965,8 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 #ifdef TFD_SANITIZED
 /* Built with a sanitizer, the preload brings its run-time into every
  * program of the tree, whose start-up alone then takes 15-30 ms of CPU
- * with no wait: a child starting while its parent waited on a deadline
- * let time flow (a vfork child's output came 1.4-5.2 ms past its exact
- * 13 s in 4 of 7 runs of the realprog group here; in 0 of 4 with 100). */
+ * with no wait: a quantum shorter than that lets time flow while a child
+ * starts and its parent waits on a deadline. */
 #define QUANTUM_NS 100000000 /* 100 ms */
 #else
 #define QUANTUM_NS 20000000 /* 20 ms */

@@ -442,9 +442,8 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
  * blocked for a condition's mutex for one blocked outside our waits.
  * The slices are what a poke may miss: long, since each slice's end is
  * a chance to lose a condition's signal (one sent as the slice times out
- * finds no waiter: std::condition_variable woken by a notify missed it 2
- * runs in 25 under load with slices of 50 us).  The poke is let through
- * for the wait's length, also where the program's mask blocks it.
+ * finds no waiter).  The poke is let through for the wait's length, also
+ * where the program's mask blocks it.
  */
 #define SLICE_NS 100000000 /* 100 ms */
 #define SLICE_ALONE_NS 1000000 /* 1 ms, with no slot: nobody pokes it */
