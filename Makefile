@@ -297,13 +297,15 @@ TOOL_SRC := $(wildcard tools/*.c tools/*/*.c)
 $(TOOL): private ALL_CFLAGS += -DTFD_LIBDIR='"$(LIBDIR)"' \
     $(if $(GIT_DESCRIBE),-DTFD_GIT='"$(GIT_DESCRIBE)"')
 # tfd exec is the mover of a virtual-time domain: src/vtime's mover and
-# shared memory, built in from the same sources.
-VTIME_TOOL_SRC := src/vtime/shm.c src/vtime/slots.c src/vtime/mover.c
+# shared memory, built in from the same sources; and it reads a
+# program's ELF file as the preload does (src/preload/elf.c).
+TOOL_SHARED_SRC := src/vtime/shm.c src/vtime/slots.c src/vtime/mover.c \
+                  src/preload/elf.c
 $(TOOL): $(TOOL_SRC) $(CONF_SRC) $(wildcard tools/*.h tools/*/*.h) \
-    $(VTIME_TOOL_SRC) $(wildcard src/vtime/*.h) conform/conform.h include/tfd.h \
-    $(STATIC) $(B)/config.stamp
+    $(TOOL_SHARED_SRC) $(wildcard src/vtime/*.h) src/preload/elf.h \
+    conform/conform.h include/tfd.h $(STATIC) $(B)/config.stamp
 	$(CC) $(ALL_CFLAGS) -Itools -Iconform $(TOOL_SRC) $(CONF_SRC) \
-	    $(VTIME_TOOL_SRC) $(STATIC) -o $@ $(ALL_LDFLAGS)
+	    $(TOOL_SHARED_SRC) $(STATIC) -o $@ $(ALL_LDFLAGS)
 # test_fault.c makes allocation, thread creation and eventfd() fail
 # through the linker's --wrap.
 WRAP := -Wl,--wrap=calloc,--wrap=realloc,--wrap=pthread_create,--wrap=eventfd

@@ -568,6 +568,51 @@ TEST(tool_exec_own_failures_exit_125_as_env)
 		       "cases were not run");
 }
 
+/* A statically linked program started inside a tree on virtual time
+ * (issue 31): it runs, on the system's clocks, and the preload says so
+ * once on standard error, with its file and pid (the shell's exec, and a
+ * script on a static interpreter); a dynamic one is not said, nor is a
+ * static one off virtual time. */
+TEST(tool_exec_virtual_says_a_static_program_started_inside)
+{
+	char dir[] = "/tmp/tfd-static.XXXXXX", cmd[512];
+	static char out[4096], err[4096];
+	const char *asan = getenv("ASAN_OPTIONS");
+	int st, have_static;
+
+	snprintf(out, sizeof(out), "verify_asan_link_order=0%s%s",
+	         asan ? ":" : "", asan ? asan : "");
+	setenv("ASAN_OPTIONS", out, 1);
+	CHECK_NE(mkdtemp(dir), NULL);
+	have_static = static_programs(dir) == 0;
+	if (have_static) {
+		snprintf(cmd, sizeof(cmd),
+		         "exec --backend virtual -- sh -c '%s/static; "
+		         "echo $?; %s/script; true'", dir, dir);
+		CHECK_EQ(tool(cmd, out, sizeof(out), err, sizeof(err)), 0);
+		CHECKF(!strcmp(out, "7\n"), "'%s'", out);
+		snprintf(cmd, sizeof(cmd), "tfd: %s/static (pid ", dir);
+		CHECKF(strstr(err, cmd) && strstr(err, ") is statically "
+		                                  "linked: libtfd-preload.so "
+		                                  "cannot be loaded into it, it "
+		                                  "runs on the system's clocks, "
+		                                  "not on virtual time\n"),
+		       "'%s'", err);
+		CHECKF(strstr(err, "), an interpreter, is statically linked"),
+		       "'%s'", err);
+		CHECKF(!strstr(err, "true"), "'%s'", err);
+		snprintf(cmd, sizeof(cmd),
+		         "exec --backend engine -- sh -c '%s/static'", dir);
+		CHECK_EQ(tool(cmd, out, sizeof(out), err, sizeof(err)), 7);
+		CHECKF(!strstr(err, "statically"), "'%s'", err);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	st = system(cmd);
+	CHECK_EQ(st, 0);
+	if (!have_static)
+		t_skip("no static C library (cc -static failed)");
+}
+
 /* tfd run --backend; a TFD_BACKEND naming no backend is a usage error
  * (the library would fail every create with EINVAL). */
 TEST(tool_run_backend_option_and_environment)

@@ -67,16 +67,8 @@ int tfd_parse_long(const char *s, long min, long max, long *v);
  * 0, or -1 with the reason in why. */
 int tfd_find_preload(char *path, size_t n, char *why, size_t whyn);
 
-/* 1 if the program execvp(3) would run for prog is statically linked
- * (nothing can be preloaded into it), its file into path; 2 if it is a
- * script whose interpreter is, the interpreter into path; 0 if it is
- * dynamically linked, not found, or not known.  elf.c. */
-int tfd_program_static(const char *prog, char *path, size_t n);
-
-/* 1 if that program needs a sanitizer's run-time that must be loaded
- * first (AddressSanitizer's), its name as the program names it
- * (libasan.so.8) into name; else 0.  elf.c. */
-int tfd_program_runtime(const char *prog, char *name, size_t n);
+/* tfd_program_static(), tfd_program_runtime(): src/preload/elf.c. */
+#include "preload/elf.h"
 
 /* arg with control characters escaped (\xNN), so that a message stays on
  * one line, cut with "..." to fit size; buf. */

@@ -534,7 +534,7 @@ static int tfd_cmd_exec(int argc, char **argv)
 		return bad("TFD_BACKEND='%s' names no backend (engine, "
 		           "virtual or kernel)", env);
 	if (!allow_static &&
-	    (o = tfd_program_static(a.argv[0], path, sizeof(path)))) {
+	    (o = tfd_program_static(a.argv[0], 1, path, sizeof(path)))) {
 		char prog[128];
 
 		tfd_printable(path, shown, sizeof(shown));

@@ -739,10 +739,15 @@ EXPORT int posix_spawn(pid_t *pid, const char *path,
                        const posix_spawnattr_t *at, char *const argv[],
                        char *const envp[])
 {
+	int r;
+
 	if (!tfd_dom || tfd_inside)
 		return TFD_PROGRAM_SLACK(R(posix_spawn)(pid, path, fa, at,
 		                                        argv, envp));
-	return tfd_tree_spawn(0, pid, path, fa, at, argv, envp);
+	r = tfd_tree_spawn(0, pid, path, fa, at, argv, envp);
+	if (r == 0 && pid)
+		tfd_exec_say_static(path, 0, *pid);
+	return r;
 }
 
 EXPORT int posix_spawnp(pid_t *pid, const char *file,
@@ -750,10 +755,15 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file,
                         const posix_spawnattr_t *at, char *const argv[],
                         char *const envp[])
 {
+	int r;
+
 	if (!tfd_dom || tfd_inside)
 		return TFD_PROGRAM_SLACK(R(posix_spawnp)(pid, file, fa, at,
 		                                         argv, envp));
-	return tfd_tree_spawn(1, pid, file, fa, at, argv, envp);
+	r = tfd_tree_spawn(1, pid, file, fa, at, argv, envp);
+	if (r == 0 && pid)
+		tfd_exec_say_static(file, 1, *pid);
+	return r;
 }
 
 /* ---- start ---- */

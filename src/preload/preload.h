@@ -13,6 +13,9 @@
  *              ways to set a handler
  *   exports_syscall.c  syscall(): the raw calls of virtual time's (a
  *              clock read, a sleep, a futex wait with a timeout)
+ *   exports_exec.c  the exec family: on virtual time, a statically linked
+ *              program started in the tree is said (elf.c: what a
+ *              program's ELF file says, shared with tfd exec)
  *   next.c     the table of next definitions (dlsym RTLD_NEXT)
  *   numbers.c  the table of numbers that name our timers; which process
  *              owns it (a vfork child does not)
@@ -130,7 +133,8 @@
 	X(sigwaitinfo) X(sigwait) X(timespec_get) X(sigsuspend) X(pause) \
 	X(timer_create) X(timer_settime) X(timer_gettime) X(timer_getoverrun) \
 	X(timer_delete) X(alarm) X(setitimer) X(getitimer) X(posix_spawn) \
-	X(posix_spawnp) X(syscall) X(sigprocmask) X(pthread_sigmask) X(clone)
+	X(posix_spawnp) X(syscall) X(sigprocmask) X(pthread_sigmask) X(clone) \
+	X(execve) X(execv) X(execvp) X(execvpe) X(fexecve)
 
 #define TFD_NEXT_FIELD(f) __typeof__(&f) f;
 struct tfd_next {
@@ -486,6 +490,13 @@ static inline const sigset_t *tfd_sig_never_blocked(int how,
 		return set;
 	return tfd_sig_without_taken(how, set, copy);
 }
+
+/* ---- exports_exec.c ---- */
+
+/* On virtual time, the program execvp(3) (search 1) or execve(2) (0)
+ * would run for prog, in process pid, is said on standard error if it is
+ * statically linked (it runs on the system's clocks). */
+void tfd_exec_say_static(const char *prog, int search, pid_t pid);
 
 /* ---- exports_signals.c ---- */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * elf.c - whether a program can take libtfd-preload.so (cmd.h): LD_PRELOAD
+ * elf.c - whether a program can take libtfd-preload.so (elf.h): LD_PRELOAD
  * is read by the dynamic linker, which runs only for a program whose ELF
  * program headers name it (PT_INTERP).  A program without one is
  * statically linked, with or without a PT_DYNAMIC of its own (static-pie
@@ -8,10 +8,12 @@
  * The dynamic linker run as a program (/lib64/ld-linux-x86-64.so.2 PROG)
  * has no PT_INTERP either but reads LD_PRELOAD: a shared object, with a
  * DT_SONAME, unlike an executable.  A script is judged by its interpreter
- * ("#!"), as the kernel runs it.
+ * ("#!"), as the kernel runs it.  Built into `tfd exec` too, which
+ * refuses such a program; the preload warns of one run on virtual time
+ * (exports_exec.c).  Nothing here is the preload's state.
  */
 #define _GNU_SOURCE
-#include "cmd.h"
+#include "preload/elf.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -258,12 +260,13 @@ int tfd_program_runtime(const char *prog, char *name, size_t n)
 	return r;
 }
 
-int tfd_program_static(const char *prog, char *path, size_t n)
+int tfd_program_static(const char *prog, int search, char *path, size_t n)
 {
 	char interp[PATH_MAX + 3];
 	int depth, r = 0;
 
-	if (which(prog, path, n) < 0)
+	if (search ? which(prog, path, n) < 0
+	           : (size_t)snprintf(path, n, "%s", prog) >= n)
 		return 0; /* execvp says what is wrong */
 	snprintf(interp, sizeof(interp), "%s", path);
 	for (depth = 0; depth < 5; depth++) {
