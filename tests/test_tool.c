@@ -342,18 +342,27 @@ TEST(tool_usage_errors_of_every_command)
 	}
 }
 
+/* ASAN_OPTIONS for tfd exec's programs: the preload comes after the
+ * sanitizer's run-time (tfd exec puts it last), which it would otherwise
+ * refuse; what was there is kept.  buf holds the value. */
+static void asan_any_link_order(char *buf, size_t n)
+{
+	const char *asan = getenv("ASAN_OPTIONS");
+
+	snprintf(buf, n, "verify_asan_link_order=0%s%s", asan ? ":" : "",
+	         asan ? asan : "");
+	setenv("ASAN_OPTIONS", buf, 1);
+}
+
 /* --NAME=VALUE as --NAME VALUE, and options after the operands (but not
  * after exec's PROG, whose they are). */
 TEST(tool_option_values_with_equals_and_after_operands)
 {
-	const char *asan = getenv("ASAN_OPTIONS");
 	char out[4096], err[4096];
 
 	/* exec runs sh with the preload: a sanitizer build's preload must
 	 * not insist on coming first (as tests/realprog/run.sh) */
-	snprintf(out, sizeof(out), "verify_asan_link_order=0%s%s",
-	         asan ? ":" : "", asan ? asan : "");
-	setenv("ASAN_OPTIONS", out, 1);
+	asan_any_link_order(out, sizeof(out));
 
 	CHECK_EQ(tool("run --clock=realtime --api=revised 0.01", out, sizeof(out), err, sizeof(err)), 0);
 	CHECK(lines(out) == 2 && err[0] == 0);
@@ -422,15 +431,12 @@ TEST(tool_run_other_clocks_and_revised_api)
  * an hour and three minutes of timer in no time, each line exact. */
 TEST(tool_run_on_virtual_time_moves_time)
 {
-	const char *asan = getenv("ASAN_OPTIONS");
 	char out[4096], err[4096];
 	struct timespec t0, t1;
 
 	/* exec loads the preload: a sanitizer build's must not insist on
 	 * coming first (as in tool_option_values_with_equals_...) */
-	snprintf(out, sizeof(out), "verify_asan_link_order=0%s%s",
-	         asan ? ":" : "", asan ? asan : "");
-	setenv("ASAN_OPTIONS", out, 1);
+	asan_any_link_order(out, sizeof(out));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	CHECK_EQ(tool("exec --backend virtual -- \"$TFD_TOOL\" run 3600 60 3", out, sizeof(out), err, sizeof(err)), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -512,12 +518,9 @@ TEST(tool_exec_own_failures_exit_125_as_env)
 	char dir[] = "/tmp/tfd-exec.XXXXXX", path[64], cmd[256];
 	char *argv[8] = { (char *)"tfd", (char *)"exec" };
 	static char out[4096], err[4096];
-	const char *asan = getenv("ASAN_OPTIONS");
 	int st, have_static;
 
-	snprintf(out, sizeof(out), "verify_asan_link_order=0%s%s",
-	         asan ? ":" : "", asan ? asan : "");
-	setenv("ASAN_OPTIONS", out, 1);
+	asan_any_link_order(out, sizeof(out));
 	/* TFD_BACKEND naming no backend: 125 (the library would create no
 	 * timer, tfd_use_backend(3)); --backend decides over it */
 	setenv("TFD_BACKEND", "virtaul", 1);
@@ -577,12 +580,9 @@ TEST(tool_exec_virtual_says_a_static_program_started_inside)
 {
 	char dir[] = "/tmp/tfd-static.XXXXXX", cmd[512];
 	static char out[4096], err[4096];
-	const char *asan = getenv("ASAN_OPTIONS");
 	int st, have_static;
 
-	snprintf(out, sizeof(out), "verify_asan_link_order=0%s%s",
-	         asan ? ":" : "", asan ? asan : "");
-	setenv("ASAN_OPTIONS", out, 1);
+	asan_any_link_order(out, sizeof(out));
 	CHECK_NE(mkdtemp(dir), NULL);
 	have_static = static_programs(dir) == 0;
 	if (have_static) {
@@ -643,7 +643,6 @@ TEST(tool_run_backend_option_and_environment)
 static int exec_filtered(const struct sock_fprog *prog, const char *const *cmd,
                          char *out, size_t n)
 {
-	const char *asan = getenv("ASAN_OPTIONS");
 	char *argv[16] = { (char *)(uintptr_t)t_tool(), (char *)"exec",
 		           (char *)"--backend", (char *)"virtual", (char *)"--" };
 	char opts[4096];
@@ -654,9 +653,7 @@ static int exec_filtered(const struct sock_fprog *prog, const char *const *cmd,
 	for (i = 0; i < 8 && cmd[i]; i++)
 		argv[5 + i] = (char *)(uintptr_t)cmd[i]; /* execv() does not write */
 	CHECK(argv[0] != NULL && cmd[i] == NULL && pipe(p) == 0);
-	snprintf(opts, sizeof(opts), "verify_asan_link_order=0%s%s",
-	         asan ? ":" : "", asan ? asan : "");
-	setenv("ASAN_OPTIONS", opts, 1);
+	asan_any_link_order(opts, sizeof(opts));
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {

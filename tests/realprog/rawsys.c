@@ -335,6 +335,22 @@ static int other(void)
 	return 0;
 }
 
+/* A timer made, armed 10 ms ahead, asked about and read (what_read) with
+ * raw calls; its number. */
+static int raw_round(const char *what_read)
+{
+	struct itimerspec nv = its(10 * MS, 0), old, cur;
+	int fd = (int)syscall(SYS_timerfd_create, CLOCK_MONOTONIC, 0);
+
+	printf("raw create: %s\n", fd >= 0 ? "a timer" : "failed");
+	SHOW("raw settime", raw_settime(fd, 0, &nv, &old));
+	show_its("old", &old);
+	SHOW("raw gettime", raw_gettime(fd, &cur));
+	show_its("it says", &cur);
+	read_count(what_read, fd);
+	return fd;
+}
+
 /* A sandbox of the program's own that refuses the calls the preload's
  * handler copies with (process_vm_readv/writev), as a container's profile
  * may, with each errno in turn (the filter installed last answers):
@@ -343,7 +359,6 @@ static int other(void)
 static int sandbox(void)
 {
 	static const int errs[] = { ENOSYS, EPERM, EACCES, EINVAL };
-	struct itimerspec nv = its(10 * MS, 0), old, cur;
 	unsigned i;
 	int fd;
 
@@ -366,13 +381,7 @@ static int sandbox(void)
 		       strerrorname_np(errs[i]));
 		SHOW("filter", syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 		                       SECCOMP_FILTER_FLAG_TSYNC, &prog));
-		fd = (int)syscall(SYS_timerfd_create, CLOCK_MONOTONIC, 0);
-		printf("raw create: %s\n", fd >= 0 ? "a timer" : "failed");
-		SHOW("raw settime", raw_settime(fd, 0, &nv, &old));
-		show_its("old", &old);
-		SHOW("raw gettime", raw_gettime(fd, &cur));
-		show_its("it says", &cur);
-		read_count("read", fd);
+		fd = raw_round("read");
 		SHOW("close", close(fd));
 	}
 	return 0;
@@ -383,19 +392,13 @@ static int sandbox(void)
  * kill the process). */
 static int blocked(void)
 {
-	struct itimerspec nv = its(10 * MS, 0), old, cur;
+	struct itimerspec cur;
 	sigset_t all;
 	int fd;
 
 	sigfillset(&all);
 	SHOW("block every signal", pthread_sigmask(SIG_SETMASK, &all, NULL));
-	fd = (int)syscall(SYS_timerfd_create, CLOCK_MONOTONIC, 0);
-	printf("raw create: %s\n", fd >= 0 ? "a timer" : "failed");
-	SHOW("raw settime", raw_settime(fd, 0, &nv, &old));
-	show_its("old", &old);
-	SHOW("raw gettime", raw_gettime(fd, &cur));
-	show_its("it says", &cur);
-	read_count("blocking read", fd);
+	fd = raw_round("blocking read");
 	SHOW("raw settime, a bad pointer", raw_settime(fd, 0, NULL, NULL));
 	SHOW("raw gettime, a bad number", raw_gettime(-1, &cur));
 	SHOW("close", close(fd));
