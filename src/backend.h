@@ -196,8 +196,10 @@ ssize_t tfd_engine_sys_read(int fd, void *buf, size_t n);
 void tfd_engine_clock_was_set(void);
 unsigned long tfd_engine_wakeups(void);
 /* How many fresh eventfds the engine keeps ready for tfd_create (0: none,
- * so that each create makes its own, where fault injection reaches). */
+ * so that each create makes its own, where fault injection reaches), and
+ * how many of a kind (O_NONBLOCK or not) are ready now. */
 void tfd_engine_pool_size(unsigned n);
+unsigned tfd_engine_pool_ready(int nonblock);
 /* How long the service thread outlives the last timer, in ns (0: the
  * default, 200 ms): tests of a thread that ends while a create waits. */
 void tfd_engine_grace(long long ns);

@@ -411,9 +411,16 @@ static void pause_once(void)
 		t_sleep_ns(MS / 10);
 }
 
+/* Asks until a look stopped in the pause (one that found the lock held
+ * says 0 before it looks): what that look said. */
 static void *look_once(void *arg)
 {
-	return (void *)(intptr_t)tfd_engine_backend.quiet(*(int *)arg);
+	int r;
+
+	do
+		r = tfd_engine_backend.quiet(*(int *)arg);
+	while (__atomic_load_n(&pause_state, __ATOMIC_ACQUIRE) == 1);
+	return (void *)(intptr_t)r;
 }
 
 /* 1 from quiet, which may say 0 (cannot tell) while another thread holds

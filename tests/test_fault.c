@@ -93,31 +93,48 @@ static void works(int fd)
 	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
 }
 
-/* Holds come in chunks of HOLD_CHUNK (engine.h): the first create of
- * this process (a test's own) makes the first chunk, the creates that
- * fill it allocate nothing for their holds, and the next needs a chunk. */
+/* Until the pool holds at least 8 non-blocking eventfds (POOL_LOW), for
+ * up to 2 s: 1 if it does. */
+static int pool_refilled(void)
+{
+	int tries;
+
+	for (tries = 0; tries < 2000; tries++) {
+		if (tfd_engine_pool_ready(1) >= 8)
+			return 1;
+		t_sleep_ns(MS);
+	}
+	return 0;
+}
+
 /* The service thread keeps eventfds ready ahead of the creates, asked
- * for more as they run low: creates one after another never make their
- * own (the round trip to the service thread). */
+ * for more as they fall below 8: creates one after another, each once
+ * the refill has come, never make their own (the round trip to the
+ * service thread).  The pool stopped at 8 before (the wake came at 8,
+ * the refill below it).  A timer stays open throughout: the last one's
+ * close wakes the thread anyway, which refills. */
 TEST(creates_one_after_another_find_an_eventfd_ready)
 {
 	unsigned long was;
-	int i, fd;
+	int i, fd, kept;
 
 	if (!tfd_engine_private_files())
 		t_skip("the fallback: every create makes its eventfd");
-	CHECK_OK(tfd_close(t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK)));
-	t_sleep_ns(50 * MS); /* the thread started, and filled its pool */
+	kept = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
 	was = __atomic_load_n(&seen[F_EVENTFD], __ATOMIC_RELAXED);
 	for (i = 0; i < 100; i++) {
+		CHECKF(pool_refilled(), "create %d: the pool stays below 8", i);
 		fd = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
 		CHECK_OK(tfd_close(fd));
-		t_sleep_ns(MS); /* time for the refill asked for */
 	}
 	CHECK_EQ(__atomic_load_n(&seen[F_EVENTFD], __ATOMIC_RELAXED) - was,
 	         0UL);
+	CHECK_OK(tfd_close(kept));
 }
 
+/* Holds come in chunks of HOLD_CHUNK (engine.h): the first create of
+ * this process (a test's own) makes the first chunk, the creates that
+ * fill it allocate nothing for their holds, and the next needs a chunk. */
 TEST(create_enomem_timer)
 {
 	int old = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0)), fd;

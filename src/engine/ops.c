@@ -442,7 +442,10 @@ void tfd_engine_read_nowait(int on)
  * while the look lasts, lookers keeps the slot table and the chunks of
  * holds from being freed (a timer record is never unmapped).  Not in a
  * ThreadSanitizer build, for which reads that race with writes are
- * reports, whatever the count says after.
+ * reports, whatever the count says after.  The look runs with the
+ * program's signals as they are: a handler that jumps out of it leaves
+ * lookers counted, and what they keep is kept (bounded: empty chunks,
+ * old tables), never freed under a look.
  */
 #define LOOK(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 

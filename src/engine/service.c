@@ -710,6 +710,18 @@ void tfd_engine_pool_size(unsigned n)
 	tfd_engine_unlock(cs);
 }
 
+/* Test hook: the eventfds of a kind ready for tfd_create. */
+unsigned tfd_engine_pool_ready(int nonblock)
+{
+	unsigned n;
+	int cs;
+
+	tfd_engine_lock(&cs);
+	n = tfd_engine_pool_count(nonblock);
+	tfd_engine_unlock(cs);
+	return n;
+}
+
 /* Test hook: how long the thread outlives the last timer (0: GRACE). */
 void tfd_engine_grace(long long ns)
 {

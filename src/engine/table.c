@@ -389,9 +389,13 @@ static int grow_table(int fd)
 	if ((size_t)fd < tfd_eng.nslot)
 		return 0;
 	if (tfd_eng.nold_slot == sizeof(tfd_eng.old_slot) /
-	                                sizeof(*tfd_eng.old_slot) &&
-	    tfd_engine_looked_at())
-		return ENOMEM; /* (a grow by half: 48 are 2^27 numbers) */
+	                                sizeof(*tfd_eng.old_slot)) {
+		if (tfd_engine_looked_at()) /* (40 growths reach 2^30) */
+			return ENOMEM;
+		for (i = 0; i < tfd_eng.nold_slot; i++)
+			free(tfd_eng.old_slot[i]);
+		tfd_eng.nold_slot = 0;
+	}
 	while (n <= (size_t)fd) /* grow by half: it is 8 bytes an fd */
 		n += n / 2 + 64;
 	s = calloc(n, sizeof(*s));

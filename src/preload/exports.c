@@ -492,6 +492,17 @@ static struct start *start_place(void)
 	}
 }
 
+/* In a child of fork(): only the thread that forked is there, and no
+ * thread of ours is about to start; a place taken for one that the
+ * parent was starting would be lost for good. */
+void tfd_start_places_forked(void)
+{
+	unsigned i;
+
+	for (i = 0; i < NSTART; i++)
+		__atomic_store_n(&starts[i].taken, 0, __ATOMIC_RELAXED);
+}
+
 static void *start_inside(void *p)
 {
 	struct start *place = p, s = *place;
@@ -686,7 +697,10 @@ pid_t tfd_vfork_early(void)
 __asm__(".text\n"
         ".globl vfork\n"
         ".type vfork, @function\n"
+        ".globl __vfork\n"
+        ".type __vfork, @function\n"
         "vfork:\n"
+        "__vfork:\n"
 #ifdef __CET__
         "	endbr64\n"
 #endif
@@ -694,7 +708,8 @@ __asm__(".text\n"
         "	cmpq $0, tfd_dom(%rip)\n"
         "	jne tfd_vfork_fork\n"
         "	jmp *tfd_vfork_next(%rip)\n"
-        ".size vfork, .-vfork\n");
+        ".size vfork, .-vfork\n"
+        ".size __vfork, .-__vfork\n");
 #endif
 
 /* clone(): a child on our memory (CLONE_VM: a thread made by hand, or a
@@ -702,21 +717,41 @@ __asm__(".text\n"
  * now on close and dup ask whose table it is (tfd_foreign).  Four
  * arguments and three more that the C library's reads whatever the
  * caller passed (past the caller's on its stack, which AddressSanitizer
- * would take for an error). */
+ * would take for an error).  __clone() is its other name. */
+static __attribute__((no_sanitize_address)) int
+clone_v(int (*fn)(void *), void *stack, int flags, void *arg, va_list ap)
+{
+	void *ptid = va_arg(ap, void *), *tls = va_arg(ap, void *);
+	void *ctid = va_arg(ap, void *);
+
+	if (flags & CLONE_VM)
+		tfd_vm_shared();
+	return R(clone)(fn, stack, flags, arg, ptid, tls, ctid);
+}
+
 EXPORT __attribute__((no_sanitize_address)) int
 clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 {
 	va_list ap;
-	void *ptid, *tls, *ctid;
+	int r;
 
 	va_start(ap, arg);
-	ptid = va_arg(ap, void *);
-	tls = va_arg(ap, void *);
-	ctid = va_arg(ap, void *);
+	r = clone_v(fn, stack, flags, arg, ap);
 	va_end(ap);
-	if (flags & CLONE_VM)
-		tfd_vm_shared();
-	return R(clone)(fn, stack, flags, arg, ptid, tls, ctid);
+	return r;
+}
+
+int __clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
+EXPORT __attribute__((no_sanitize_address)) int
+__clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, arg);
+	r = clone_v(fn, stack, flags, arg, ap);
+	va_end(ap);
+	return r;
 }
 
 /* system() and popen() start their child where we cannot name it. */

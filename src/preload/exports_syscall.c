@@ -143,14 +143,17 @@ EXPORT __attribute__((no_sanitize_address)) long syscall(long n, ...)
 	    (r = virtual_call(n, a)) != TFD_PASS)
 		return r;
 	if (!tfd_inside && !from_us(__builtin_return_address(0)) &&
-	    (r = tfd_rawsys_direct(n, a)) != TFD_PASS) {
-		if (r < 0) {
+	    tfd_rawsys_direct(n, a, &r)) {
+		if (r < 0 && r > -4096) {
 			errno = (int)-r;
 			return -1;
 		}
 		return r;
 	}
-	if (n == SYS_vfork || n == SYS_clone3 ||
+	if (n == SYS_clone3 ||
+#ifdef SYS_vfork
+	    n == SYS_vfork ||
+#endif
 	    (n == SYS_clone && ((unsigned long)a[0] & CLONE_VM)))
 		tfd_vm_shared(); /* a child on our memory (tfd_foreign) */
 	if ((n == SYS_fcntl || n == SYS_ioctl) && !tfd_inside &&

@@ -447,9 +447,10 @@ const char *tfd_next_text(char *buf, size_t n, int fd);
 void tfd_rawsys_init(void);
 void tfd_rawsys_forked(void); /* in a child of fork(): the lock anew */
 int tfd_rawsys_catching(void); /* 1: the filter is in, SIGSYS kept here */
-/* syscall(nr, a...) of the program for a call the filter traps: the
- * kernel's result (-errno), answered without the trap; or TFD_PASS. */
-long tfd_rawsys_direct(long nr, const long *a);
+/* syscall(nr, a...) of the program for a call the filter traps: 1 and
+ * the kernel's result (-errno) in *r, answered without the trap; 0 if
+ * it is not one of them. */
+int tfd_rawsys_direct(long nr, const long *a, long *r);
 /* The program's SIGSYS action while the filter is in: asked, set. */
 int tfd_rawsys_action(const struct sigaction *act, struct sigaction *old);
 
@@ -490,6 +491,10 @@ static inline const sigset_t *tfd_sig_never_blocked(int how,
 		return set;
 	return tfd_sig_without_taken(how, set, copy);
 }
+
+/* The places the library's threads start from (exports.c), all free in
+ * a child of fork(). */
+void tfd_start_places_forked(void);
 
 /* ---- exports_exec.c ---- */
 

@@ -225,15 +225,20 @@ static long emulate(long nr, unsigned long a, unsigned long b,
  * answered here as the trap would answer it, without the trap (faster,
  * and a thread that blocks SIGSYS is not killed: the kernel forces a
  * trap's signal, and a forced signal that is blocked ends the process).
- * The result as the kernel gives it, or TFD_PASS. */
-long tfd_rawsys_direct(long nr, const long *a)
+ * 1 and the result as the kernel gives it in *r (errno as it was), or 0:
+ * not one of them. */
+int tfd_rawsys_direct(long nr, const long *a, long *r)
 {
+	int e = errno;
+
 	if (!__atomic_load_n(&raw_on, __ATOMIC_ACQUIRE) ||
 	    !(nr == SYS_timerfd_create || nr == SYS_timerfd_settime ||
 	      nr == SYS_timerfd_gettime))
-		return TFD_PASS;
-	return emulate(nr, (unsigned long)a[0], (unsigned long)a[1],
-	               (unsigned long)a[2], (unsigned long)a[3]);
+		return 0;
+	*r = emulate(nr, (unsigned long)a[0], (unsigned long)a[1],
+	             (unsigned long)a[2], (unsigned long)a[3]);
+	errno = e;
+	return 1;
 }
 
 static int ours(const siginfo_t *si)
@@ -456,11 +461,12 @@ void tfd_rawsys_init(void)
 
 #else /* not x86_64 */
 
-long tfd_rawsys_direct(long nr, const long *a)
+int tfd_rawsys_direct(long nr, const long *a, long *r)
 {
 	(void)nr;
 	(void)a;
-	return TFD_PASS;
+	(void)r;
+	return 0;
 }
 
 void tfd_rawsys_init(void)

@@ -76,6 +76,7 @@ static void forked_child(void)
 	tfd_signals_forked();
 	tfd_sigtimers_forked();
 	tfd_rawsys_forked();
+	tfd_start_places_forked();
 	tfd_slack_program(); /* a fork we did not see: its own in effect */
 }
 

@@ -177,6 +177,7 @@ static void quiet(void)
 		perror("timerfd_settime");
 		exit(1);
 	}
+	usleep(20000); /* the library's threads done with what it woke */
 	locks = trylocks = 0;
 	counting = 1;
 	for (i = 0; i < ROUNDS; i++)

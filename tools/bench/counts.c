@@ -8,8 +8,8 @@
  * context-switches and the raw_syscalls:sys_enter tracepoint), opened
  * before the engine's first timer so that the library's threads, made
  * later, inherit them.  Where the kernel refuses one (perf_event_paranoid,
- * a sandbox), switches come from getrusage() (voluntary ones, this
- * thread's and those ended) and the system-call rows are left out.
+ * a sandbox), switches come from getrusage() (the voluntary ones of
+ * every thread) and the system-call rows are left out.
  */
 #define _GNU_SOURCE
 #include "bench.h"

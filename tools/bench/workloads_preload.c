@@ -214,16 +214,21 @@ static int calls_12(long n, double *v)
 	long i;
 	int k;
 
-	if (fd < 0 || timerfd_settime(fd, 0, &far, NULL) < 0)
+	if (fd < 0 || timerfd_settime(fd, 0, &far, NULL) < 0) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	c0 = bench_counts();
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
 		if (read(fd, &c, sizeof(c)) != -1 || errno != EAGAIN)
-			return -1;
+			break;
 	v[0] = (double)(now_ns() - t0) / (double)n;
 	v[1] = bench_counts_since(c0, (double)n).syscalls;
 	close(fd);
+	if (i < n)
+		return -1;
 	c0 = bench_counts();
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
