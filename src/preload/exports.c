@@ -665,8 +665,9 @@ EXPORT pid_t fork(void)
  * before it exists; else the C library's.  A shell (dash) starts each
  * command with vfork(): the child ran without a slot from its exec until
  * its program loaded the library, and time moved meanwhile whenever every
- * other thread waited.  A
- * child of vfork() may only exec or _exit, which a forked one does too.
+ * other thread waited.  A child of vfork() may only exec or _exit, which
+ * a forked one does too.  Either way it notes first that a child may run
+ * on our memory (tfd_vm_children: numbers.c), and __vfork() is the same.
  * No C function can call the real vfork() and return to its caller (the
  * child would return through the frame the parent returns through later),
  * hence the jump, on x86-64; elsewhere vfork() is not caught.  Nor in a
