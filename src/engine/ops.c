@@ -449,6 +449,20 @@ void tfd_engine_read_nowait(int on)
  */
 #define LOOK(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
+static void (*quiet_pause)(void); /* [A] tests */
+
+void tfd_engine_quiet_pause(void (*fn)(void))
+{
+	__atomic_store_n(&quiet_pause, fn, __ATOMIC_RELEASE);
+}
+
+#ifdef TFD_TSAN
+int tfd_engine_quiet(int fd)
+{
+	(void)fd;
+	return 0;
+}
+#else
 static int quiet_timer(const struct tfd_family *f, const struct tfd_hold *h)
 {
 	const struct tfd_timer *t = LOOK(h->t);
@@ -471,19 +485,8 @@ static int quiet_timer(const struct tfd_family *f, const struct tfd_hold *h)
 	return !next || (base < NBASE && next > tfd_clock_real(base));
 }
 
-static void (*quiet_pause)(void); /* [A] tests */
-
-void tfd_engine_quiet_pause(void (*fn)(void))
-{
-	__atomic_store_n(&quiet_pause, fn, __ATOMIC_RELEASE);
-}
-
 int tfd_engine_quiet(int fd)
 {
-#ifdef TFD_TSAN
-	(void)fd;
-	return 0;
-#else
 	struct tfd_family *f = __atomic_load_n(&tfd_fam, __ATOMIC_ACQUIRE);
 	struct tfd_hold **slot, *h;
 	unsigned seq;
@@ -506,8 +509,8 @@ int tfd_engine_quiet(int fd)
 	quiet = quiet && LOOK(f->seq) == seq;
 	__atomic_sub_fetch(&tfd_eng.lookers, 1, __ATOMIC_RELEASE);
 	return quiet;
-#endif
 }
+#endif
 
 int tfd_engine_read(int fd, uint64_t *count)
 {
