@@ -655,16 +655,39 @@ HOST_CASE(handler_reads_and_arms_timers_in_a_timer_loop, H_NOLIB)
 
 /* While the thread is blocked in a read, a 1 ms alarm's handler reads,
  * arms and queries other timers: allowed everywhere, libtfd included
- * (the read is outside the library's lock while it waits). */
+ * (tfd(7), Signals: the read holds no lock of ours while it waits).  The
+ * alarms start 20 ms after the read is called and the handler calls
+ * nothing from 150 ms on, while the read's timer is due at 250: a
+ * handler that ran as the wait ended, inside the read's own locked part,
+ * would break that rule. */
+static struct timespec handler_stop;
+
+static void read_and_arm_while_waiting(int sig)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec < handler_stop.tv_sec ||
+	    (now.tv_sec == handler_stop.tv_sec &&
+	     now.tv_nsec < handler_stop.tv_nsec))
+		read_and_arm_in_handler(sig);
+}
+
 HOST_CASE(handler_calls_timers_during_a_blocked_read, 0)
 {
-	int slow = h_timer(0, 100, 0);
+	int slow = h_timer(0, 250, 0);
 
 	handler_reads = handler_bad = 0;
 	handler_fd = h_timer(T_NONBLOCK, 1, 1);
 	handler_armed = h_timer(0, 3600 * 1000, 0);
-	catch(SIGALRM, read_and_arm_in_handler, SA_RESTART);
-	alarm_in(1, 1000);
+	clock_gettime(CLOCK_MONOTONIC, &handler_stop);
+	handler_stop.tv_nsec += 150 * 1000000L;
+	if (handler_stop.tv_nsec >= 1000000000L) {
+		handler_stop.tv_sec++;
+		handler_stop.tv_nsec -= 1000000000L;
+	}
+	catch(SIGALRM, read_and_arm_while_waiting, SA_RESTART);
+	alarm_in(20, 1000);
 	say("the blocked read: %lld", h_read(slow));
 	block_sig(SIGALRM, SIG_BLOCK);
 	alarm_in(0, 0);
