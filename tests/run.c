@@ -203,6 +203,20 @@ int t_wait_asleep(pid_t tid)
 	return seen >= 10;
 }
 
+int t_threads(void)
+{
+	char line[256];
+	int n = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	CHECK_NE(f, NULL);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
 void t_sleep_ns(int64_t ns)
 {
 	struct timespec ts = { ns / SEC, ns % SEC };

@@ -159,6 +159,7 @@ void t_arm(int fd, int flags, int64_t value_ns, int64_t interval_ns);
 /* Expirations a model timer armed at e0 with interval i has had by t. */
 uint64_t t_due(int64_t e0, int64_t i, int64_t t);
 void t_sleep_ns(int64_t ns);
+int t_threads(void); /* of this process, as /proc says */
 /* Wait until thread tid of this process sleeps and stays asleep for 20 ms
  * (in a wait of the library's, for the caller); 0 if it never does within
  * 10 s.  A fixed sleep is not enough on a loaded machine. */

@@ -1122,3 +1122,22 @@ TEST(holds_in_chunks_come_and_go)
 		CHECK_OK(tfd_close(fd[i]));
 	CHECK_EQ(tfd_engine_holds(), 0);
 }
+
+/* The library's threads are what the timers need: the service thread for
+ * any, the clock watcher only once a CLOCK_REALTIME timer exists, and
+ * started before that create returns (a set after it is seen). */
+TEST(clock_watcher_starts_with_the_first_realtime_timer)
+{
+	int n0 = t_threads(), mono, real, again;
+
+	mono = t_timer(CLOCK_MONOTONIC, 0);
+	t_arm(mono, 0, 3600 * SEC, 0);
+	CHECK_EQ(t_threads(), n0 + 1);
+	real = t_timer(CLOCK_REALTIME, 0);
+	CHECK_EQ(t_threads(), n0 + 2);
+	again = t_timer(CLOCK_REALTIME, 0);
+	CHECK_EQ(t_threads(), n0 + 2);
+	CHECK_OK(tfd_close(again));
+	CHECK_OK(tfd_close(real));
+	CHECK_OK(tfd_close(mono));
+}

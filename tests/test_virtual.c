@@ -221,23 +221,9 @@ TEST(virtual_blocking_read_waits_for_another_thread)
 	}
 }
 
-static int threads(void)
-{
-	char line[256];
-	int n = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	CHECK_NE(f, NULL);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Threads: %d", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
-
 TEST(virtual_no_thread_and_no_descriptor_of_its_own)
 {
-	int fd, top, n0 = threads();
+	int fd, top, n0 = t_threads();
 
 	use_virtual();
 	fd = timer(CLOCK_MONOTONIC);
@@ -247,7 +233,7 @@ TEST(virtual_no_thread_and_no_descriptor_of_its_own)
 	/* Arming opened nothing: no service thread, no descriptor. */
 	CHECK_EQ(dup(0), top);
 	close(top);
-	CHECK_EQ(threads(), n0);
+	CHECK_EQ(t_threads(), n0);
 	advance(10 * SEC);
 	CHECK_EQ(count(fd), 10);
 	CHECK_OK(tfd_close(fd));

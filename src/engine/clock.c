@@ -79,10 +79,12 @@ void tfd_clock_was_set(void)
  * it takes for one still running ("dup thread with used id", exit 66):
  * built with it, a watcher that cannot watch ends on its own. */
 
-static pthread_t watcher;
-static int watching;    /* [S] */
-static int watch_ready; /* [L] the watcher has started */
-static int watch_armed; /* [L] ... and watches (else it ends at once) */
+enum { W_NONE, W_STARTING, W_ON, W_OFF };
+
+static pthread_t watcher; /* [L] */
+static int wstate;        /* [L] W_*: W_OFF, tried and cannot watch */
+static int watch_ready;   /* [L] the watcher has started */
+static int watch_armed;   /* [L] ... and watches (else it ends at once) */
 
 /* The watcher is running our code: its start (which a sanitizer's runtime
  * may make allocate) is over before the engine says it runs, so that a
@@ -126,11 +128,11 @@ static void *watch(void *arg)
 
 	(void)arg;
 	pthread_cleanup_push(watch_end, &fd);
-	/* Without a table of its own (close_range(2) refused), its timerfd
-	 * would take a number of the program's: no detector then. */
+	/* A table of its own, emptied: without one (close_range(2)
+	 * refused) its timerfd would take a number of the program's, and
+	 * there is no detector (tfd(7), CLOCKS). */
 	fd = tfd_files_unshare() == 0 ? timerfd_create(CLOCK_REALTIME,
 	                                               TFD_CLOEXEC) : -1;
-	/* Without it, no detector: tfd(7), CLOCKS. */
 	armed = fd >= 0 && watch_arm(fd) == 0;
 	ready(armed);
 	while (armed) {
@@ -158,33 +160,99 @@ static void *watch(void *arg)
 	return NULL;
 }
 
-int tfd_clock_watch_start(void)
+/*
+ * The watcher runs only in a process with a CLOCK_REALTIME timer: a
+ * program of monotonic timers has the service thread alone.  The thread
+ * that creates the first one starts it (tfd_clock_watch_ensure): a set
+ * after any settime of it is seen, pthread_create()'s allocation is the
+ * program's thread's, inside its call, and create is where Linux may
+ * fail too.  The service thread starts it when it finds itself
+ * delivering one and none runs (tfd_eng.want_watch, set as one is
+ * queued here: a timer another process made, after a restart of the
+ * thread).  It lives until the service thread ends.  Lock held; dropped
+ * while the thread starts.  0, or pthread_create()'s error (then not
+ * started; the next create tries again).  A watcher that cannot watch
+ * (close_range(2) or timerfd_create(2) refused) is not an error: there
+ * is none then.
+ */
+static int watch_start(void)
 {
-	int e;
+	pthread_t th;
+	int e, armed;
 
+	wstate = W_STARTING;
 	watch_ready = 0;
-	e = tfd_own_thread(&watcher, 1, watch, NULL, 0); /* in our table */
-	watching = e == 0;
-	tfd_family_lock();
-	while (watching && !watch_ready)
-		tfd_family_wait();
 	tfd_family_unlock();
+	e = tfd_own_thread(&th, 1, watch, NULL, 0);
+	tfd_family_lock();
+	while (e == 0 && !watch_ready)
+		tfd_family_wait();
+	armed = e == 0 && watch_armed;
 #if !defined(TFD_TSAN)
-	if (watching && !watch_armed) { /* it ends now: wait for its end */
-		pthread_join(watcher, NULL);
-		watching = 0;
+	if (e == 0 && !armed) { /* it ends now: wait for its end */
+		tfd_family_unlock();
+		pthread_join(th, NULL);
+		tfd_family_lock();
 	}
+#else
+	armed = e == 0;
 #endif
+	watcher = th;
+	wstate = e ? W_NONE : armed ? W_ON : W_OFF;
+	tfd_family_changed();
 	return e;
 }
 
+static int watch_wanted(void)
+{
+	return tfd_eng.want_watch && tfd_eng.state == RUNNING &&
+	       !tfd_eng.virtual;
+}
+
+/* As a CLOCK_REALTIME timer is made: 0 once a watcher runs (or cannot),
+ * or EAGAIN. */
+int tfd_clock_watch_ensure(void)
+{
+	tfd_eng.want_watch = 1;
+	while (wstate == W_STARTING) /* by another thread: until it runs */
+		tfd_family_wait();
+	return wstate == W_NONE && watch_wanted() && watch_start() ? EAGAIN
+	                                                            : 0;
+}
+
+/* The service thread, on each round: started if a timer of another
+ * process's arming asks for it; without a thread to be had, never. */
+void tfd_clock_watch_service(void)
+{
+	if (wstate == W_NONE && watch_wanted() && watch_start())
+		wstate = W_OFF;
+}
+
+/* The service thread ends: so does the watcher.  Lock not held. */
 void tfd_clock_watch_stop(void)
 {
-	if (!watching)
-		return;
-	pthread_cancel(watcher);
-	pthread_join(watcher, NULL);
-	watching = 0;
+	pthread_t th;
+	int on;
+
+	tfd_family_lock();
+	while (wstate == W_STARTING)
+		tfd_family_wait();
+	on = wstate == W_ON;
+	th = watcher;
+	wstate = W_NONE;
+	if (tfd_eng.nholds == 0)
+		tfd_eng.want_watch = 0;
+	tfd_family_unlock();
+	if (on) {
+		pthread_cancel(th);
+		pthread_join(th, NULL);
+	}
+}
+
+/* In a forked child: the parent's watcher is not here. */
+void tfd_clock_watch_forked(void)
+{
+	wstate = W_NONE;
 }
 
 /* Test hook: what the engine does on a set, without setting the clock.

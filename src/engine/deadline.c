@@ -43,6 +43,8 @@ void tfd_engine_unqueue(struct tfd_timer *t)
 
 static void local_requeue(struct tfd_timer *t)
 {
+	if (t->base == BASE_REAL && (t->m.next || (t->flags & T_CANCEL_ON_SET)))
+		tfd_eng.want_watch = 1; /* clock.c */
 	if (!t->m.next || covered(t)) {
 		tfd_engine_unqueue(t);
 		return;

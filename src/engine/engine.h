@@ -281,8 +281,9 @@ struct tfd_engine {
 	int go_direct;           /* [L] it was refused: the service thread
 	                          * is to leave for one on the fallback */
 	int stop;                /* [L] */
-	int start_error;         /* [L] why the thread could not start */
 	int clock_set;           /* [L] the watcher saw CLOCK_REALTIME set */
+	int want_watch;          /* [L] we deliver a timer of CLOCK_REALTIME's
+	                          * deadlines or sets: the watcher runs */
 	int in_fork;             /* [L] a fork handler runs: no allocation */
 	int start_pending;       /* [L] a forked child's thread to start */
 	unsigned keeping;        /* [A] a forked child's new thread copies the
@@ -490,8 +491,10 @@ int64_t tfd_clock_now(int base);  /* the system's or the virtual clock */
 int64_t tfd_clock_real(int base); /* the system's */
 int tfd_clock_base(int clockid, int absolute);
 unsigned tfd_clock_queues(int clockid); /* bases a timer may sit on */
-int tfd_clock_watch_start(void);  /* service thread; 0 or errno */
-void tfd_clock_watch_stop(void);
+int tfd_clock_watch_ensure(void); /* lock held; may drop it */
+void tfd_clock_watch_service(void); /* service thread, lock held */
+void tfd_clock_watch_stop(void);  /* service thread, as it ends */
+void tfd_clock_watch_forked(void);
 void tfd_clock_was_set(void);     /* lock held; posts (service, virtual) */
 
 /* Post t's counted ticks now, from a thread that can reach t->file (the

@@ -499,7 +499,7 @@ static void sleep_until_due(void)
 static void *service(void *arg)
 {
 	struct tfd_proc *me;
-	int again, b, e, kept;
+	int again, b, kept;
 
 	(void)arg;
 	kept = tfd_engine_keep_inherited(); /* in a forked child */
@@ -522,21 +522,7 @@ static void *service(void *arg)
 	for (b = 0; b < PROC_MAX; b++)
 		if (b != tfd_eng.self && tfd_fam->proc[b].threaded)
 			tfd_family_poke(b);
-	tfd_family_unlock();
-	e = tfd_clock_watch_start();
-	tfd_family_lock();
-	tfd_eng.start_error = e;
 	refill();
-	if (e) {
-		drain_pool(); /* the creating thread fails; we are gone */
-		me->threaded = 0;
-		pthread_mutex_unlock(&me->alive);
-		tfd_eng.state = STOPPED;
-		tfd_family_changed();
-		tfd_family_unlock();
-		tfd_own_ended();
-		return NULL;
-	}
 	tfd_eng.state = RUNNING;
 	tfd_family_changed();
 	for (;;) {
@@ -557,6 +543,7 @@ static void *service(void *arg)
 			tfd_clock_was_set();
 			tfd_family_changed();
 		}
+		tfd_clock_watch_service();
 		family();
 		again = 0;
 		for (b = 0; b < NBASE; b++)
@@ -647,7 +634,7 @@ int tfd_engine_start(void)
 		return 0; /* the thread goes on alone (fork.c) */
 	while (tfd_eng.state == STARTING)
 		tfd_family_wait();
-	return tfd_eng.state == RUNNING ? 0 : tfd_eng.start_error;
+	return 0;
 }
 
 /* The private files (files.c) were refused, once timers ran: the service
@@ -741,6 +728,7 @@ void tfd_engine_after_fork(void)
 	tfd_eng.nfetch = 0;
 	tfd_eng.npool = 0; /* numbers of the parent's thread */
 	tfd_eng.clock_set = 0;
+	tfd_clock_watch_forked();
 	tfd_eng.start_pending = 0;
 	tfd_eng.asleep = 0; /* the parent's waits */
 }

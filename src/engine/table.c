@@ -489,7 +489,8 @@ static int open_timer(int flags, unsigned char *direct, int *fd, int *file,
 
 /* Everything a timer needs is taken at create, where Linux can fail too:
  * its hold (the caller's), a record in the family, room on our queues,
- * the service thread, the timer's record, its file, the table entry.
+ * the service thread (and for CLOCK_REALTIME the clock watcher), the
+ * timer's record, its file, the table entry.
  * Holding it, arming it or taking it over later needs nothing more.  On
  * failure h is disposed of. */
 static int take(int clockid, int flags, struct tfd_hold *h, int *fd)
@@ -507,6 +508,8 @@ static int take(int clockid, int flags, struct tfd_hold *h, int *fd)
 	if (tfd_engine_reserve(mask))
 		goto fail;
 	e = tfd_eng.virtual ? 0 : tfd_engine_start();
+	if (!e && clockid == CLOCK_REALTIME && !tfd_eng.virtual)
+		e = tfd_clock_watch_ensure(); /* may drop the lock too */
 	if (!e && !(t = tfd_family_new_timer()))
 		e = ENOMEM;
 	h->direct = (unsigned char)(tfd_eng.virtual || !tfd_eng.private_files);

@@ -272,14 +272,16 @@ else
 	skip "rawsys: not built"
 fi
 # Work the preload must not do, counted (not timed): the text of a trace
-# line when nobody traces; holds for a wait that cannot block.  On virtual
-# time a wait looks at the clocks under the library's lock: there, only
-# the first part.
+# line when nobody traces; holds for a wait that cannot block; calls of
+# the program's allocator from our threads, and threads it does not need.
+# On virtual time a wait looks at the clocks under the library's lock:
+# there, only the first part.
 if ! selected nowork; then
 	:
 elif [ -x "$dir/nowork" ]; then
 	# A ThreadSanitizer build takes the lock for every read (its reads
-	# without it would be reports): the parts but that one.
+	# without it would be reports), and its run-time has a thread and an
+	# allocator of its own: the parts but those.
 	case ${TFD_SAN:-} in
 	*thread*)
 		same "$dir/nowork" nowork.format engine format
