@@ -14,8 +14,12 @@
 #include "engine/engine.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -30,10 +34,97 @@ int64_t tfd_clock_real(int base)
 	return (int64_t)ts.tv_sec * TFD_NSEC + ts.tv_nsec;
 }
 
+/*
+ * Time namespaces.  A process of the family may run in a time namespace
+ * of its own (a child forked after unshare(CLONE_NEWTIME)), whose
+ * CLOCK_MONOTONIC and CLOCK_BOOTTIME are its parent's plus an offset.
+ * Deadlines in the family's memory are told in one frame, the time
+ * namespace of the process that mapped it; each process converts its
+ * readings of those two clocks into it (tfd_eng.timens, the difference
+ * of the offsets that /proc/self/timens_offsets shows), and an absolute
+ * time a caller gives or is given, out of it.  CLOCK_REALTIME has no
+ * offset, nor have the virtual clocks.
+ */
+static void timens_offsets(int64_t off[NBASE])
+{
+	char buf[160], *p, *end;
+	long n;
+	int fd;
+
+	memset(off, 0, NBASE * sizeof(*off));
+	/* The system call itself: in a fork() handler, past any wrapper. */
+	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/timens_offsets",
+	                  O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return; /* none (no namespaces, or no /proc): no offsets */
+	n = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+	syscall(SYS_close, fd);
+	buf[n > 0 ? n : 0] = '\0';
+	for (p = buf; *p; p = end + (*end != '\0')) {
+		int base = !strncmp(p, "monotonic ", 10) ? BASE_MONO
+		         : !strncmp(p, "boottime ", 9)   ? BASE_BOOT
+		                                         : -1;
+		long long s = 0, ns = 0;
+
+		end = strchr(p, '\n');
+		if (!end)
+			end = p + strlen(p);
+		if (base < 0)
+			continue;
+		p = strchr(p, ' ') + 1;
+		s = strtoll(p, &p, 10);
+		ns = strtoll(p, NULL, 10);
+		off[base] = (int64_t)s * TFD_NSEC + ns;
+	}
+}
+
+void tfd_clock_frame_made(struct tfd_family *f)
+{
+	timens_offsets(f->timens);
+	memset(tfd_eng.timens, 0, sizeof(tfd_eng.timens));
+}
+
+/* In a forked child, before fork() returns: our namespace may not be our
+ * parent's. */
+void tfd_clock_frame_forked(void)
+{
+	int64_t own[NBASE];
+	int b;
+
+	timens_offsets(own);
+	for (b = 0; b < NBASE; b++)
+		tfd_eng.timens[b] = own[b] - tfd_fam->timens[b];
+}
+
+int64_t tfd_clock_shared(int base)
+{
+	return tfd_clock_real(base) - tfd_eng.timens[base];
+}
+
+/* at (> 0) as this process tells it, in the family's frame; the past
+ * stays the past (1), the end of time the end. */
+int64_t tfd_clock_to_shared(int base, int64_t at)
+{
+	int64_t d = tfd_eng.virtual ? 0 : tfd_eng.timens[base];
+
+	if (d > 0)
+		return at > d ? at - d : 1;
+	return tfd_ns_add(at, -d);
+}
+
+int64_t tfd_clock_to_local(int base, int64_t at)
+{
+	int64_t d = tfd_eng.virtual ? 0 : tfd_eng.timens[base];
+
+	if (d < 0)
+		return at > -d ? at + d : 1;
+	return tfd_ns_add(at, d);
+}
+
 /* The clock of a base: the system's, or the virtual one.  Lock held. */
 int64_t tfd_clock_now(int base)
 {
-	return tfd_eng.virtual ? tfd_eng.vnow[base] : tfd_clock_real(base);
+	return tfd_eng.virtual ? tfd_eng.vnow[base] : tfd_clock_shared(base);
 }
 
 int tfd_clock_base(int clockid, int absolute)

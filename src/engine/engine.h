@@ -155,6 +155,8 @@ struct tfd_family {
 	                         * looks at the others looks at these only */
 	struct tfd_proc proc[PROC_MAX];
 	int64_t vnow[NBASE];    /* [L] the virtual clocks */
+	int64_t timens[NBASE];  /* [I] its maker's time namespace's offsets:
+	                         * the frame of every deadline (clock.c) */
 	uint32_t free;          /* [L] first free timer record, +1 */
 	uint32_t used;          /* [L] records ever handed out */
 	uint32_t max;           /* [I] records the mapping has room for */
@@ -315,6 +317,9 @@ struct tfd_engine {
 	                          * uncovers it (ops.c, tfd_engine_asleep) */
 	int virtual;             /* [L] the clocks are vnow, moved by calls */
 	int64_t *vnow;           /* [L] the virtual clocks (the family's) */
+	int64_t timens[NBASE];   /* [A] our time namespace's offsets less the
+	                          * family's (clock.c): set before any
+	                          * thread but the first runs our code */
 	unsigned lookers;        /* [A] threads looking at slot and holds
 	                          * without the lock (tfd_engine_quiet):
 	                          * while there are any, no slot table or
@@ -488,7 +493,12 @@ uint32_t tfd_files_id_program(int k); /* in the program's table */
 
 /* clock.c */
 int64_t tfd_clock_now(int base);  /* the system's or the virtual clock */
-int64_t tfd_clock_real(int base); /* the system's */
+int64_t tfd_clock_real(int base); /* the system's, as we read it */
+int64_t tfd_clock_shared(int base); /* the system's, the family's frame */
+int64_t tfd_clock_to_shared(int base, int64_t at); /* an absolute time */
+int64_t tfd_clock_to_local(int base, int64_t at);
+void tfd_clock_frame_made(struct tfd_family *f); /* f: ours */
+void tfd_clock_frame_forked(void);
 int tfd_clock_base(int clockid, int absolute);
 unsigned tfd_clock_queues(int clockid); /* bases a timer may sit on */
 int tfd_clock_watch_ensure(void); /* lock held; may drop it */

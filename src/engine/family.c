@@ -87,6 +87,7 @@ static struct tfd_family *map_family(void)
 
 		if (p != MAP_FAILED) {
 			init(p, max);
+			tfd_clock_frame_made(p);
 			return p;
 		}
 	}

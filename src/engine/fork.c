@@ -334,6 +334,7 @@ static void child(void)
 	tfd_lock_released(LK_FAMILY);
 	/* What was the parent's alone: its thread, its private numbers. */
 	tfd_engine_after_fork();
+	tfd_clock_frame_forked();
 	tfd_engine_queues_forget();
 	for (h = tfd_eng.freed; h; h = h->next)
 		h->file = -1; /* numbers of the parent's thread's table */

@@ -116,6 +116,8 @@ int tfd_engine_settime(int fd, int flags, const struct itimerspec *nv,
 	tfd_engine_drain(t, fd);
 	base = tfd_clock_base(t->clockid, absolute);
 	t->base = (unsigned char)base;
+	if (absolute && value)
+		value = tfd_clock_to_shared(base, value);
 	tfd_model_set(&t->m, tfd_clock_now(base), value,
 	              tfd_ts_to_ns(&nv->it_interval), absolute);
 	if (tfd_eng.asleep) /* a wait asleep may be past the new deadline:
@@ -209,7 +211,7 @@ static struct tfd_timer *deliverable(int fd)
 int tfd_engine_ready(int fd, int64_t *mono, int *drifts)
 {
 	struct tfd_timer *t = deliverable(fd);
-	int64_t now;
+	int64_t now, next;
 
 	if (!t)
 		return -1;
@@ -222,10 +224,11 @@ int tfd_engine_ready(int fd, int64_t *mono, int *drifts)
 		now = tfd_clock_now(t->base);
 		if (t->m.next <= now)
 			return 1;
-		*mono = t->base == BASE_MONO
-		                ? t->m.next
-		                : tfd_ns_add(tfd_clock_now(BASE_MONO),
-		                             t->m.next - now);
+		next = t->base == BASE_MONO
+		               ? t->m.next
+		               : tfd_ns_add(tfd_clock_now(BASE_MONO),
+		                            t->m.next - now);
+		*mono = tfd_clock_to_local(BASE_MONO, next); /* as we read it */
 	}
 	return t->flags & T_SIGNALED ? 2 : 0;
 }
@@ -482,7 +485,7 @@ static int quiet_timer(const struct tfd_family *f, const struct tfd_hold *h)
 		return 0;
 	next = LOOK(t->m.next);
 	base = LOOK(t->base);
-	return !next || (base < NBASE && next > tfd_clock_real(base));
+	return !next || (base < NBASE && next > tfd_clock_shared(base));
 }
 
 int tfd_engine_quiet(int fd)

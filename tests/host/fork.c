@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -498,5 +499,65 @@ HOST_CASE(a_child_beyond_the_family_reads_the_timer, 0)
 		if (reap(kids[k]) != 0)
 			say("child %d failed", k);
 	say("master reads: %s", h_read(fd) >= 1 ? ">= 1" : "none");
+	return T_close(fd) != 0;
+}
+
+/* A timer shared with a child in a time namespace an hour ahead (made by
+ * unshare(CLONE_NEWTIME), as a container runtime does): the child sees
+ * the time left as its parent does, and its own arming, relative or
+ * absolute on its clock, expires when it says.  Where no namespace can be
+ * made (no privilege, no kernel support) the case says so, as natively. */
+static int in_a_time_namespace(int fd)
+{
+	struct itimerspec cur, at = { { 0, 0 }, { 0, 0 } };
+	struct timespec now;
+	int ok;
+
+	ok = T_gettime(fd, &cur) == 0 && cur.it_value.tv_sec >= 8 &&
+	     cur.it_value.tv_sec < 10;
+	say("child: the time left, as its parent's: %s", ok ? "yes" : "no");
+	h_arm(fd, 100, 0);
+	say("child: re-armed for 100 ms, read: %lld", h_read(fd));
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	at.it_value.tv_sec = now.tv_sec;
+	at.it_value.tv_nsec = now.tv_nsec + 100 * 1000000L;
+	if (at.it_value.tv_nsec >= 1000000000L) {
+		at.it_value.tv_sec++;
+		at.it_value.tv_nsec -= 1000000000L;
+	}
+	T_settime(fd, TFD_TIMER_ABSTIME, &at, NULL);
+	ok = T_gettime(fd, &cur) == 0 && cur.it_value.tv_sec == 0 &&
+	     cur.it_value.tv_nsec > 0;
+	say("child: armed at its own now + 100 ms: %s, read: %lld",
+	    ok ? "less than a second left" : "no", h_read(fd));
+	return T_close(fd) != 0;
+}
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x80
+#endif
+
+HOST_CASE(child_in_a_time_namespace_shares_a_timer, H_NOVIRTUAL)
+{
+	int fd = h_timer(0, 10 * 1000, 0), w;
+	struct itimerspec cur;
+	pid_t pid;
+
+	if (unshare(CLONE_NEWTIME) != 0) {
+		say("no time namespace: %s", h_err(errno));
+		return T_close(fd) != 0;
+	}
+	w = open("/proc/self/timens_offsets", O_WRONLY);
+	say("offset of an hour written: %s",
+	    w >= 0 && dprintf(w, "monotonic 3600 0\n") > 0 ? "yes" : "no");
+	if (w >= 0)
+		close(w);
+	pid = fork();
+	if (pid == 0)
+		_exit(in_a_time_namespace(fd));
+	say("child exit %d", reap(pid));
+	say("parent: the child's arming is done: %s",
+	    T_gettime(fd, &cur) == 0 && cur.it_value.tv_sec == 0 &&
+	    cur.it_value.tv_nsec == 0 ? "yes" : "no");
 	return T_close(fd) != 0;
 }
