@@ -72,8 +72,11 @@ static void init(struct tfd_family *f, uint32_t max)
 }
 
 /* A fresh family: room for 2^20 timers in all (72 MiB of addresses, no
- * memory until used), less where the address space is limited.  NULL if
- * none can be mapped. */
+ * memory until used), less where the address space (or, under
+ * mlockall(MCL_FUTURE), the locked memory) is limited.  Mapped without
+ * access first and unlocked before it is made writable: a program that
+ * locks all its future mappings would else have the kernel lock, and
+ * so fault in, the whole of it at once.  NULL if none can be mapped. */
 static struct tfd_family *map_family(void)
 {
 	uint32_t max;
@@ -81,10 +84,16 @@ static struct tfd_family *map_family(void)
 	for (max = 1u << 20; max >= 1u << 10; max >>= 4) {
 		size_t size = sizeof(struct tfd_family) +
 		              (size_t)max * sizeof(struct tfd_timer);
-		void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		void *p = mmap(NULL, size, PROT_NONE,
 		               MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE,
 		               -1, 0);
 
+		if (p != MAP_FAILED &&
+		    (munlock(p, size) != 0 ||
+		     mprotect(p, size, PROT_READ | PROT_WRITE) != 0)) {
+			munmap(p, size);
+			p = MAP_FAILED;
+		}
 		if (p != MAP_FAILED) {
 			init(p, max);
 			tfd_clock_frame_made(p);

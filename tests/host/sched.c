@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sched.c - programs that set their threads' scheduling: real-time
- * policies, CPUs pinned, small stacks, timer slack.
+ * policies, CPUs pinned, small stacks, timer slack, memory locked.
  */
 #include "host.h"
 
@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
@@ -102,4 +103,48 @@ HOST_CASE(timer_slack_stays_the_programs, 0)
 	close(ep);
 	T_close(fd);
 	return 0;
+}
+
+/* Locked memory in kB, as /proc tells it; -1 if it does not. */
+static long locked_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* A real-time program locks its memory, present and future
+ * (mlockall(MCL_CURRENT | MCL_FUTURE)), then makes a timer: its timer
+ * works, and what the timer locks is small (a kernel timerfd locks
+ * nothing; the engine, a thread's stack, not the 72 MiB it reserves for
+ * timers to come).  Not in a sanitizer's build, whose shadow memory
+ * would be locked. */
+HOST_CASE(mlockall_future_then_a_timer, 0)
+{
+	long before, after;
+	int fd;
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	say("(not in a sanitizer's build)");
+	return 0;
+#endif
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
+		say("mlockall: %s", h_err(errno));
+		return 0;
+	}
+	before = locked_kb();
+	fd = h_timer(0, 5, 0);
+	say("the timer's read: %lld", h_read(fd));
+	after = locked_kb();
+	say("memory it locked: under 4 MiB: %s",
+	    before >= 0 && after - before < 4096 ? "yes" : "no");
+	munlockall();
+	return T_close(fd) != 0;
 }
