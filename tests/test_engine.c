@@ -1128,15 +1128,17 @@ TEST(holds_in_chunks_come_and_go)
  * started before that create returns (a set after it is seen). */
 TEST(clock_watcher_starts_with_the_first_realtime_timer)
 {
-	int n0 = t_threads(), mono, real, again;
+	int n0 = t_threads(), n1, mono, real, again;
 
 	mono = t_timer(CLOCK_MONOTONIC, 0);
 	t_arm(mono, 0, 3600 * SEC, 0);
-	CHECK_EQ(t_threads(), n0 + 1);
+	n1 = t_threads();
+	if (!T_TSAN) /* whose run-time starts a thread with the first */
+		CHECK_EQ(n1, n0 + 1);
 	real = t_timer(CLOCK_REALTIME, 0);
-	CHECK_EQ(t_threads(), n0 + 2);
+	CHECK_EQ(t_threads(), n1 + 1);
 	again = t_timer(CLOCK_REALTIME, 0);
-	CHECK_EQ(t_threads(), n0 + 2);
+	CHECK_EQ(t_threads(), n1 + 1);
 	CHECK_OK(tfd_close(again));
 	CHECK_OK(tfd_close(real));
 	CHECK_OK(tfd_close(mono));

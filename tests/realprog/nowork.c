@@ -15,19 +15,11 @@
  *   quiet   read of a non-blocking timer with nothing due: no lock taken
  *           (pthread_mutex_lock or _trylock), the engine answers from
  *           its memory (tfd_engine_quiet)
- *   guest   a single-threaded program's malloc, calloc, realloc and free
- *           (it defines them) are never called by a thread it did not
- *           start, while 32 periodic timers are polled, timers are made
- *           and closed, and an absolute CLOCK_REALTIME timer is armed
- *           (a program may use an allocator that is not thread-safe);
- *           and the threads it did not start: at most one with
- *           monotonic timers, two once a realtime one is made (the
- *           clock watcher, tfd(7), RESOURCES)
  *
  * Natively every count is 0; through libtfd-preload.so it must be too
  * (tests/realprog/run.sh compares the output line by line).
  *
- *   nowork [format|lock|quiet|guest]   all parts by default
+ *   nowork [format|lock|quiet]   all parts by default
  */
 #undef _FORTIFY_SOURCE /* we define snprintf ourselves */
 #define _GNU_SOURCE
@@ -40,10 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/select.h>
 #include <sys/timerfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #define NTIMERS 64
@@ -136,46 +126,6 @@ int pthread_mutex_trylock(pthread_mutex_t *m)
 
 	trylocks += counting;
 	return f(m);
-}
-
-/* The allocator, counted when a thread other than main's calls it. */
-void *__libc_malloc(size_t n);
-void *__libc_calloc(size_t n, size_t size);
-void *__libc_realloc(void *p, size_t n);
-void __libc_free(void *p);
-
-static __thread int program_thread;
-static long foreign_allocs;
-
-static void allocating(void)
-{
-	if (!program_thread)
-		__atomic_add_fetch(&foreign_allocs, 1, __ATOMIC_RELAXED);
-}
-
-void *malloc(size_t n)
-{
-	allocating();
-	return __libc_malloc(n);
-}
-
-void *calloc(size_t n, size_t size)
-{
-	allocating();
-	return __libc_calloc(n, size);
-}
-
-void *realloc(void *p, size_t n)
-{
-	allocating();
-	return __libc_realloc(p, n);
-}
-
-void free(void *p)
-{
-	if (p)
-		allocating();
-	__libc_free(p);
 }
 
 static int timer(void)
@@ -282,73 +232,9 @@ static void lock(void)
 	       NTIMERS, got, locks);
 }
 
-/* Threads of the process but its first. */
-static int others(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	int n = -1;
-
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n - 2; /* . and .. */
-}
-
-static void guest(void)
-{
-	struct itimerspec its, far = { .it_value = { 3600, 0 } };
-	struct pollfd p[32];
-	struct timespec now;
-	uint64_t n;
-	int i, k, mono, real;
-
-	foreign_allocs = 0;
-	for (i = 0; i < 32; i++) {
-		its.it_value.tv_sec = its.it_interval.tv_sec = 0;
-		its.it_value.tv_nsec = its.it_interval.tv_nsec =
-			(i % 3 + 1) * 1000000L;
-		p[i].fd = timer();
-		p[i].events = POLLIN;
-		timerfd_settime(p[i].fd, 0, &its, NULL);
-	}
-	for (k = 0; k < 50; k++) {
-		poll(p, 32, -1);
-		for (i = 0; i < 32; i++)
-			if (p[i].revents & POLLIN)
-				read(p[i].fd, &n, sizeof(n));
-	}
-	for (k = 0; k < 100; k++)
-		close(timer());
-	mono = others();
-	real = timerfd_create(CLOCK_REALTIME, 0);
-	clock_gettime(CLOCK_REALTIME, &now);
-	far.it_value.tv_sec += now.tv_sec;
-	timerfd_settime(real, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
-	                &far, NULL);
-	for (k = 0; k < 20; k++) {
-		poll(p, 32, -1);
-		for (i = 0; i < 32; i++)
-			if (p[i].revents & POLLIN)
-				read(p[i].fd, &n, sizeof(n));
-	}
-	printf("threads not the program's: at most 1 with monotonic timers: "
-	       "%s, at most 2 with a realtime one: %s\n",
-	       mono >= 0 && mono <= 1 ? "yes" : "no",
-	       others() >= 0 && others() <= 2 ? "yes" : "no");
-	close(real);
-	for (i = 0; i < 32; i++)
-		close(p[i].fd);
-	printf("allocator calls from threads not the program's: %ld\n",
-	       __atomic_load_n(&foreign_allocs, __ATOMIC_RELAXED));
-}
-
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
-
-	program_thread = 1;
 
 	if (!*what || !strcmp(what, "format"))
 		format();
@@ -356,7 +242,5 @@ int main(int argc, char **argv)
 		lock();
 	if (!*what || !strcmp(what, "quiet"))
 		quiet();
-	if (!*what || !strcmp(what, "guest"))
-		guest();
 	return 0;
 }

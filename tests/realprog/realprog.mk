@@ -20,7 +20,7 @@ RP_ASAN := $(if $(SAN),,$(shell echo 'int main(void){return 0;}' | \
     $(CC) -x c -fsanitize=address -o /dev/null - >/dev/null 2>&1 && echo yes))
 RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/deliver $(RP)/rawsys $(RP)/ticker $(RP)/overhead \
           $(RP)/onehop $(RP)/clockjump \
-          $(RP)/nowork \
+          $(RP)/nowork $(RP)/noalloc \
           $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \
           $(RP)/vsyscall \
           $(if $(RP_WL),$(RP)/wl_timers) $(if $(RP_SD),$(RP)/sd_timers) \
@@ -30,7 +30,8 @@ $(RP):
 	mkdir -p $@
 $(RP)/dropin $(RP)/deliver: $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
-$(RP)/timerfd_glibc $(RP)/ticker $(RP)/rawsys $(RP)/onehop: $(RP)/%: tests/realprog/%.c | $(RP)
+$(RP)/timerfd_glibc $(RP)/ticker $(RP)/rawsys $(RP)/onehop $(RP)/noalloc: \
+    $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS)
 $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \
     $(RP)/vsyscall: $(RP)/%: \

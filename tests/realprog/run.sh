@@ -272,16 +272,14 @@ else
 	skip "rawsys: not built"
 fi
 # Work the preload must not do, counted (not timed): the text of a trace
-# line when nobody traces; holds for a wait that cannot block; calls of
-# the program's allocator from our threads, and threads it does not need.
-# On virtual time a wait looks at the clocks under the library's lock:
-# there, only the first part.
+# line when nobody traces; holds for a wait that cannot block.  On virtual
+# time a wait looks at the clocks under the library's lock: there, only
+# the first part.
 if ! selected nowork; then
 	:
 elif [ -x "$dir/nowork" ]; then
 	# A ThreadSanitizer build takes the lock for every read (its reads
-	# without it would be reports), and its run-time has a thread and an
-	# allocator of its own: the parts but those.
+	# without it would be reports): the parts but that one.
 	case ${TFD_SAN:-} in
 	*thread*)
 		same "$dir/nowork" nowork.format engine format
@@ -293,6 +291,19 @@ elif [ -x "$dir/nowork" ]; then
 	same "$dir/nowork" nowork.format virtual format
 else
 	skip "nowork: not built"
+fi
+# What the library takes that the program did not ask for: calls of its
+# allocator from our threads, threads it does not need.  A sanitizer's
+# run-time has an allocator and threads of its own.
+if ! selected noalloc; then
+	:
+elif [ -n "${TFD_SAN:-}" ]; then
+	skip "noalloc: in a sanitizer's build (its run-time allocates)"
+elif [ -x "$dir/noalloc" ]; then
+	same "$dir/noalloc" noalloc engine
+	same "$dir/noalloc" noalloc kernel
+else
+	skip "noalloc: not built"
 fi
 compare wl_timers
 compare sd_timers

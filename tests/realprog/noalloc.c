@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * noalloc - a single-threaded program's malloc, calloc, realloc and free
+ * (it defines them, over glibc's) are never called by a thread it did
+ * not start, while 32 periodic timers are polled, timers are made and
+ * closed, and an absolute CLOCK_REALTIME timer is armed: a program may
+ * use an allocator that is not thread-safe, and Linux's timerfd never
+ * calls into it.  And the threads it did not start: at most one with
+ * monotonic timers, two once a realtime one is made (the clock watcher,
+ * tfd(7), RESOURCES).  Natively the count is 0 and both answers yes;
+ * through libtfd-preload.so they must be the same (tests/realprog/run.sh
+ * compares the output; not in a sanitizer's build, whose run-time has
+ * an allocator and threads of its own).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The allocator, counted when a thread other than main's calls it. */
+void *__libc_malloc(size_t n);
+void *__libc_calloc(size_t n, size_t size);
+void *__libc_realloc(void *p, size_t n);
+void __libc_free(void *p);
+
+static __thread int program_thread;
+static long foreign_allocs;
+
+static void allocating(void)
+{
+	if (!program_thread)
+		__atomic_add_fetch(&foreign_allocs, 1, __ATOMIC_RELAXED);
+}
+
+void *malloc(size_t n)
+{
+	allocating();
+	return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+	allocating();
+	return __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t n)
+{
+	allocating();
+	return __libc_realloc(p, n);
+}
+
+void free(void *p)
+{
+	if (p)
+		allocating();
+	__libc_free(p);
+}
+
+static int timer(void)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+
+	if (fd < 0) {
+		perror("timerfd_create");
+		exit(1);
+	}
+	return fd;
+}
+
+/* Threads of the process but its first. */
+static int others(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	int n = -1;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n - 2; /* . and .. */
+}
+
+int main(void)
+{
+	struct itimerspec its, far = { .it_value = { 3600, 0 } };
+	struct pollfd p[32];
+	struct timespec now;
+	uint64_t n;
+	int i, k, mono, real;
+
+	program_thread = 1;
+	for (i = 0; i < 32; i++) {
+		its.it_value.tv_sec = its.it_interval.tv_sec = 0;
+		its.it_value.tv_nsec = its.it_interval.tv_nsec =
+			(i % 3 + 1) * 1000000L;
+		p[i].fd = timer();
+		p[i].events = POLLIN;
+		timerfd_settime(p[i].fd, 0, &its, NULL);
+	}
+	for (k = 0; k < 50; k++) {
+		poll(p, 32, -1);
+		for (i = 0; i < 32; i++)
+			if ((p[i].revents & POLLIN) &&
+			    read(p[i].fd, &n, sizeof(n)) != sizeof(n))
+				exit(1);
+	}
+	for (k = 0; k < 100; k++)
+		close(timer());
+	mono = others();
+	real = timerfd_create(CLOCK_REALTIME, 0);
+	clock_gettime(CLOCK_REALTIME, &now);
+	far.it_value.tv_sec += now.tv_sec;
+	timerfd_settime(real, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+	                &far, NULL);
+	for (k = 0; k < 20; k++) {
+		poll(p, 32, -1);
+		for (i = 0; i < 32; i++)
+			if ((p[i].revents & POLLIN) &&
+			    read(p[i].fd, &n, sizeof(n)) != sizeof(n))
+				exit(1);
+	}
+	printf("threads not the program's: at most 1 with monotonic timers: "
+	       "%s, at most 2 with a realtime one: %s\n",
+	       mono >= 0 && mono <= 1 ? "yes" : "no",
+	       others() >= 0 && others() <= 2 ? "yes" : "no");
+	close(real);
+	for (i = 0; i < 32; i++)
+		close(p[i].fd);
+	printf("allocator calls from threads not the program's: %ld\n",
+	       __atomic_load_n(&foreign_allocs, __ATOMIC_RELAXED));
+	return 0;
+}
