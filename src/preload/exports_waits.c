@@ -193,11 +193,15 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	struct io o = { .fd = fd, .msg = msg };
 	ssize_t r;
 
-	if (OFF)
-		return R(recvmsg)(fd, msg, flags);
-	r = tfd_sock_call(fd, flags, 0, do_recvmsg, &o);
+	if (OFF) {
+		r = R(recvmsg)(fd, msg, flags);
+	} else {
+		r = tfd_sock_call(fd, flags, 0, do_recvmsg, &o);
+		if (r >= 0)
+			tfd_sock_stamps(msg);
+	}
 	if (r >= 0)
-		tfd_sock_stamps(msg);
+		tfd_timers_received(msg); /* a timer's number among them? */
 	return r;
 }
 

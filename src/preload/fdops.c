@@ -2,7 +2,8 @@
 /*
  * fdops.c - what a call on a number that names a timer does: create,
  * settime, gettime, read, readv, write, close, close_range, closefrom,
- * dup, dup2, dup3, fcntl(F_DUPFD*), ioctl.
+ * dup, dup2, dup3, fcntl(F_DUPFD*), ioctl; and numbers received over a
+ * UNIX socket (SCM_RIGHTS).
  *
  * On a backend whose timers are the kernel's own timerfds (.native), the
  * calls go straight to libc: a passthrough at native cost.  Its numbers are
@@ -13,8 +14,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/kcmp.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #ifndef TFD_IOC_SET_TICKS
@@ -387,6 +391,57 @@ int tfd_timer_fcntl(int fd, int cmd, void *arg, int is64)
 	                      cmd == F_DUPFD ? "fcntl(%d, F_DUPFD, %d)"
 	                                     : "fcntl(%d, F_DUPFD_CLOEXEC, %d)",
 	                      (int)(intptr_t)arg);
+}
+
+/* fd arrived over a UNIX socket: if it names the file of a timer this
+ * process holds under another number, it is one more number of that
+ * timer, as a dup() of it would be (kcmp(2) compares the files: refused,
+ * fd stays what the kernel made it).  A timer this process does not hold
+ * stays a plain eventfd here (tfd-preload(7), BUGS). */
+static void received(int fd)
+{
+	int m, hi, was, e;
+	pid_t me = getpid();
+
+	if (fd < 0 || fd >= MARK_MAX)
+		return;
+	if (tfd_marked(fd))
+		tfd_release_number(fd); /* closed behind our back, and reused */
+	hi = __atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED);
+	for (m = 0; m < hi; m++) {
+		if (m == fd || !tfd_marked(m) ||
+		    syscall(SYS_kcmp, me, me, KCMP_FILE, (unsigned long)fd,
+		            (unsigned long)m) != 0)
+			continue;
+		was = tfd_enter();
+		e = tfd_be->dup(m, fd);
+		tfd_leave(was);
+		if (e == 0)
+			tfd_set_mark(fd);
+		return;
+	}
+}
+
+void tfd_timers_received(struct msghdr *msg)
+{
+	struct cmsghdr *c;
+
+	if (!tfd_emulated || tfd_inside ||
+	    !__atomic_load_n(&tfd_nmarked, __ATOMIC_RELAXED) || tfd_foreign())
+		return;
+	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		size_t i, n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			received(fd);
+		}
+	}
 }
 
 /* TFD_IOC_SET_TICKS reaches the engine's eventfd, which fails ENOTTY, as

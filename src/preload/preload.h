@@ -291,6 +291,8 @@ int tfd_range_close(unsigned first, unsigned last, int flags);
 void tfd_from_close(int lowfd);
 int tfd_dup_result(int oldfd, int newfd, const char *call, int arg);
 int tfd_timer_dup3(int oldfd, int newfd, int flags, int three);
+struct msghdr;
+void tfd_timers_received(struct msghdr *msg); /* SCM_RIGHTS */
 void tfd_timer_mode(int fd, int nonblock); /* its O_NONBLOCK: 1, 0, -1 */
 int tfd_timer_fcntl(int fd, int cmd, void *arg, int is64);
 int tfd_timer_ioctl(int fd, unsigned long req, void *arg);

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -146,4 +147,87 @@ HOST_CASE(three_thousand_descriptors_below_a_timer, 0)
 	say("reads: above %lld, below %lld", h_read(high), h_read(low));
 	T_close(high);
 	return T_close(low) != 0;
+}
+
+/* fd sent over s (SCM_RIGHTS); 0 or -1. */
+static int send_fd(int s, int fd)
+{
+	char c = 'x', buf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &c, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+		            .msg_control = buf, .msg_controllen = sizeof(buf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	memset(buf, 0, sizeof(buf));
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
+	return sendmsg(s, &m, 0) == 1 ? 0 : -1;
+}
+
+/* The number received over s, or -1. */
+static int recv_fd(int s)
+{
+	char c, buf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &c, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+		            .msg_control = buf, .msg_controllen = sizeof(buf) };
+	struct cmsghdr *cm;
+	int fd = -1;
+
+	if (recvmsg(s, &m, 0) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&m);
+	if (cm && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	return fd;
+}
+
+/* What a received number does: the time left, a re-arming, a read. */
+static void use_received(const char *who, int fd)
+{
+	struct itimerspec cur;
+	const char *armed;
+
+	say("%s: gettime: %s", who,
+	    T_gettime(fd, &cur) == 0
+	            ? (cur.it_value.tv_sec >= 1 ? "time left" : "none left")
+	            : h_err(errno));
+	armed = h_arm(fd, 5, 0) == 0 ? "yes" : h_err(errno);
+	say("%s: re-armed for 5 ms: %s, read %lld", who, armed, h_read(fd));
+}
+
+/* A timer sent over a UNIX socket (SCM_RIGHTS) to the process itself,
+ * its first number then closed; and to a child that holds it from
+ * fork(), which closes its inherited number: each received number is
+ * the timer, as a dup() of it would be. */
+HOST_CASE(timer_received_over_a_unix_socket, H_NOLIB)
+{
+	int sv[2], fd = h_timer(0, 10 * 1000, 0), got, st;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 1;
+	send_fd(sv[0], fd);
+	got = recv_fd(sv[1]);
+	say("received: %s", got >= 0 && got != fd ? "a new number" : "no");
+	T_close(fd);
+	use_received("itself", got);
+	fd = got;
+	h_arm(fd, 10 * 1000, 0);
+	pid = fork();
+	if (pid == 0) {
+		int mine = recv_fd(sv[1]);
+
+		T_close(fd); /* the inherited number */
+		use_received("child", mine);
+		_exit(T_close(mine) != 0);
+	}
+	send_fd(sv[0], fd);
+	waitpid(pid, &st, 0);
+	say("child exit %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	close(sv[0]);
+	close(sv[1]);
+	return T_close(fd) != 0;
 }
