@@ -17,21 +17,6 @@
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-/* The process's address space in kB, as /proc tells it; -1 if not. */
-static long vm_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmSize: %ld", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
-}
-
 /* RLIMIT_AS 12 MB above what the process has mapped: a timer is made,
  * armed and read, as Linux's needs a few hundred bytes.  Not in a
  * sanitizer's build, whose run-time reserves and maps as it goes. */
@@ -44,7 +29,8 @@ HOST_CASE(address_space_limit_twelve_mb_spare, 0)
 	say("(not in a sanitizer's build)");
 	return 0;
 #endif
-	r.rlim_cur = r.rlim_max = (rlim_t)(vm_kb() + 12 * 1024) * 1024;
+	r.rlim_cur = (rlim_t)(h_status_kb("VmSize") + 12 * 1024) * 1024;
+	r.rlim_max = r.rlim_cur;
 	say("limit set: %s", setrlimit(RLIMIT_AS, &r) == 0 ? "yes" : "no");
 	fd = h_timer(0, 5, 0);
 	say("a timer: %s, read %lld", fd >= 0 ? "made" : h_err(errno),

@@ -93,6 +93,8 @@ int h_poll(int fd, int ms);
 long long h_read(int fd);
 void h_sleep_ms(long ms);
 const char *h_err(int e); /* "EINTR", ... */
+/* A "kB" line of /proc/self/status ("VmSize", "VmLck"...), or -1. */
+long h_status_kb(const char *field);
 
 #define MS 1000000L
 

@@ -87,6 +87,22 @@ void h_sleep_ms(long ms)
 		;
 }
 
+long h_status_kb(const char *field)
+{
+	char line[256];
+	size_t n = strlen(field);
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':' &&
+		    sscanf(line + n + 1, "%ld", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
 const char *h_err(int e)
 {
 	const char *s = strerrorname_np(e < 0 ? -e : e);

@@ -105,21 +105,6 @@ HOST_CASE(timer_slack_stays_the_programs, 0)
 	return 0;
 }
 
-/* Locked memory in kB, as /proc tells it; -1 if it does not. */
-static long locked_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
-}
-
 /* A real-time program locks its memory, present and future
  * (mlockall(MCL_CURRENT | MCL_FUTURE)), then makes a timer: its timer
  * works, and what the timer locks is small (a kernel timerfd locks
@@ -139,10 +124,10 @@ HOST_CASE(mlockall_future_then_a_timer, 0)
 		say("mlockall: %s", h_err(errno));
 		return 0;
 	}
-	before = locked_kb();
+	before = h_status_kb("VmLck");
 	fd = h_timer(0, 5, 0);
 	say("the timer's read: %lld", h_read(fd));
-	after = locked_kb();
+	after = h_status_kb("VmLck");
 	say("memory it locked: under 4 MiB: %s",
 	    before >= 0 && after - before < 4096 ? "yes" : "no");
 	munlockall();

@@ -62,15 +62,19 @@ void free(void *p)
 	__libc_free(p);
 }
 
-static int timer(void)
+/* Rounds of poll(2) on the timers, each read when readable. */
+static void poll_rounds(struct pollfd *p, int n, int rounds)
 {
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	uint64_t count;
+	int i;
 
-	if (fd < 0) {
-		perror("timerfd_create");
-		exit(1);
+	while (rounds-- > 0) {
+		poll(p, (nfds_t)n, -1);
+		for (i = 0; i < n; i++)
+			if ((p[i].revents & POLLIN) &&
+			    read(p[i].fd, &count, sizeof(count)) != sizeof(count))
+				exit(1);
 	}
-	return fd;
 }
 
 /* Threads of the process but its first. */
@@ -92,7 +96,6 @@ int main(void)
 	struct itimerspec its, far = { .it_value = { 3600, 0 } };
 	struct pollfd p[32];
 	struct timespec now;
-	uint64_t n;
 	int i, k, mono, real;
 
 	program_thread = 1;
@@ -100,32 +103,21 @@ int main(void)
 		its.it_value.tv_sec = its.it_interval.tv_sec = 0;
 		its.it_value.tv_nsec = its.it_interval.tv_nsec =
 			(i % 3 + 1) * 1000000L;
-		p[i].fd = timer();
+		p[i].fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
 		p[i].events = POLLIN;
-		timerfd_settime(p[i].fd, 0, &its, NULL);
+		if (timerfd_settime(p[i].fd, 0, &its, NULL) != 0)
+			exit(1);
 	}
-	for (k = 0; k < 50; k++) {
-		poll(p, 32, -1);
-		for (i = 0; i < 32; i++)
-			if ((p[i].revents & POLLIN) &&
-			    read(p[i].fd, &n, sizeof(n)) != sizeof(n))
-				exit(1);
-	}
+	poll_rounds(p, 32, 50);
 	for (k = 0; k < 100; k++)
-		close(timer());
+		close(timerfd_create(CLOCK_MONOTONIC, 0));
 	mono = others();
 	real = timerfd_create(CLOCK_REALTIME, 0);
 	clock_gettime(CLOCK_REALTIME, &now);
 	far.it_value.tv_sec += now.tv_sec;
 	timerfd_settime(real, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
 	                &far, NULL);
-	for (k = 0; k < 20; k++) {
-		poll(p, 32, -1);
-		for (i = 0; i < 32; i++)
-			if ((p[i].revents & POLLIN) &&
-			    read(p[i].fd, &n, sizeof(n)) != sizeof(n))
-				exit(1);
-	}
+	poll_rounds(p, 32, 20);
 	printf("threads not the program's: at most 1 with monotonic timers: "
 	       "%s, at most 2 with a realtime one: %s\n",
 	       mono >= 0 && mono <= 1 ? "yes" : "no",
