@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -40,11 +41,35 @@ int64_t tfd_clock_real(int base)
  * CLOCK_MONOTONIC and CLOCK_BOOTTIME are its parent's plus an offset.
  * Deadlines in the family's memory are told in one frame, the time
  * namespace of the process that mapped it; each process converts its
- * readings of those two clocks into it (tfd_eng.timens, the difference
- * of the offsets that /proc/self/timens_offsets shows), and an absolute
- * time a caller gives or is given, out of it.  CLOCK_REALTIME has no
- * offset, nor have the virtual clocks.
+ * readings of those two clocks into it (tfd_eng.timens: its offsets less
+ * the frame's), and an absolute time a caller gives or is given, out of
+ * it.  CLOCK_REALTIME has no offset, nor have the virtual clocks.
+ *
+ * A namespace is told by its inode (readlink(2) of /proc/self/ns/time,
+ * which opens nothing).  Its offsets are read from
+ * /proc/self/timens_offsets only in a forked child that is in another
+ * namespace than the frame's, before fork() returns: a file opened while
+ * other threads of the program run would take a number of theirs for a
+ * moment.  The file shows the offsets of the namespace the process's
+ * children get, which is its own in a child just forked.  The frame's
+ * offsets are known when its maker runs in the first namespace (none);
+ * a maker in another (inside a container) is taken to share its
+ * children's, unknown offsets only if they move to yet another.
  */
+#define TIME_NS_INIT 4026531834ULL /* PROC_TIME_INIT_INO */
+
+static uint64_t timens_inode(void)
+{
+	char link[64];
+	long n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/ns/time", link,
+	                 sizeof(link) - 1);
+
+	if (n <= 0)
+		return 0; /* none (no namespaces, or no /proc) */
+	link[n] = '\0';
+	return strncmp(link, "time:[", 6) ? 0 : strtoull(link + 6, NULL, 10);
+}
+
 static void timens_offsets(int64_t off[NBASE])
 {
 	char buf[160], *p, *end;
@@ -56,41 +81,45 @@ static void timens_offsets(int64_t off[NBASE])
 	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/timens_offsets",
 	                  O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return; /* none (no namespaces, or no /proc): no offsets */
+		return;
 	n = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
 	syscall(SYS_close, fd);
 	buf[n > 0 ? n : 0] = '\0';
 	for (p = buf; *p; p = end + (*end != '\0')) {
-		int base = !strncmp(p, "monotonic ", 10) ? BASE_MONO
-		         : !strncmp(p, "boottime ", 9)   ? BASE_BOOT
-		                                         : -1;
-		long long s = 0, ns = 0;
+		char name[16];
+		long long s, ns;
 
 		end = strchr(p, '\n');
 		if (!end)
 			end = p + strlen(p);
-		if (base < 0)
+		if (sscanf(p, "%15s %lld %lld", name, &s, &ns) != 3)
 			continue;
-		p = strchr(p, ' ') + 1;
-		s = strtoll(p, &p, 10);
-		ns = strtoll(p, NULL, 10);
-		off[base] = (int64_t)s * TFD_NSEC + ns;
+		if (!strcmp(name, "monotonic"))
+			off[BASE_MONO] = (int64_t)s * TFD_NSEC + ns;
+		else if (!strcmp(name, "boottime"))
+			off[BASE_BOOT] = (int64_t)s * TFD_NSEC + ns;
 	}
 }
 
 void tfd_clock_frame_made(struct tfd_family *f)
 {
-	timens_offsets(f->timens);
+	f->timens_ino = timens_inode();
+	f->timens_known = f->timens_ino == TIME_NS_INIT || !f->timens_ino;
+	memset(f->timens, 0, sizeof(f->timens));
 	memset(tfd_eng.timens, 0, sizeof(tfd_eng.timens));
 }
 
-/* In a forked child, before fork() returns: our namespace may not be our
- * parent's. */
+/* In a forked child, before fork() returns (one thread): our namespace
+ * may not be our parent's. */
 void tfd_clock_frame_forked(void)
 {
 	int64_t own[NBASE];
+	uint64_t ino = timens_inode();
 	int b;
 
+	memset(tfd_eng.timens, 0, sizeof(tfd_eng.timens));
+	if (!ino || ino == tfd_fam->timens_ino || !tfd_fam->timens_known)
+		return; /* the frame's namespace, or one we cannot tell */
 	timens_offsets(own);
 	for (b = 0; b < NBASE; b++)
 		tfd_eng.timens[b] = own[b] - tfd_fam->timens[b];

@@ -157,6 +157,8 @@ struct tfd_family {
 	int64_t vnow[NBASE];    /* [L] the virtual clocks */
 	int64_t timens[NBASE];  /* [I] its maker's time namespace's offsets:
 	                         * the frame of every deadline (clock.c) */
+	uint64_t timens_ino;    /* [I] that namespace's inode (0: unknown) */
+	int timens_known;       /* [I] its offsets are known */
 	uint32_t free;          /* [L] first free timer record, +1 */
 	uint32_t used;          /* [L] records ever handed out */
 	uint32_t max;           /* [I] records the mapping has room for */

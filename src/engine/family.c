@@ -583,9 +583,11 @@ static int gone(int i, int thoroughly)
 	if (!thoroughly)
 		return 0;
 	if (p->state == P_PENDING && !p->pid) { /* never ran? */
-		if (!p->pending_since)
-			p->pending_since = mono_ns();
-		return mono_ns() - p->pending_since > TFD_NSEC;
+		int64_t now = mono_ns() - tfd_eng.timens[BASE_MONO];
+
+		if (!p->pending_since) /* in the family's frame (clock.c) */
+			p->pending_since = now;
+		return now - p->pending_since > TFD_NSEC;
 	}
 	r = p->pid && kill(p->pid, 0) < 0 && errno == ESRCH;
 	errno = e;
