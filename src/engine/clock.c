@@ -291,7 +291,8 @@ static void *watch(void *arg)
  * queued here: a timer another process made, after a restart of the
  * thread).  It lives until the service thread ends.  Lock held; dropped
  * while the thread starts.  0, or pthread_create()'s error (then not
- * started; the next create tries again).  A watcher that cannot watch
+ * started; the next create, or round of the service thread, tries
+ * again).  A watcher that cannot watch
  * (close_range(2) or timerfd_create(2) refused) is not an error: there
  * is none then.
  */
@@ -317,7 +318,8 @@ static int watch_start(void)
 #else
 	armed = e == 0;
 #endif
-	watcher = th;
+	if (e == 0)
+		watcher = th;
 	wstate = e ? W_NONE : armed ? W_ON : W_OFF;
 	tfd_family_changed();
 	return e;
@@ -340,12 +342,13 @@ int tfd_clock_watch_ensure(void)
 	                                                            : 0;
 }
 
-/* The service thread, on each round: started if a timer of another
- * process's arming asks for it; without a thread to be had, never. */
+/* The service thread, on each round: started if a timer another process
+ * made asks for it (without a thread to be had, tried again next round:
+ * a set is not seen until then, and a create would fail with EAGAIN). */
 void tfd_clock_watch_service(void)
 {
-	if (wstate == W_NONE && watch_wanted() && watch_start())
-		wstate = W_OFF;
+	if (wstate == W_NONE && watch_wanted())
+		watch_start();
 }
 
 /* The service thread ends: so does the watcher.  Lock not held. */

@@ -543,8 +543,8 @@ static void *service(void *arg)
 			tfd_clock_was_set();
 			tfd_family_changed();
 		}
-		tfd_clock_watch_service();
 		family();
+		tfd_clock_watch_service(); /* after family(): adopted ones */
 		again = 0;
 		for (b = 0; b < NBASE; b++)
 			if (tfd_queue_top(&tfd_eng.q[b]))
@@ -728,6 +728,7 @@ void tfd_engine_after_fork(void)
 	tfd_eng.nfetch = 0;
 	tfd_eng.npool = 0; /* numbers of the parent's thread */
 	tfd_eng.clock_set = 0;
+	tfd_eng.creating = 0; /* the parent's threads' */
 	tfd_clock_watch_forked();
 	tfd_eng.start_pending = 0;
 	tfd_eng.asleep = 0; /* the parent's waits */

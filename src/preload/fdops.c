@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -395,11 +396,26 @@ int tfd_timer_fcntl(int fd, int cmd, void *arg, int is64)
 
 /* fd arrived over a UNIX socket: if it names the file of a timer this
  * process holds under another number, it is one more number of that
- * timer, as a dup() of it would be (kcmp(2) compares the files: refused,
- * fd stays what the kernel made it).  A timer this process does not hold
- * stays a plain eventfd here (tfd-preload(7), BUGS). */
-static void received(int fd)
+ * timer, as a dup() of it would be.  Only a file of the kernel's anonymous
+ * inode, as a timer's is, is compared (fstat(2): not a socket, pipe or
+ * memfd, what programs pass most), with each marked number in turn by
+ * kcmp(2); where kcmp is refused, never again.  A timer this process does
+ * not hold stays a plain eventfd here (tfd-preload(7), BUGS). */
+static int kcmp_refused;
+
+static int same_file(pid_t me, int a, int b)
 {
+	long r = syscall(SYS_kcmp, me, me, KCMP_FILE, (unsigned long)a,
+	                 (unsigned long)b);
+
+	if (r < 0 && (errno == ENOSYS || errno == EPERM))
+		__atomic_store_n(&kcmp_refused, 1, __ATOMIC_RELAXED);
+	return r == 0;
+}
+
+static void received(int fd, const struct stat *anon)
+{
+	struct stat st;
 	int m, hi, was, e;
 	pid_t me = getpid();
 
@@ -407,26 +423,45 @@ static void received(int fd)
 		return;
 	if (tfd_marked(fd))
 		tfd_release_number(fd); /* closed behind our back, and reused */
+	if (fstat(fd, &st) != 0 || st.st_ino != anon->st_ino ||
+	    st.st_dev != anon->st_dev)
+		return;
 	hi = __atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED);
-	for (m = 0; m < hi; m++) {
-		if (m == fd || !tfd_marked(m) ||
-		    syscall(SYS_kcmp, me, me, KCMP_FILE, (unsigned long)fd,
-		            (unsigned long)m) != 0)
+	for (m = 0; m < hi && !kcmp_refused; m++) {
+		if (m == fd || !tfd_marked(m) || !same_file(me, fd, m))
 			continue;
 		was = tfd_enter();
 		e = tfd_be->dup(m, fd);
 		tfd_leave(was);
-		if (e == 0)
+		if (e == 0) {
 			tfd_set_mark(fd);
-		return;
+			return;
+		}
+		if (e == EBADF || e == EINVAL)
+			tfd_clear_mark(m); /* stale: look on */
+		else
+			return;
 	}
+}
+
+/* The anonymous inode's identity, from a marked number (0: none). */
+static int anon_inode(struct stat *st)
+{
+	int m, hi = __atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED);
+
+	for (m = 0; m < hi; m++)
+		if (tfd_marked(m) && fstat(m, st) == 0)
+			return 1;
+	return 0;
 }
 
 void tfd_timers_received(struct msghdr *msg)
 {
 	struct cmsghdr *c;
+	struct stat anon;
+	int e = errno, looked = 0;
 
-	if (!tfd_emulated || tfd_inside ||
+	if (!tfd_emulated || tfd_inside || !msg->msg_controllen ||
 	    !__atomic_load_n(&tfd_nmarked, __ATOMIC_RELAXED) || tfd_foreign())
 		return;
 	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
@@ -434,14 +469,17 @@ void tfd_timers_received(struct msghdr *msg)
 
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
+		if (!looked++ && !anon_inode(&anon))
+			break;
 		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		for (i = 0; i < n; i++) {
 			int fd;
 
 			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			received(fd);
+			received(fd, &anon);
 		}
 	}
+	errno = e;
 }
 
 /* TFD_IOC_SET_TICKS reaches the engine's eventfd, which fails ENOTTY, as

@@ -128,8 +128,8 @@ HOST_CASE(three_thousand_descriptors_below_a_timer, 0)
 	for (i = 0; i < 3000; i++)
 		n += dup(1) >= 0;
 	high = h_timer(0, 5, 0);
-	say("numbers taken: %d, the timer above them: %s", n,
-	    high > 3000 ? "above" : "below");
+	say("3000 numbers taken: %s, the timer above them: %s",
+	    n == 3000 ? "yes" : "no", high > 3000 ? "above" : "below");
 	say("reads: above %lld, below %lld", h_read(high), h_read(low));
 	T_close(high);
 	return T_close(low) != 0;
