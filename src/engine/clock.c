@@ -292,9 +292,8 @@ static void *watch(void *arg)
  * thread).  It lives until the service thread ends.  Lock held; dropped
  * while the thread starts.  0, or pthread_create()'s error (then not
  * started; the next create, or round of the service thread, tries
- * again).  A watcher that cannot watch
- * (close_range(2) or timerfd_create(2) refused) is not an error: there
- * is none then.
+ * again).  A watcher that cannot watch (close_range(2) or
+ * timerfd_create(2) refused) is not an error: there is none then.
  */
 static int watch_start(void)
 {
