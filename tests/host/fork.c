@@ -513,7 +513,7 @@ static int in_a_time_namespace(int fd)
 	struct timespec now;
 	int ok;
 
-	ok = T_gettime(fd, &cur) == 0 && cur.it_value.tv_sec >= 8 &&
+	ok = T_gettime(fd, &cur) == 0 && cur.it_value.tv_sec >= 5 &&
 	     cur.it_value.tv_sec < 10;
 	say("child: the time left, as its parent's: %s", ok ? "yes" : "no");
 	h_arm(fd, 100, 0);
