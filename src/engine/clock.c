@@ -104,8 +104,6 @@ static void timens_offsets(int64_t off[NBASE])
 void tfd_clock_frame_made(struct tfd_family *f)
 {
 	f->timens_ino = timens_inode();
-	f->timens_known = f->timens_ino == TIME_NS_INIT || !f->timens_ino;
-	memset(f->timens, 0, sizeof(f->timens));
 	memset(tfd_eng.timens, 0, sizeof(tfd_eng.timens));
 }
 
@@ -113,16 +111,13 @@ void tfd_clock_frame_made(struct tfd_family *f)
  * may not be our parent's. */
 void tfd_clock_frame_forked(void)
 {
-	int64_t own[NBASE];
-	uint64_t ino = timens_inode();
-	int b;
+	uint64_t ino = timens_inode(), frame = tfd_fam->timens_ino;
 
 	memset(tfd_eng.timens, 0, sizeof(tfd_eng.timens));
-	if (!ino || ino == tfd_fam->timens_ino || !tfd_fam->timens_known)
-		return; /* the frame's namespace, or one we cannot tell */
-	timens_offsets(own);
-	for (b = 0; b < NBASE; b++)
-		tfd_eng.timens[b] = own[b] - tfd_fam->timens[b];
+	/* The frame's offsets are known (none) only in the first namespace,
+	 * or where no namespace shows (no /proc). */
+	if (ino && ino != frame && (frame == TIME_NS_INIT || !frame))
+		timens_offsets(tfd_eng.timens);
 }
 
 int64_t tfd_clock_shared(int base)
@@ -130,24 +125,24 @@ int64_t tfd_clock_shared(int base)
 	return tfd_clock_real(base) - tfd_eng.timens[base];
 }
 
-/* at (> 0) as this process tells it, in the family's frame; the past
- * stays the past (1), the end of time the end. */
-int64_t tfd_clock_to_shared(int base, int64_t at)
+/* at (> 0) less d: the past stays the past (1), the end of time the
+ * end (offsets are far from INT64_MIN). */
+static int64_t shifted(int64_t at, int64_t d)
 {
-	int64_t d = tfd_eng.virtual ? 0 : tfd_eng.timens[base];
-
 	if (d > 0)
 		return at > d ? at - d : 1;
 	return tfd_ns_add(at, -d);
 }
 
+/* at as this process tells it, in the family's frame; and back. */
+int64_t tfd_clock_to_shared(int base, int64_t at)
+{
+	return shifted(at, tfd_eng.virtual ? 0 : tfd_eng.timens[base]);
+}
+
 int64_t tfd_clock_to_local(int base, int64_t at)
 {
-	int64_t d = tfd_eng.virtual ? 0 : tfd_eng.timens[base];
-
-	if (d < 0)
-		return at > -d ? at + d : 1;
-	return tfd_ns_add(at, d);
+	return shifted(at, tfd_eng.virtual ? 0 : -tfd_eng.timens[base]);
 }
 
 /* The clock of a base: the system's, or the virtual one.  Lock held. */

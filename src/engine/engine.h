@@ -155,10 +155,9 @@ struct tfd_family {
 	                         * looks at the others looks at these only */
 	struct tfd_proc proc[PROC_MAX];
 	int64_t vnow[NBASE];    /* [L] the virtual clocks */
-	int64_t timens[NBASE];  /* [I] its maker's time namespace's offsets:
-	                         * the frame of every deadline (clock.c) */
-	uint64_t timens_ino;    /* [I] that namespace's inode (0: unknown) */
-	int timens_known;       /* [I] its offsets are known */
+	uint64_t timens_ino;    /* [I] its maker's time namespace's inode, the
+	                         * frame of every deadline (clock.c; 0: no
+	                         * namespace shows) */
 	uint32_t free;          /* [L] first free timer record, +1 */
 	uint32_t used;          /* [L] records ever handed out */
 	uint32_t max;           /* [I] records the mapping has room for */
@@ -320,8 +319,8 @@ struct tfd_engine {
 	int virtual;             /* [L] the clocks are vnow, moved by calls */
 	int64_t *vnow;           /* [L] the virtual clocks (the family's) */
 	int64_t timens[NBASE];   /* [A] our time namespace's offsets less the
-	                          * family's (clock.c): set before any
-	                          * thread but the first runs our code */
+	                          * family's frame's (clock.c): set before
+	                          * any thread but the first runs our code */
 	unsigned lookers;        /* [A] threads looking at slot and holds
 	                          * without the lock (tfd_engine_quiet):
 	                          * while there are any, no slot table or
