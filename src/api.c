@@ -191,8 +191,8 @@ const struct tfd_backend *tfd_current_backend(void)
  * (lifetime.c); outside our locks, as it takes the dynamic loader's. */
 static void pin(void)
 {
-	if (be != &tfd_kernel_backend)
-		tfd_own_pin();
+	if (be->pin)
+		be->pin();
 }
 
 /* Clocks timerfd_create(2) accepts. */

@@ -23,6 +23,10 @@ struct tfd_backend {
 	 * epoll and close on them behave as Linux's already (the preload
 	 * library passes them straight through). */
 	int native;
+	/* Optional: called before create, outside every lock of the
+	 * library's, by a backend whose timers may start threads: it keeps
+	 * their code loaded (host.h, tfd_own_pin). */
+	void (*pin)(void);
 	/* clockid is one Linux accepts; flags within TFD_NONBLOCK|CLOEXEC. */
 	int (*create)(int clockid, int flags, int *fd);
 	/* 0 if fd is a timer of this backend, else EBADF or EINVAL. */
@@ -147,47 +151,6 @@ int tfd_engine_virtual_move_to(int64_t mono);
  * (every record taken) has too: its file may be read where the family
  * does not see it. */
 int tfd_engine_read_elsewhere(int fd);
-/* On the calling thread, until called with 0: a read of an engine timer
- * with nothing to count fails with EAGAIN, whatever O_NONBLOCK says (the
- * preload's reads on virtual time wait in the domain instead). */
-void tfd_engine_read_nowait(int on);
-/* A host that interposes the C library's calls (the preload library) is
- * told when the engine runs code of its own on a thread of the program's
- * outside any call of the API: in fork()'s handlers.  enter() before,
- * leave(what it returned) after; in between, the calls that code makes
- * and the threads it starts are the library's, not the program's.  Set
- * once, before the first timer. */
-void tfd_engine_host(int (*enter)(void), void (*leave)(int));
-
-/* lifetime.c: the library's own threads.  tfd_own_thread() starts one
- * (detached unless joinable, every signal blocked), counted until it calls
- * tfd_own_ended() as its last act; program_table says the caller shares
- * the program's descriptor table (not one of ours).  0 or errno.
- * tfd_own_pin() keeps the object that holds the library loaded: called
- * before the first timer, outside every lock (it takes the loader's).
- * tfd_own_inside() is the preload library's (tfd_inside); the library's
- * own definition does nothing. */
-int tfd_own_thread(pthread_t *th, int joinable, void *(*fn)(void *),
-                   void *arg, int program_table);
-void tfd_own_ended(void);
-void tfd_own_pin(void);
-int tfd_own_inside(int on);
-
-/* A wait of the preload library's that holds timers (hold, above) blocks
- * now in a system call: called just before it, and the result passed to
- * tfd_engine_waits_unblock just after.  In between, a signal handler of
- * the program may jump out of the wait, or a cancellation end the
- * thread: the engine then undoes the holds itself (src/engine/waits.c). */
-uintptr_t tfd_engine_waits_block(void);
-void tfd_engine_waits_unblock(uintptr_t mark);
-/* The wait ends: every timer the thread held since it began goes (hold,
- * above, without keeping what it returned). */
-void tfd_engine_waits_end(void);
-
-/* The read(2) a blocking tfd_read waits in, unlocked: libc's, and the
- * preload library's own (src/preload/next.c: the thread waits there
- * outside the library, where the program's handlers run). */
-ssize_t tfd_engine_sys_read(int fd, void *buf, size_t n);
 
 /* Test hooks of the engine (tests/, fuzz/).  What the engine does when the
  * kernel says CLOCK_REALTIME was set, to exercise TFD_TIMER_CANCEL_ON_SET

@@ -31,7 +31,7 @@ int64_t tfd_clock_real(int base)
 {
 	struct timespec ts;
 
-	clock_gettime(base_clock[base], &ts);
+	tfd_host.clock_gettime(base_clock[base], &ts);
 	return (int64_t)ts.tv_sec * TFD_NSEC + ts.tv_nsec;
 }
 
@@ -118,11 +118,6 @@ void tfd_clock_frame_forked(void)
 	 * or where no namespace shows (no /proc). */
 	if (ino && ino != frame && (frame == TIME_NS_INIT || !frame))
 		timens_offsets(tfd_eng.timens);
-}
-
-int64_t tfd_clock_shared(int base)
-{
-	return tfd_clock_real(base) - tfd_eng.timens[base];
 }
 
 /* at (> 0) less d: the past stays the past (1), the end of time the

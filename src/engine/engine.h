@@ -28,6 +28,7 @@
  *   lifetime.c the threads of ours: counted; the object that holds our code
  *              kept loaded; a process left with only ours ended as the C
  *              library ends one whose last thread ends
+ *   host.c     the library that hosts the engine (host.h): libc by default
  *
  * Sharing.  A timer's state (its model, its flags) lives in memory that a
  * process shares with the children it forks (struct tfd_family), so that
@@ -62,6 +63,7 @@
 #define TFD_ENGINE_H
 
 #include "backend.h"
+#include "host.h"
 #include "lockorder.h"
 #include "core/model.h"
 #include "core/queue.h"
@@ -332,6 +334,7 @@ struct tfd_engine {
 };
 
 extern struct tfd_engine tfd_eng;
+extern struct tfd_host tfd_host; /* host.c */
 
 _Static_assert(sizeof(struct tfd_timer) <= 64, "a timer record is 64 bytes");
 _Static_assert(sizeof(struct tfd_hold) <= 32, "a hold is 32 bytes");
@@ -495,11 +498,16 @@ uint32_t tfd_files_id_program(int k); /* in the program's table */
 /* clock.c */
 int64_t tfd_clock_now(int base);  /* the system's or the virtual clock */
 int64_t tfd_clock_real(int base); /* the system's, as we read it */
-int64_t tfd_clock_shared(int base); /* the system's, the family's frame */
 int64_t tfd_clock_to_shared(int base, int64_t at); /* an absolute time */
 int64_t tfd_clock_to_local(int base, int64_t at);
 void tfd_clock_frame_made(struct tfd_family *f); /* f: ours */
 void tfd_clock_frame_forked(void);
+
+/* The system's clock in the family's frame (inline: the quiet read's). */
+static inline int64_t tfd_clock_shared(int base)
+{
+	return tfd_clock_real(base) - tfd_eng.timens[base];
+}
 int tfd_clock_base(int clockid, int absolute);
 unsigned tfd_clock_queues(int clockid); /* bases a timer may sit on */
 int tfd_clock_watch_ensure(void); /* lock held; may drop it */

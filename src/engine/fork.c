@@ -32,7 +32,7 @@
  * plain eventfds, and its first timer starts a family of its own
  * (family.c, tfd_family_start_anew; tfd(7), NOTES 6).  The handlers are
  * the library's code run on the program's thread: a host that interposes
- * the C library's calls is told (tfd_engine_host).
+ * the C library's calls is told (host.h, enter).
  */
 #define _GNU_SOURCE
 #include "engine/engine.h"
@@ -59,30 +59,15 @@
 #define START_IN_FORK 1
 #endif
 
-/* The preload library's (tfd_engine_host): the handlers are the
- * library's code, run by the program's fork() on the program's thread.
- * The child's service thread is started there: through the preload's
- * pthread_create() as a thread of the program's, it would make its clock
- * watcher's timerfd through the preload again, as the program's, and
- * wait there for its own start to end. */
-static int (*host_enter)(void); /* [I] */
-static void (*host_leave)(int); /* [I] */
-
-void tfd_engine_host(int (*enter)(void), void (*leave)(int))
-{
-	host_enter = enter;
-	host_leave = leave;
-}
-
+/* The handlers are the library's code on the program's thread. */
 static int enter(void)
 {
-	return host_enter ? host_enter() : 0;
+	return tfd_host.enter();
 }
 
 static void leave(int was)
 {
-	if (host_leave)
-		host_leave(was);
+	tfd_host.leave(was);
 }
 
 static int locked;       /* prepare took the lock */

@@ -73,15 +73,6 @@ static int have_key;                 /* [A] main_key was made, not deleted */
 static int main_marked;              /* [A] the first thread holds it */
 static unsigned nap;                 /* the reaper sleeps on it */
 
-/* The preload library's: the calling thread runs inside it (its calls go
- * straight through), or not; the previous state.  The library alone has
- * no such state. */
-__attribute__((weak)) int tfd_own_inside(int on)
-{
-	(void)on;
-	return 0;
-}
-
 static void robust_init(pthread_mutex_t *m)
 {
 	pthread_mutexattr_t a;
@@ -249,11 +240,11 @@ static int start(pthread_t *th, int joinable, void *(*fn)(void *), void *arg,
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	/* A thread of ours, whoever starts it (the preload's fork handler
 	 * runs outside it): its calls go straight through. */
-	was = tfd_own_inside(1);
+	was = tfd_host.enter();
 	e = create(th, joinable, fn, arg, small, 1);
 	if (e == EPERM || e == EINVAL) /* (refused: as by default) */
 		e = create(th, joinable, fn, arg, 0, 0);
-	tfd_own_inside(was);
+	tfd_host.leave(was);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e == 0)
 		__atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
@@ -277,7 +268,7 @@ static void *reaper(void *arg)
 		if (n >= 0 && n == 1 + (long)(s - e) &&
 		    s == __atomic_load_n(&started, __ATOMIC_SEQ_CST) &&
 		    e == __atomic_load_n(&ended, __ATOMIC_SEQ_CST)) {
-			tfd_own_inside(0); /* the program's exit, as its own */
+			tfd_host.leave(0); /* the program's exit, as its own */
 			exit(0);
 		}
 		pthread_mutex_lock(&reap_lock);
@@ -292,7 +283,7 @@ static void *reaper(void *arg)
 	reaping = 0;
 	tfd_own_ended();
 	pthread_mutex_unlock(&reap_lock);
-	tfd_own_inside(0);
+	tfd_host.leave(0);
 	return NULL;
 }
 

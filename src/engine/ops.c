@@ -394,19 +394,11 @@ void tfd_engine_number_named(int fd, struct tfd_hold *h)
  * called unlocked, with cancellation enabled. */
 static int read_fd(int fd, uint64_t *n)
 {
-	ssize_t r = tfd_engine_sys_read(fd, n, sizeof(*n));
+	ssize_t r = tfd_host.read(fd, n, sizeof(*n));
 
 	if (r == (ssize_t)sizeof(*n))
 		return 0;
 	return r < 0 ? errno : EIO;
-}
-
-/* The read(2) of a blocking tfd_read: libc's own (the preload library has
- * its own definition, src/preload/next.c, which goes to libc's past its
- * read(2)). */
-__attribute__((weak)) ssize_t tfd_engine_sys_read(int fd, void *buf, size_t n)
-{
-	return read(fd, buf, n);
 }
 
 /* The number to drain h's file through: fd while it names h, else another
@@ -421,17 +413,6 @@ static int number_of(const struct tfd_hold *h, int fd)
 		if (tfd_eng.slot[i] == h)
 			return (int)i;
 	return fd; /* none: h is closed, and is not drained */
-}
-
-/* Set by the preload on virtual time around its read: a read with
- * nothing to count fails with EAGAIN instead of waiting in read(2) for a
- * post, a wait the domain cannot see (another reader, in this process or
- * another, took the count that made the timer readable). */
-static __thread int nowait;
-
-void tfd_engine_read_nowait(int on)
-{
-	nowait = on;
 }
 
 /*
@@ -526,7 +507,7 @@ int tfd_engine_read(int fd, uint64_t *count)
 	e = tfd_engine_find(fd, &h);
 	if (!e)
 		e = take(h, fd, 0, 0, &n);
-	if (e == EAGAIN && !nowait && !nonblocking(h)) {
+	if (e == EAGAIN && !tfd_host.nowait() && !nonblocking(h)) {
 		/* Nothing counted: wait in read(2) (or EAGAIN) as the
 		 * descriptor says, a cancellation point as read(2) is, where
 		 * the program's handlers run.  If another thread closes the

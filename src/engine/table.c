@@ -707,7 +707,7 @@ static int v_activate(void)
 
 /* What the engine is on either clock. */
 #define ENGINE_OPS                                                          \
-	.create = e_create, .check = e_check,                               \
+	.pin = tfd_own_pin, .create = e_create, .check = e_check,          \
 	.settime = tfd_engine_settime, .gettime = tfd_engine_gettime,       \
 	.read = tfd_engine_read, .close = e_close, .dup = e_dup,            \
 	.release = e_release, .hold = e_hold, .unhold = e_unhold,           \

@@ -512,17 +512,6 @@ static void *start_inside(void *p)
 	return s.fn(s.arg);
 }
 
-/* The engine's (lifetime.c): its reaper is a thread of ours, started from
- * the program's first thread as it ends, and it runs the program's exit()
- * as the program's. */
-int tfd_own_inside(int on)
-{
-	int was = tfd_inside;
-
-	tfd_inside = on;
-	return was;
-}
-
 /* glibc answers timespec_get() inside itself, without clock_gettime()'s
  * symbol: on virtual time it reads the virtual CLOCK_REALTIME here. */
 EXPORT int timespec_get(struct timespec *ts, int base)
@@ -559,9 +548,10 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	return e;
 }
 
-/* The engine's fork() handlers are the library's code on a thread of the
- * program's: they run inside (tfd_engine_host), and the service thread
- * they start in a child is the library's.  The flag alone: a child's
+/* The engine's code on a thread of the program's (fork()'s handlers, the
+ * start of a thread of ours) runs inside (host.h, enter), and the service
+ * thread the handlers start in a child is the library's; the reaper's
+ * leave(0) runs the program's exit() as the program's.  The flag alone: a child's
  * thread has no slot of its own on virtual time until fork() returns
  * (tree.c), and the handlers there start nothing. */
 static int host_enter(void)
@@ -813,7 +803,13 @@ static void init_once(void)
 
 	__atomic_store_n(&tfd_loaded, 1, __ATOMIC_RELEASE);
 	tfd_next_load();
-	tfd_engine_host(host_enter, host_leave);
+	tfd_host_set(&(struct tfd_host){
+		.enter = host_enter,
+		.leave = host_leave,
+		.read = tfd_sys_read,
+		.nowait = tfd_read_nowait,
+		.clock_gettime = tfd_next.clock_gettime,
+	});
 	tfd_numbers_init();
 	tfd_tree_init();
 	tfd_trace_init();

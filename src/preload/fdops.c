@@ -122,10 +122,21 @@ int tfd_timer_gettime(int fd, struct itimerspec *cur)
 static ssize_t read_counted(int fd, void *buf, size_t n)
 	__attribute__((noinline));
 
+/* Set on virtual time around the engine's read: one with nothing to count
+ * fails EAGAIN instead of waiting in read(2) for a post, a wait the
+ * domain cannot see (another reader, in this process or another, took
+ * the count that made the timer readable); it waits in the domain. */
+static __thread int virtual_read __attribute__((tls_model("initial-exec")));
+
+int tfd_read_nowait(void)
+{
+	return virtual_read;
+}
+
 /* read(2) of a timer: tfd_read's exact count.  A cancellation point, as
  * read(2) is: at entry, and where it blocks (the engine's read(2), or a
  * wait on virtual time), both outside the library
- * (tfd_engine_sys_read).  Nothing to count on a non-blocking timer is
+ * (tfd_sys_read).  Nothing to count on a non-blocking timer is
  * told first, with no lock and no system call (the backend's quiet), and
  * nothing to trace. */
 ssize_t tfd_timer_read(int fd, void *buf, size_t n)
@@ -168,12 +179,12 @@ again:
 	/* On virtual time the wait is the domain's, above: the read takes
 	 * what is there, and if another reader took it first (a thread or a
 	 * process sharing the timer), waits there again. */
-	tfd_engine_read_nowait(tfd_virt);
+	virtual_read = tfd_virt;
 	/* A NULL buffer: Linux waits (or fails EAGAIN) first, then takes the
 	 * count and fails EFAULT copying it out. */
 	r = tfd_read(fd, buf || n < sizeof(count) ? buf : &count, n);
 	e = errno;
-	tfd_engine_read_nowait(0);
+	virtual_read = 0;
 	tfd_leave(was);
 	if (tfd_virt && r < 0 && e == EAGAIN && n >= sizeof(count) &&
 	    !(R(fcntl)(fd, F_GETFL) & O_NONBLOCK))

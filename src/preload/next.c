@@ -34,7 +34,7 @@ void tfd_next_load(void)
  * let through first), a handler may jump out of it (the engine undoes
  * the wait's record: src/engine/waits.c), and a cancellation ends the
  * thread there outside the library.  The thread is inside again after. */
-ssize_t tfd_engine_sys_read(int fd, void *buf, size_t n)
+ssize_t tfd_sys_read(int fd, void *buf, size_t n)
 {
 	int was = tfd_inside, e;
 	ssize_t r;

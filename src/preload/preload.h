@@ -79,6 +79,7 @@
 #include "tfd.h"
 
 #include "backend.h"
+#include "host.h"
 #include "core/time.h"
 #include "vtime/vtime.h"
 
@@ -143,6 +144,8 @@ struct tfd_next {
 
 extern struct tfd_next tfd_next;
 void tfd_next_load(void);
+/* The read(2) a blocking tfd_read waits in (host.h, read). */
+ssize_t tfd_sys_read(int fd, void *buf, size_t n);
 
 /* Every wrapper names its next definition through R(): resolved by the
  * constructor, or here if another library's constructor calls first. */
@@ -284,6 +287,7 @@ static inline int tfd_hook_waits(void)
 
 ssize_t tfd_timer_read(int fd, void *buf, size_t n);
 ssize_t tfd_timer_readv(int fd, const struct iovec *iov, int cnt);
+int tfd_read_nowait(void); /* host.h, nowait */
 ssize_t tfd_timer_write(int fd, size_t n);
 int tfd_timer_close(int fd);
 int tfd_inside_close(int fd);
