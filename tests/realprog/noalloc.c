@@ -7,7 +7,10 @@
  * use an allocator that is not thread-safe, and Linux's timerfd never
  * calls into it.  And the threads it did not start: at most one with
  * monotonic timers, two once a realtime one is made (the clock watcher,
- * tfd(7), RESOURCES).  Natively the count is 0 and both answers yes;
+ * tfd(7), RESOURCES).  The same in a child forked with the timers,
+ * which arms the realtime one again and polls the others: the child's
+ * service thread then delivers a timer another process made.  Natively
+ * the counts are 0 and the answers yes;
  * through libtfd-preload.so they must be the same (tests/realprog/run.sh
  * compares the output; not in a sanitizer's build, whose run-time has
  * an allocator and threads of its own).
@@ -19,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,6 +95,41 @@ static int others(void)
 	return n - 2; /* . and .. */
 }
 
+/* A child with the timers: real armed again once the parent has closed
+ * it, the others polled. */
+static void child(struct pollfd *p, int real, const struct itimerspec *far)
+{
+	int status, go[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(go) != 0 || (pid = fork()) < 0)
+		exit(1);
+	if (pid > 0) {
+		close(real);
+		close(go[0]);
+		close(go[1]);
+	}
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 0)
+			exit(1);
+		__atomic_store_n(&foreign_allocs, 0, __ATOMIC_RELAXED);
+		timerfd_settime(real,
+		                TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+		                far, NULL);
+		poll_rounds(p, 32, 20);
+		printf("child: allocator calls from threads not the "
+		       "program's: %ld, at most 2 of them: %s\n",
+		       __atomic_load_n(&foreign_allocs, __ATOMIC_RELAXED),
+		       others() >= 0 && others() <= 2 ? "yes" : "no");
+		fflush(stdout);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || status != 0)
+		exit(1);
+}
+
 int main(void)
 {
 	struct itimerspec its, far = { .it_value = { 3600, 0 } };
@@ -122,7 +161,8 @@ int main(void)
 	       "%s, at most 2 with a realtime one: %s\n",
 	       mono >= 0 && mono <= 1 ? "yes" : "no",
 	       others() >= 0 && others() <= 2 ? "yes" : "no");
-	close(real);
+	fflush(stdout);
+	child(p, real, &far);
 	for (i = 0; i < 32; i++)
 		close(p[i].fd);
 	printf("allocator calls from threads not the program's: %ld\n",
