@@ -195,6 +195,65 @@ static uint64_t next_rand(void)
 	return rng;
 }
 
+/* tfd_queue_least against a brute-force minimum of the entries taken;
+ * the top is asked once when taken, and an entry whose key is not below
+ * the best found so far is never asked. */
+struct least_ctx {
+	int64_t best;
+	unsigned calls;
+};
+
+static int least_accept(const struct tfd_qent *e, void *arg)
+{
+	struct least_ctx *c = arg;
+	const struct item *it = (const struct item *)(const void *)e->node;
+
+	CHECK(e->key < c->best);
+	c->calls++;
+	if (it->key % 3 == 0)
+		return 0;
+	c->best = e->key;
+	return 1;
+}
+
+static int take_all(const struct tfd_qent *e, void *arg)
+{
+	(void)e;
+	++*(unsigned *)arg;
+	return 1;
+}
+
+TEST(queue_least_matches_brute_force_and_asks_little)
+{
+	enum { N = 500 };
+	static struct item it[N];
+	struct tfd_queue q = { 0 };
+	int i, round;
+
+	CHECK_EQ(tfd_queue_reserve(&q, N), 0);
+	for (i = 0; i < N; i++)
+		it[i].n.pos = TFD_QUEUE_NONE;
+	for (round = 0; round < 2000; round++) {
+		int64_t bound = (int64_t)(next_rand() % 1200), want = bound;
+		struct least_ctx c = { INT64_MAX, 0 };
+		unsigned calls = 0;
+		int k = (int)(next_rand() % N);
+
+		it[k].key = (int64_t)(next_rand() % 1000);
+		tfd_queue_set(&q, &it[k].n, it[k].key);
+		it[k].in = 1;
+		for (i = 0; i < N; i++)
+			if (it[i].in && it[i].key % 3 && it[i].key < want)
+				want = it[i].key;
+		c.best = bound;
+		CHECK_EQ(tfd_queue_least(&q, bound, least_accept, &c), want);
+		CHECK_EQ(tfd_queue_least(&q, INT64_MAX, take_all, &calls),
+		         tfd_queue_top(&q)->key);
+		CHECK_EQ(calls, 1u);
+	}
+	tfd_queue_free(&q);
+}
+
 TEST(queue_random_operations_match_brute_force)
 {
 	enum { N = 300 };

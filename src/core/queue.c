@@ -110,3 +110,29 @@ void tfd_queue_remove(struct tfd_queue *q, struct tfd_qnode *n)
 	else
 		sift_down(q, i, last);
 }
+
+/* The subtree at i, below *best (4-ary: children 4i+1 to 4i+4; the depth
+ * is at most log4 of TFD_QUEUE_NONE, 16). */
+static void least(const struct tfd_queue *q, size_t i, int64_t *best,
+                  int (*accept)(const struct tfd_qent *e, void *arg),
+                  void *arg)
+{
+	size_t c;
+
+	if (i >= q->len || q->a[i].key >= *best)
+		return;
+	if (accept(&q->a[i], arg)) {
+		*best = q->a[i].key; /* its subtree's keys are not below */
+		return;
+	}
+	for (c = 4 * i + 1; c <= 4 * i + 4; c++)
+		least(q, c, best, accept, arg);
+}
+
+int64_t tfd_queue_least(const struct tfd_queue *q, int64_t bound,
+                        int (*accept)(const struct tfd_qent *e, void *arg),
+                        void *arg)
+{
+	least(q, 0, &bound, accept, arg);
+	return bound;
+}

@@ -39,6 +39,14 @@ void tfd_queue_set(struct tfd_queue *q, struct tfd_qnode *n, int64_t key);
 /* Remove n if it is queued. */
 void tfd_queue_remove(struct tfd_queue *q, struct tfd_qnode *n);
 
+/* The smallest key below bound of an entry that accept() takes (bound
+ * if none).  accept is asked only of entries whose key is below the best
+ * found so far, the root first: with the top taken, once; in all,
+ * O(log n) for each entry refused on the way. */
+int64_t tfd_queue_least(const struct tfd_queue *q, int64_t bound,
+                        int (*accept)(const struct tfd_qent *e, void *arg),
+                        void *arg);
+
 /* The entry with the smallest key, or NULL when empty. */
 static inline const struct tfd_qent *tfd_queue_top(const struct tfd_queue *q)
 {
