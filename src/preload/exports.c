@@ -794,6 +794,20 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file,
 
 /* ---- start ---- */
 
+/* The clock the engine reads: the one the program's calls reach, as for
+ * libtfd's engine (a definition of the program's own comes first), past
+ * this library's wrapper. */
+static int (*engine_clock(void))(clockid_t, struct timespec *)
+{
+	void *p = dlsym(RTLD_DEFAULT, "clock_gettime");
+	Dl_info in, ours;
+
+	if (p && dladdr(p, &in) && dladdr((void *)engine_clock, &ours) &&
+	    in.dli_fbase != ours.dli_fbase)
+		return (int (*)(clockid_t, struct timespec *))p;
+	return tfd_next.clock_gettime;
+}
+
 /* The backend is chosen now (TFD_BACKEND), so that the virtual clocks
  * start with the program.  What the preload does on it follows from its
  * operations: a native backend's timers are kernel timerfds already. */
@@ -808,7 +822,7 @@ static void init_once(void)
 		.leave = host_leave,
 		.read = tfd_sys_read,
 		.nowait = tfd_read_nowait,
-		.clock_gettime = tfd_next.clock_gettime,
+		.clock_gettime = engine_clock(),
 	});
 	tfd_numbers_init();
 	tfd_tree_init();
