@@ -127,6 +127,10 @@ struct tfd_backend {
 	int (*virtual_start)(int64_t mono, int64_t real, int64_t boot);
 	int (*virtual_move_to)(int64_t mono);
 	int (*read_elsewhere)(int fd);
+	/* Optional, with virtual_move: tfd_engine_virtual_unread() below. */
+	int (*virtual_unread)(int64_t *at,
+	                      int (*shown)(int fd, int elsewhere, void *arg),
+	                      void *arg);
 };
 
 extern const struct tfd_backend tfd_engine_backend;
@@ -151,6 +155,16 @@ int tfd_engine_virtual_move_to(int64_t mono);
  * (every record taken) has too: its file may be read where the family
  * does not see it. */
 int tfd_engine_read_elsewhere(int fd);
+/* The earliest expiry of a timer this process delivers whose file shows
+ * no post, on the virtual CLOCK_MONOTONIC (*at, -1 if none), in O(log n)
+ * of the timers.  shown(fd, elsewhere, arg) is asked, with the backend's
+ * lock held, of each timer posted earlier than the answer: 1 if its file
+ * still shows it (elsewhere: a process outside the family may read it).
+ * 0, or ENOTSUP when another process of the family may deliver a timer
+ * this one holds (the caller asks of each). */
+int tfd_engine_virtual_unread(int64_t *at,
+                              int (*shown)(int fd, int elsewhere, void *arg),
+                              void *arg);
 
 /* Test hooks of the engine (tests/, fuzz/).  What the engine does when the
  * kernel says CLOCK_REALTIME was set, to exercise TFD_TIMER_CANCEL_ON_SET

@@ -585,3 +585,84 @@ TEST(virtual_start_sets_the_clocks_with_no_timer_open)
 	CHECK_EQ(tfd_close(fd), 0);
 	CHECK_EQ(tfd_use_backend("engine"), 0);
 }
+
+/* What the mover is told of a process's timers (backend virtual_unread,
+ * tfd-preload(7)): the earliest expiry, on the virtual CLOCK_MONOTONIC, of
+ * a timer whose file shows no post.  A posted timer is passed over while
+ * its file shows the post (asked of shown(), and only for posts earlier
+ * than the answer), counted again once read; a CLOCK_REALTIME deadline is
+ * told on CLOCK_MONOTONIC; among 500 timers, none posted, shown() is
+ * never asked. */
+struct shown_ctx {
+	int calls, answer;
+};
+
+static int shown_cb(int fd, int elsewhere, void *arg)
+{
+	struct shown_ctx *c = arg;
+	struct pollfd p = { fd, POLLIN, 0 };
+
+	CHECK_EQ(elsewhere, 0);
+	c->calls++;
+	return c->answer < 0 ? poll(&p, 1, 0) == 1 : c->answer;
+}
+
+static int64_t unread_at(struct shown_ctx *c)
+{
+	const struct tfd_backend *b = tfd_current_backend();
+	int64_t at = -2;
+
+	c->calls = 0;
+	CHECK_OK(b->virtual_unread(&at, shown_cb, c));
+	return at;
+}
+
+TEST(virtual_unread_deadline_skips_posted_timers_and_asks_little)
+{
+	enum { N = 500 };
+	static int fd[N];
+	struct shown_ctx c = { 0, -1 };
+	int64_t m0, r0;
+	int i, a, b, r;
+
+	use_virtual();
+	CHECK_EQ(tfd_current_backend()->virtual_unread != NULL, 1);
+	m0 = vnow(CLOCK_MONOTONIC);
+	r0 = vnow(CLOCK_REALTIME);
+	CHECK_EQ(unread_at(&c), -1); /* no timer */
+	a = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	b = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	r = t_timer(CLOCK_REALTIME, TFD_NONBLOCK);
+	t_arm(a, TFD_TIMER_ABSTIME, m0 + 10 * MS, 10 * MS);
+	t_arm(b, TFD_TIMER_ABSTIME, m0 + 15 * MS, 0);
+	t_arm(r, TFD_TIMER_ABSTIME, r0 + 12 * MS, 0);
+	CHECK_EQ(unread_at(&c), m0 + 10 * MS);
+	CHECK_EQ(c.calls, 0);
+	advance(10 * MS); /* a posted, next at 20: r (12 ms) is the earliest */
+	CHECK_EQ(unread_at(&c), m0 + 12 * MS);
+	CHECK_EQ(c.calls, 0); /* a's next (20) is past the answer */
+	advance(3 * MS); /* r posted at 12; b at 15 */
+	CHECK_EQ(unread_at(&c), m0 + 15 * MS);
+	advance(2 * MS); /* b posted at 15; a's 20 is next, posted: shown */
+	CHECK_EQ(unread_at(&c), -1);
+	CHECK_EQ(c.calls, 1);
+	c.answer = 0; /* read where we do not see it: a's 20 counts */
+	CHECK_EQ(unread_at(&c), m0 + 20 * MS);
+	c.answer = -1;
+	CHECK_EQ(count(a), 1u); /* read here: a is unposted again */
+	CHECK_EQ(unread_at(&c), m0 + 20 * MS);
+	CHECK_EQ(c.calls, 0);
+	for (i = 0; i < 3; i++)
+		(void)count(i == 0 ? b : r);
+	for (i = 0; i < N; i++) {
+		fd[i] = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
+		t_arm(fd[i], TFD_TIMER_ABSTIME, m0 + (int64_t)(N - i) * SEC, 0);
+	}
+	CHECK_EQ(unread_at(&c), m0 + 20 * MS);
+	CHECK_EQ(c.calls, 0);
+	for (i = 0; i < N; i++)
+		CHECK_OK(tfd_close(fd[i]));
+	CHECK_OK(tfd_close(a));
+	CHECK_OK(tfd_close(b));
+	CHECK_OK(tfd_close(r));
+}

@@ -258,3 +258,61 @@ int tfd_engine_virtual_use(int on)
 	tfd_engine_unlock(cs);
 	return e;
 }
+
+/*
+ * The earliest expiry of a timer this process delivers whose file shows
+ * no post, absolute on the virtual CLOCK_MONOTONIC (-1: none): the next
+ * time anything can change for a wait on our timers (an expiry of a
+ * timer posted already only adds to its count).  A timer posted (its
+ * file showed a post) is asked of shown(): its file may have been read
+ * where we do not see it.  Found in the queues, from their tops: O(log n)
+ * for a queue whose earliest is not posted, and as much again for each
+ * earlier posted one.  ENOTSUP while another process of the family has a
+ * record: a timer we hold may be delivered by it (the caller asks of
+ * each).
+ */
+struct unread {
+	int base;
+	int (*shown)(int fd, int elsewhere, void *arg);
+	void *arg;
+};
+
+static int unposted(const struct tfd_qent *e, void *arg)
+{
+	const struct unread *u = arg;
+	const struct tfd_timer *t = tfd_timer_of(e->node);
+
+	if (e->key != t->m.next || t->m.next <= tfd_eng.vnow[u->base])
+		return 0; /* held back, or due and not posted yet */
+	return !(t->flags & T_SIGNALED) ||
+	       (t->file >= 0 &&
+	        !u->shown(t->file, !!(t->flags & T_OUTSIDE), u->arg));
+}
+
+int tfd_engine_virtual_unread(int64_t *at,
+                              int (*shown)(int fd, int elsewhere, void *arg),
+                              void *arg)
+{
+	int64_t best = INT64_MAX, off, bound, k;
+	int b, cs, e = 0;
+
+	tfd_engine_lock(&cs);
+	if (!tfd_eng.virtual || tfd_engine_virtual_shared()) {
+		e = ENOTSUP;
+	} else {
+		for (b = 0; b < NBASE; b++) {
+			struct unread u = { b, shown, arg };
+
+			/* A key on base b is a time on MONOTONIC plus off. */
+			off = tfd_eng.vnow[b] - tfd_eng.vnow[BASE_MONO];
+			bound = best == INT64_MAX ? INT64_MAX
+			                          : tfd_ns_add(best, off);
+			k = tfd_queue_least(&tfd_eng.q[b], bound, unposted, &u);
+			if (k < bound)
+				best = tfd_ns_add(k, -off);
+		}
+		*at = best == INT64_MAX ? -1 : best;
+	}
+	tfd_engine_unlock(cs);
+	return e;
+}

@@ -103,9 +103,22 @@ static int read_only_here(int fd)
  * mover wakes the process to deliver it.  The engine's clock is never ahead of the
  * domain's and moves only forward: another process of the family that
  * moves it meanwhile makes an expiry early (looked at again), not late. */
+static int shown(int fd, int elsewhere, void *arg)
+{
+	uint32_t *skipped = arg;
+	int f;
+
+	if (!fd_readable(fd))
+		return 0;
+	if (!*skipped && (elsewhere || (f = R(fcntl)(fd, F_GETFD)) < 0 ||
+	                  !(f & FD_CLOEXEC)))
+		*skipped = 1;
+	return 1;
+}
+
 static int64_t unread_deadline(int64_t dom_now, uint32_t *skipped)
 {
-	int64_t best = DOM_NEVER, now = dom_now;
+	int64_t best = DOM_NEVER, now = dom_now, at;
 	int fd, h = __atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED), was;
 
 	*skipped = 0;
@@ -114,6 +127,15 @@ static int64_t unread_deadline(int64_t dom_now, uint32_t *skipped)
 	was = tfd_enter();
 	if (tfd_be->virtual_now(CLOCK_MONOTONIC, &now) != 0 || now > dom_now)
 		now = dom_now;
+	/* From the backend's queues where it can tell (the family is this
+	 * process alone); else a look at each timer. */
+	if (tfd_be->virtual_unread &&
+	    tfd_be->virtual_unread(&at, shown, skipped) == 0) {
+		tfd_leave(was);
+		if (at >= 0 && at - now > 0 && at - now <= TFD_HORIZON)
+			best = at;
+		return best;
+	}
 	for (fd = 0; fd < h; fd++) {
 		struct itimerspec cur;
 		int64_t ns;
