@@ -100,6 +100,7 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 
 EXPORT int close(int fd)
 {
+	tfd_vfds_changed();
 	if (!tfd_marked(fd) || tfd_inside || tfd_foreign()) {
 		if (unlikely(__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED)) &&
 		    tfd_epoll_set(fd) && !tfd_inside && !tfd_foreign())
@@ -111,6 +112,7 @@ EXPORT int close(int fd)
 
 EXPORT int close_range(unsigned first, unsigned last, int flags)
 {
+	tfd_vfds_changed();
 	if (!LOADED(close_range)) {
 		errno = ENOSYS;
 		return -1;
@@ -122,6 +124,7 @@ EXPORT int close_range(unsigned first, unsigned last, int flags)
 
 EXPORT void closefrom(int lowfd)
 {
+	tfd_vfds_changed();
 	if (!tfd_inside && tfd_nmarked && !tfd_foreign())
 		tfd_from_close(lowfd);
 	if (LOADED(closefrom))
@@ -149,6 +152,7 @@ EXPORT int dup(int fd)
 
 EXPORT int dup2(int oldfd, int newfd)
 {
+	tfd_vfds_changed();
 	if ((!tfd_marked(oldfd) && !tfd_marked(newfd)) || tfd_inside ||
 	    tfd_foreign())
 		return plain_dup(oldfd, R(dup2)(oldfd, newfd));
@@ -157,6 +161,7 @@ EXPORT int dup2(int oldfd, int newfd)
 
 EXPORT int dup3(int oldfd, int newfd, int flags)
 {
+	tfd_vfds_changed();
 	if ((!tfd_marked(oldfd) && !tfd_marked(newfd)) || tfd_inside ||
 	    (flags & ~O_CLOEXEC) || oldfd == newfd || tfd_foreign())
 		return plain_dup(oldfd, R(dup3)(oldfd, newfd, flags));
@@ -216,6 +221,7 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 
 EXPORT int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
 {
+	tfd_vfds_changed();
 	if (!tfd_marked(fd) || tfd_inside || !tfd_emulated) {
 		if (op != EPOLL_CTL_DEL && !tfd_inside &&
 		    unlikely(__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED)) &&

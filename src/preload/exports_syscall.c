@@ -159,6 +159,15 @@ EXPORT __attribute__((no_sanitize_address)) long syscall(long n, ...)
 	if ((n == SYS_fcntl || n == SYS_ioctl) && !tfd_inside &&
 	    a[0] >= 0 && a[0] <= INT_MAX && tfd_marked((int)a[0]))
 		tfd_timer_mode((int)a[0], -1); /* its flags, unseen */
+	if ((n == SYS_close || n == SYS_epoll_ctl || n == SYS_dup3 ||
+#ifdef SYS_dup2
+	    n == SYS_dup2 ||
+#endif
+#ifdef SYS_close_range
+	    n == SYS_close_range ||
+#endif
+	     n == SYS_dup) && !from_us(__builtin_return_address(0)))
+		tfd_vfds_changed(); /* the program's: not our own calls */
 	return R(syscall)(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 

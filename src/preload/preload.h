@@ -249,6 +249,16 @@ static inline int tfd_marked(int fd)
 	       __atomic_load_n(&tfd_mark[fd], __ATOMIC_RELAXED);
 }
 
+/* The program's numbers closed or replaced, or a set's registrations
+ * changed: on virtual time, what the waits found of an epoll set is
+ * looked at again (waits.c, epoll_outside).  The library's own calls
+ * (inside) touch no set of the program's. */
+static inline void tfd_vfds_changed(void)
+{
+	if (unlikely(tfd_virt) && !tfd_inside)
+		tfd_dom_fds_changed();
+}
+
 void tfd_set_mark(int fd);
 void tfd_clear_mark(int fd);
 int tfd_adopt(int fd);          /* a number tfd_create() returned */

@@ -779,6 +779,12 @@ static int ewait_block(void *ctx, const sigset_t *mask, int64_t ns)
 	return R(epoll_pwait)(w->ep, w->ev, w->max, ms, mask);
 }
 
+/* Sets found to hold timers and, for input, nothing else: the tree's
+ * count of changes (tfd_dom_fds_gen) << 32 | the set's number, in a slot
+ * by number.  Such a set has nothing to look at until the count moves. */
+#define TIMER_SETS 16
+static uint64_t timer_set[TIMER_SETS];
+
 /* An epoll set's descriptors are the kernel's: /proc/self/fdinfo/EP
  * lists them ("tfd: FD events: MASK ..."), read with raw calls (not the
  * program's open and read).  A wait for input on one outside the tree is
@@ -787,10 +793,14 @@ static void epoll_outside(int ep)
 {
 	char path[48], buf[1024], *p, *nl; /* small: it may run on a Go
 	                                    * signal stack (gosys.c) */
+	uint64_t seen = (uint64_t)tfd_dom_fds_gen() << 32 | (uint32_t)ep;
+	uint64_t *slot = &timer_set[(unsigned)ep % TIMER_SETS];
 	size_t have = 0;
 	ssize_t n;
-	int fd, found = 0;
+	int fd, found = 0, timers = 0, others = 0;
 
+	if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) == seen)
+		return;
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", ep);
 	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -812,8 +822,14 @@ static void epoll_outside(int ep)
 			q = strstr(q, "events:");
 			if (q)
 				evs = strtoul(q + 7, NULL, 16);
-			found = (evs & POLL_READ) && t >= 0 && t <= INT_MAX &&
-			        tfd_dom_fd_outside((int)t);
+			if (!(evs & POLL_READ) || t < 0 || t > INT_MAX)
+				continue;
+			if (tfd_marked((int)t)) { /* a timer: ours */
+				timers++;
+				continue;
+			}
+			others++;
+			found = tfd_dom_fd_outside((int)t);
 		}
 		have -= (size_t)(p - buf);
 		memmove(buf, p, have);
@@ -823,6 +839,8 @@ static void epoll_outside(int ep)
 	syscall(SYS_close, fd);
 	if (found)
 		tfd_dom_wait_outside();
+	else if (timers && !others && n == 0)
+		__atomic_store_n(slot, seen, __ATOMIC_RELEASE);
 }
 
 /* ---- epoll on real time ---- */

@@ -527,3 +527,15 @@ int tfd_dom_fd_outside(int fd)
 	errno = e;
 	return r;
 }
+
+void tfd_dom_fds_changed(void)
+{
+	if (tfd_dom)
+		__atomic_add_fetch(&tfd_dom->fdgen, 1, __ATOMIC_SEQ_CST);
+}
+
+uint32_t tfd_dom_fds_gen(void)
+{
+	return tfd_dom ? __atomic_load_n(&tfd_dom->fdgen, __ATOMIC_SEQ_CST)
+	               : 0;
+}

@@ -211,6 +211,13 @@ void tfd_dom_sock_bound(int fd, const struct sockaddr *to, socklen_t tolen);
 /* The calling thread's next wait (tfd_vwait(), tfd_dom_kwait()) is on
  * the outside. */
 void tfd_dom_wait_outside(void);
+/* A descriptor of the tree's was closed or replaced, or an epoll set's
+ * registrations changed (epoll_ctl): what a wait found of a set (which of
+ * its descriptors are not timers) holds until the count moves.  Counted
+ * in the domain: a set may be shared with another process of the tree.
+ * 0 without a domain. */
+void tfd_dom_fds_changed(void);
+uint32_t tfd_dom_fds_gen(void);
 
 /* A wait of at most timeout_ns (-1: no limit) on the virtual clock: look
  * registered, then blocked in the kernel, poked when something may have

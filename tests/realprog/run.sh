@@ -1362,6 +1362,34 @@ golang() {
 }
 golang
 
+# Virtual time at scale (tfd-preload(7), The cost of a move): 1,000
+# timers in one epoll set, every read counting 1, and no look through the
+# whole set at each wait.
+vscale() {
+	selected vscale || return 0
+	if [ ! -x "$dir/vscale" ]; then
+		skip "vscale: not built"
+		return 0
+	fi
+	case ${TFD_SAN:-} in
+	*thread*) # its run-time reads files of its own meanwhile
+		skip "vscale: ThreadSanitizer"
+		return 0 ;;
+	esac
+	run vscale "$tool" exec --backend virtual -- "$dir/vscale" 1000
+	cat >"$out/vscale.want" <<'EOF'
+1000 timers: many expirations read, each read counts 1: yes
+read system calls at most 2 an expiration: yes
+EOF
+	if cmp -s "$out/vscale.want" "$out/vscale"; then
+		ok "vscale: 1,000 timers on virtual time, each read 1, no look through the set at each wait"
+	else
+		bad "vscale: 1,000 timers on virtual time"
+		diff -u "$out/vscale.want" "$out/vscale" | sed 's/^/    /'
+	fi
+}
+vscale
+
 # tfd exec itself, its trace and tfd trace: the last group.
 selected "exec trace" || finish
 # tfd exec's own failures exit 125, as env(1)'s and timeout(1)'s.
