@@ -267,52 +267,81 @@ int tfd_engine_virtual_use(int on)
  * file showed a post) is asked of shown(): its file may have been read
  * where we do not see it.  Found in the queues, from their tops: O(log n)
  * for a queue whose earliest is not posted, and as much again for each
- * earlier posted one.  ENOTSUP while another process of the family has a
- * record: a timer we hold may be delivered by it (the caller asks of
- * each).
+ * earlier posted one.  While another process of the family has a record,
+ * the timers we hold that it delivers are looked at too, each (in
+ * memory: the family's).
  */
 struct unread {
-	int base;
 	int (*shown)(int fd, int elsewhere, void *arg);
 	void *arg;
 };
 
+/* t, whose file is file here, is armed past the clock and its file
+ * shows no post. */
+static int unposted_timer(const struct unread *u, const struct tfd_timer *t,
+                          int file)
+{
+	if (!t->m.next || t->m.next <= tfd_eng.vnow[t->base])
+		return 0; /* disarmed, or due and not posted yet */
+	return !(t->flags & T_SIGNALED) ||
+	       (file >= 0 &&
+	        !u->shown(file, !!(t->flags & T_OUTSIDE), u->arg));
+}
+
 static int unposted(const struct tfd_qent *e, void *arg)
 {
-	const struct unread *u = arg;
 	const struct tfd_timer *t = tfd_timer_of(e->node);
 
-	if (e->key != t->m.next || t->m.next <= tfd_eng.vnow[u->base])
-		return 0; /* held back, or due and not posted yet */
-	return !(t->flags & T_SIGNALED) ||
-	       (t->file >= 0 &&
-	        !u->shown(t->file, !!(t->flags & T_OUTSIDE), u->arg));
+	/* (a key past the deadline: held back for a wait, not virtual) */
+	return e->key == t->m.next &&
+	       unposted_timer(arg, t, t->file);
+}
+
+/* The earliest expiry on MONOTONIC of a timer we hold and another
+ * process delivers, below best. */
+static int64_t foreign_unposted(const struct unread *u, int64_t best)
+{
+	struct tfd_hold *h;
+	int file;
+
+	for (h = tfd_holds_from(tfd_eng.room, 0, 0); h; h = tfd_holds_next(h)) {
+		const struct tfd_timer *t = h->t;
+		int64_t at;
+
+		if ((file = tfd_engine_virtual_foreign(h)) < 0 || !t->m.next)
+			continue;
+		at = tfd_ns_add(t->m.next, tfd_eng.vnow[BASE_MONO] -
+		                                   tfd_eng.vnow[t->base]);
+		if (at < best && unposted_timer(u, t, file))
+			best = at;
+	}
+	return best;
 }
 
 int tfd_engine_virtual_unread(int64_t *at,
                               int (*shown)(int fd, int elsewhere, void *arg),
                               void *arg)
 {
+	struct unread u = { shown, arg };
 	int64_t best = INT64_MAX, off, bound, k;
-	int b, cs, e = 0;
+	int b, cs;
 
 	tfd_engine_lock(&cs);
-	if (!tfd_eng.virtual || tfd_engine_virtual_shared()) {
-		e = ENOTSUP;
-	} else {
-		for (b = 0; b < NBASE; b++) {
-			struct unread u = { b, shown, arg };
-
-			/* A key on base b is a time on MONOTONIC plus off. */
-			off = tfd_eng.vnow[b] - tfd_eng.vnow[BASE_MONO];
-			bound = best == INT64_MAX ? INT64_MAX
-			                          : tfd_ns_add(best, off);
-			k = tfd_queue_least(&tfd_eng.q[b], bound, unposted, &u);
-			if (k < bound)
-				best = tfd_ns_add(k, -off);
-		}
-		*at = best == INT64_MAX ? -1 : best;
+	if (!tfd_eng.virtual) {
+		tfd_engine_unlock(cs);
+		return ENOTSUP;
 	}
+	for (b = 0; b < NBASE; b++) {
+		/* A key on base b is a time on MONOTONIC plus off. */
+		off = tfd_eng.vnow[b] - tfd_eng.vnow[BASE_MONO];
+		bound = best == INT64_MAX ? INT64_MAX : tfd_ns_add(best, off);
+		k = tfd_queue_least(&tfd_eng.q[b], bound, unposted, &u);
+		if (k < bound)
+			best = tfd_ns_add(k, -off);
+	}
+	if (tfd_engine_virtual_shared())
+		best = foreign_unposted(&u, best);
+	*at = best == INT64_MAX ? -1 : best;
 	tfd_engine_unlock(cs);
-	return e;
+	return 0;
 }

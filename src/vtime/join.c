@@ -60,7 +60,7 @@ int tfd_dom_join(const char *name)
 
 	if (!tfd_be->virtual_now || !tfd_be->virtual_start ||
 	    !tfd_be->virtual_move_to || !tfd_be->read_elsewhere ||
-	    !tfd_be->next_due)
+	    !tfd_be->next_due || !tfd_be->virtual_unread)
 		return -1; /* not a backend of virtual clocks */
 	tfd_dom = name && *name ? tfd_dom_map(name) : NULL;
 	if (!tfd_dom) {

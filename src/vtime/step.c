@@ -76,33 +76,11 @@ static int fd_readable(int fd)
 /* A readable timer stays readable until a thread of this process reads
  * it (and then publishes again), unless its file is read elsewhere: by a
  * program started with it (not close-on-exec), or by a forked child that
- * does not share the family's timers (tfd(7), NOTES 6).  Of the family's
- * processes, each publishes its own look at a timer it holds, and posts
- * it when due (the engine's virtual.c). */
-static int read_only_here(int fd)
-{
-	int f = R(fcntl)(fd, F_GETFD);
-
-	return f >= 0 && (f & FD_CLOEXEC) && !tfd_be->read_elsewhere(fd);
-}
-
-/* The earliest expiry that would make one of this process's timers
- * readable (one readable already only adds to its count), absolute on
- * the virtual CLOCK_MONOTONIC, or DOM_NEVER.  *skipped: a readable one
- * passed over may be read elsewhere (above): the mover has this process
- * look again before it moves time (mover.c, relooks): a readable timer is
- * no deadline, else time would stop at each of its expiries.
- *
- * A timer's time left is counted from the engine's clock, not from the
- * domain's: the mover may have moved the domain's clock since the engine
- * was synced to it (a thread woken by a late poke looks again just as the
- * mover, which found its last look valid, moves), and an expiry counted
- * from the domain's clock is then late by as much as that move, and the
- * mover would move past the timer's own.  Counted from the engine's
- * clock, the expiry is the timer's own, due on the domain's clock: the
- * mover wakes the process to deliver it.  The engine's clock is never ahead of the
- * domain's and moves only forward: another process of the family that
- * moves it meanwhile makes an expiry early (looked at again), not late. */
+ * does not share the family's timers (elsewhere; tfd(7), NOTES 6).  Of
+ * the family's processes, each publishes its own look at a timer it
+ * holds, and posts it when due (the engine's virtual.c).  Asked by the
+ * backend, its lock held, of a posted timer: 1 if its file still shows
+ * the post. */
 static int shown(int fd, int elsewhere, void *arg)
 {
 	uint32_t *skipped = arg;
@@ -116,10 +94,29 @@ static int shown(int fd, int elsewhere, void *arg)
 	return 1;
 }
 
+/* The earliest expiry that would make one of this process's timers
+ * readable (one readable already only adds to its count), absolute on
+ * the virtual CLOCK_MONOTONIC, or DOM_NEVER: from the backend's queues
+ * (tfd-preload(7), The cost of a move).  *skipped: a readable one passed
+ * over may be read elsewhere (above): the mover has this process look
+ * again before it moves time (mover.c, relooks): a readable timer is no
+ * deadline, else time would stop at each of its expiries.
+ *
+ * The expiry is counted from the engine's clock, not from the domain's:
+ * the mover may have moved the domain's clock since the engine was
+ * synced to it (a thread woken by a late poke looks again just as the
+ * mover, which found its last look valid, moves), and an expiry counted
+ * from the domain's clock is then late by as much as that move, and the
+ * mover would move past the timer's own.  Counted from the engine's
+ * clock, the expiry is the timer's own, due on the domain's clock: the
+ * mover wakes the process to deliver it.  The engine's clock is never
+ * ahead of the domain's and moves only forward: another process of the
+ * family that moves it meanwhile makes an expiry early (looked at
+ * again), not late. */
 static int64_t unread_deadline(int64_t dom_now, uint32_t *skipped)
 {
-	int64_t best = DOM_NEVER, now = dom_now, at;
-	int fd, h = __atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED), was;
+	int64_t best = DOM_NEVER, now = dom_now, at = -1;
+	int was;
 
 	*skipped = 0;
 	if (!__atomic_load_n(&tfd_nmarked, __ATOMIC_RELAXED))
@@ -127,30 +124,9 @@ static int64_t unread_deadline(int64_t dom_now, uint32_t *skipped)
 	was = tfd_enter();
 	if (tfd_be->virtual_now(CLOCK_MONOTONIC, &now) != 0 || now > dom_now)
 		now = dom_now;
-	/* From the backend's queues where it can tell (the family is this
-	 * process alone); else a look at each timer. */
-	if (tfd_be->virtual_unread &&
-	    tfd_be->virtual_unread(&at, shown, skipped) == 0) {
-		tfd_leave(was);
-		if (at >= 0 && at - now > 0 && at - now <= TFD_HORIZON)
-			best = at;
-		return best;
-	}
-	for (fd = 0; fd < h; fd++) {
-		struct itimerspec cur;
-		int64_t ns;
-
-		if (!tfd_marked(fd) || tfd_gettime(fd, &cur) < 0)
-			continue;
-		if (fd_readable(fd)) {
-			if (!*skipped && !read_only_here(fd))
-				*skipped = 1;
-			continue;
-		}
-		ns = tfd_ts_to_ns(&cur.it_value);
-		if (ns > 0 && ns <= TFD_HORIZON && now + ns < best)
-			best = now + ns;
-	}
+	if (tfd_be->virtual_unread(&at, shown, skipped) == 0 && at > now &&
+	    at - now <= TFD_HORIZON)
+		best = at;
 	tfd_leave(was);
 	return best;
 }
