@@ -202,7 +202,7 @@ static int watch_armed;   /* [L] ... and watches (else it ends at once) */
  * So is its end, when it cannot watch (tfd_clock_watch_start joins it):
  * a thread that ends on its own may hold an allocator's lock as a fork()
  * comes, and the child's first thread would wait on it for good. */
-static void ready(int armed)
+static void watch_is_ready(int armed)
 {
 	tfd_family_lock();
 	watch_armed = armed;
@@ -244,7 +244,7 @@ static void *watch(void *arg)
 	fd = tfd_files_unshare() == 0 ? timerfd_create(CLOCK_REALTIME,
 	                                               TFD_CLOEXEC) : -1;
 	armed = fd >= 0 && watch_arm(fd) == 0;
-	ready(armed);
+	watch_is_ready(armed);
 	while (armed) {
 		ssize_t r;
 

@@ -498,7 +498,7 @@ unsigned *tfd_family_watch(int i, unsigned *val)
 	return (unsigned *)w;
 }
 
-static void poke(struct tfd_family *f, int i)
+static void wake_proc(struct tfd_family *f, int i)
 {
 	struct tfd_proc *p = &f->proc[i];
 
@@ -509,7 +509,7 @@ static void poke(struct tfd_family *f, int i)
 
 void tfd_family_poke(int i)
 {
-	poke(tfd_fam, i);
+	wake_proc(tfd_fam, i);
 }
 
 /* t has no deliverer: every process that holds it looks at it. */
@@ -642,7 +642,7 @@ static void repair(struct tfd_family *f)
 		f->inuse |= tfd_proc_bit(i);
 		f->proc[i].inbox = 0;
 		f->proc[i].resync = 1;
-		poke(f, i);
+		wake_proc(f, i);
 	}
 	changed(f);
 }

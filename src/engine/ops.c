@@ -72,7 +72,7 @@ static int collect(struct tfd_hold *h, int fd, uint64_t already,
 
 /* The result of a read: 0 with *n (maybe 0: no bytes), ECANCELED, EAGAIN
  * for nothing yet, or EBADF (closed meanwhile). */
-static int take(struct tfd_hold *h, int fd, uint64_t already, int waiting,
+static int take_count(struct tfd_hold *h, int fd, uint64_t already, int waiting,
                 uint64_t *n)
 {
 	int zero, e = collect(h, fd, already, waiting, n, &zero);
@@ -506,7 +506,7 @@ int tfd_engine_read(int fd, uint64_t *count)
 	tfd_engine_lock(&cs);
 	e = tfd_engine_find(fd, &h);
 	if (!e)
-		e = take(h, fd, 0, 0, &n);
+		e = take_count(h, fd, 0, 0, &n);
 	if (e == EAGAIN && !tfd_host.nowait() && !nonblocking(h)) {
 		/* Nothing counted: wait in read(2) (or EAGAIN) as the
 		 * descriptor says, a cancellation point as read(2) is, where
@@ -530,7 +530,7 @@ int tfd_engine_read(int fd, uint64_t *count)
 			n = d;
 			e = rd ? rd : d ? 0 : EAGAIN;
 		} else {
-			e = rd ? rd : take(h, number_of(h, fd), d, 1, &n);
+			e = rd ? rd : take_count(h, number_of(h, fd), d, 1, &n);
 			if (r)
 				tfd_waits_read_end(r);
 			else if (--h->waiters == 0 && h->closed)

@@ -493,7 +493,7 @@ static int open_timer(int flags, unsigned char *direct, int *fd, int *file,
  * timer's record, its file, the table entry.
  * Holding it, arming it or taking it over later needs nothing more.  On
  * failure h is disposed of. */
-static int take(int clockid, int flags, struct tfd_hold *h, int *fd)
+static int make_timer(int clockid, int flags, struct tfd_hold *h, int *fd)
 {
 	unsigned mask = tfd_clock_queues(clockid);
 	struct tfd_timer *t = NULL;
@@ -571,7 +571,7 @@ static int e_create(int clockid, int flags, int *out)
 		return ENOMEM;
 	}
 	tfd_eng.creating++;
-	e = take(clockid, flags, h, &fd);
+	e = make_timer(clockid, flags, h, &fd);
 	tfd_eng.creating--;
 	if (!e) {
 		forget_stale(fd);

@@ -364,7 +364,7 @@ EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 
 	if (!tfd_virt || tfd_inside || !req || !tfd_ts_valid(req))
 		return R(nanosleep)(req, rem);
-	e = tfd_virtual_sleep(tfd_ts_to_ns(req), &left);
+	e = tfd_dom_sleep(tfd_ts_to_ns(req), &left);
 	if (e == VWAIT_BLOCK)
 		return R(nanosleep)(req, rem);
 	if (e && rem)
@@ -376,7 +376,7 @@ EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 EXPORT int clock_nanosleep(clockid_t c, int flags, const struct timespec *req,
                            struct timespec *rem)
 {
-	clockid_t base = tfd_virtual_wait_base(c); /* (else the kernel's error) */
+	clockid_t base = tfd_dom_wait_base(c); /* (else the kernel's error) */
 	int64_t left = 0, ns;
 	int e;
 
@@ -384,10 +384,10 @@ EXPORT int clock_nanosleep(clockid_t c, int flags, const struct timespec *req,
 		return R(clock_nanosleep)(c, flags, req, rem);
 	ns = tfd_ts_to_ns(req);
 	e = (flags & TIMER_ABSTIME)
-	            ? tfd_virtual_sleep_until(tfd_vnow(CLOCK_MONOTONIC) + ns -
-	                                              tfd_vnow(c),
+	            ? tfd_dom_sleep_until(tfd_dom_clock_now(CLOCK_MONOTONIC) + ns -
+	                                              tfd_dom_clock_now(c),
 	                                      NULL)
-	            : tfd_virtual_sleep(ns, &left);
+	            : tfd_dom_sleep(ns, &left);
 	if (e == VWAIT_BLOCK)
 		return R(clock_nanosleep)(c, flags & ~TIMER_ABSTIME, req, rem);
 	if (e && rem && !(flags & TIMER_ABSTIME))
@@ -402,7 +402,7 @@ EXPORT unsigned sleep(unsigned s)
 
 	if (!tfd_virt || tfd_inside)
 		return R(sleep)(s);
-	e = tfd_virtual_sleep((int64_t)s * TFD_NSEC, &left);
+	e = tfd_dom_sleep((int64_t)s * TFD_NSEC, &left);
 	if (e == VWAIT_BLOCK)
 		return R(sleep)(s);
 	return e ? (unsigned)((left + TFD_NSEC - 1) / TFD_NSEC) : 0;
@@ -415,7 +415,7 @@ EXPORT int usleep(useconds_t us)
 
 	if (!tfd_virt || tfd_inside)
 		return R(usleep)(us);
-	e = tfd_virtual_sleep((int64_t)us * 1000, &left);
+	e = tfd_dom_sleep((int64_t)us * 1000, &left);
 	if (e == VWAIT_BLOCK)
 		return R(usleep)(us);
 	if (e)
@@ -427,10 +427,10 @@ EXPORT int clock_gettime(clockid_t c, struct timespec *ts)
 {
 	clockid_t base;
 
-	if (!tfd_virt || tfd_inside || (base = tfd_virtual_base(c)) < 0 ||
+	if (!tfd_virt || tfd_inside || (base = tfd_dom_clock_base(c)) < 0 ||
 	    tfd_null(ts))
 		return R(clock_gettime)(c, ts); /* NULL: as libc answers (a fault) */
-	*ts = tfd_ns_to_ts(tfd_vread(c));
+	*ts = tfd_ns_to_ts(tfd_dom_read_clock(c));
 	return 0;
 }
 
@@ -451,7 +451,7 @@ EXPORT int gettimeofday(struct timeval *tv, void *tz)
 	if (tz && next_gettimeofday(NULL, tz) < 0) /* the zone, as libc has
 	                                             * it */
 		return -1;
-	*tv = tfd_ns_to_tv(tfd_vread(CLOCK_REALTIME));
+	*tv = tfd_ns_to_tv(tfd_dom_read_clock(CLOCK_REALTIME));
 	return 0;
 }
 
@@ -461,7 +461,7 @@ EXPORT time_t time(time_t *t)
 
 	if (!tfd_virt || tfd_inside)
 		return R(time)(t);
-	now = (time_t)(tfd_vread(CLOCK_REALTIME) / TFD_NSEC);
+	now = (time_t)(tfd_dom_read_clock(CLOCK_REALTIME) / TFD_NSEC);
 	if (t)
 		*t = now;
 	return now;
@@ -524,7 +524,7 @@ EXPORT int timespec_get(struct timespec *ts, int base)
 {
 	if (!tfd_virt || tfd_inside || base != TIME_UTC)
 		return LOADED(timespec_get) ? R(timespec_get)(ts, base) : 0;
-	*ts = tfd_ns_to_ts(tfd_vread(CLOCK_REALTIME));
+	*ts = tfd_ns_to_ts(tfd_dom_read_clock(CLOCK_REALTIME));
 	return base;
 }
 

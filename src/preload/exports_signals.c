@@ -38,7 +38,7 @@ int tfd_next_sigaction(int sig, const struct sigaction *act,
 /* The program's handlers go through ours once the preload has begun to
  * initialize; before, the handlers set are a sanitizer runtime's own, set
  * while it starts, when none of our other code may run yet. */
-static int ready(void)
+static int handlers_ours(void)
 {
 	return __atomic_load_n(&tfd_loaded, __ATOMIC_ACQUIRE);
 }
@@ -46,7 +46,7 @@ static int ready(void)
 EXPORT int sigaction(int sig, const struct sigaction *act,
                      struct sigaction *old)
 {
-	if (!tfd_inside && sig != SIGSYS && ready())
+	if (!tfd_inside && sig != SIGSYS && handlers_ours())
 		return tfd_sig_action(sig, act, old, tfd_next_sigaction);
 	if (sig != SIGSYS || !tfd_rawsys_catching())
 		return tfd_next_sigaction(sig, act, old);
@@ -64,7 +64,7 @@ EXPORT sighandler_t signal(int sig, sighandler_t h)
 	static sighandler_t (*real_signal)(int, sighandler_t);
 	struct sigaction a, old;
 
-	if (!tfd_inside && sig != SIGSYS && ready()) {
+	if (!tfd_inside && sig != SIGSYS && handlers_ours()) {
 		if (h == SIG_ERR || sig <= 0 || sig >= _NSIG) {
 			errno = EINVAL;
 			return SIG_ERR;

@@ -71,7 +71,7 @@ int tfd_timer_settime(int fd, int flags, const struct itimerspec *nv,
 		r = R(timerfd_settime)(fd, flags, nv, old);
 	} else {
 		if (tfd_virt)
-			tfd_vsync();
+			tfd_dom_sync();
 		held = tfd_epoll_set_begin(fd);
 		was = tfd_enter();
 		r = tfd_settime(fd, flags, nv, old);
@@ -80,7 +80,7 @@ int tfd_timer_settime(int fd, int flags, const struct itimerspec *nv,
 		if (r == 0 || errno == ECANCELED)
 			tfd_epoll_consumed(fd); /* the count is 0 again */
 		if (r == 0 && tfd_virt)
-			tfd_vpublish();
+			tfd_dom_publish();
 	}
 	e = errno;
 	if (tfd_trace_path)
@@ -103,7 +103,7 @@ int tfd_timer_gettime(int fd, struct itimerspec *cur)
 		r = R(timerfd_gettime)(fd, cur);
 	} else {
 		if (tfd_virt)
-			tfd_vsync();
+			tfd_dom_sync();
 		was = tfd_enter();
 		r = tfd_gettime(fd, cur);
 		tfd_leave(was);
@@ -168,13 +168,13 @@ static ssize_t read_counted(int fd, void *buf, size_t n)
 	}
 again:
 	if (tfd_virt && n >= sizeof(count) && /* else it fails at once */
-	    tfd_virtual_read_wait(fd) < 0) {
+	    tfd_dom_read_wait(fd) < 0) {
 		r = -1;
 		e = errno;
 		goto out;
 	}
 	if (tfd_virt)
-		tfd_vsync();
+		tfd_dom_sync();
 	was = tfd_enter();
 	/* On virtual time the wait is the domain's, above: the read takes
 	 * what is there, and if another reader took it first (a thread or a

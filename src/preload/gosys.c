@@ -361,7 +361,7 @@ out:
 /* Two bytes at a, written over code: through /proc/self/mem, which
  * writes to a page the process may not (as a debugger does), or with the
  * page made writable for the moment.  0 once they are written. */
-static int poke(uintptr_t a, const unsigned char b[2])
+static int patch_site(uintptr_t a, const unsigned char b[2])
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	uintptr_t page = a & ~(uintptr_t)(pg - 1);
@@ -433,10 +433,10 @@ void tfd_gosys_init(char **envp)
 	}
 	__atomic_store_n(&tfd_gosys_on, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < nsites; i++) {
-		if (poke(sites[i], ud2) < 0) {
+		if (patch_site(sites[i], ud2) < 0) {
 			/* All or none: the ones made are undone. */
 			while (i-- > 0)
-				(void)poke(sites[i], site_was[i]);
+				(void)patch_site(sites[i], site_was[i]);
 			__atomic_store_n(&tfd_gosys_on, 0, __ATOMIC_RELEASE);
 			tfd_sig_untake(SIGILL);
 			say("its code could not be changed");

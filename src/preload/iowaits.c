@@ -87,7 +87,7 @@ ssize_t tfd_sock_call(int fd, int flags, int out,
 	 * would return part of what the blocking call returns. */
 	if (t < 0 || (out && t == 0) || (!out && !t && (flags & MSG_WAITALL)))
 		return call(ctx, flags);
-	deadline = t ? tfd_vdeadline(t) : DOM_NEVER;
+	deadline = t ? tfd_dom_deadline(t) : DOM_NEVER;
 	for (;;) {
 		r = call(ctx, flags | MSG_DONTWAIT);
 		if (r >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
@@ -113,7 +113,7 @@ void tfd_sock_stamps(struct msghdr *msg)
 
 	if (!msg->msg_control)
 		return;
-	now = tfd_vnow(CLOCK_REALTIME);
+	now = tfd_dom_clock_now(CLOCK_REALTIME);
 	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
 		if (c->cmsg_level != SOL_SOCKET)
 			continue;
@@ -139,7 +139,7 @@ int tfd_sock_accept(int fd, int (*call)(void *), void *ctx)
 
 	if (!tfd_dom || (t = sock_timeout(fd, SO_RCVTIMEO)) < 0)
 		return call(ctx);
-	deadline = t ? tfd_vdeadline(t) : DOM_NEVER;
+	deadline = t ? tfd_dom_deadline(t) : DOM_NEVER;
 	w = wait_fd(fd, POLLIN, deadline);
 	if (w == 0) {
 		errno = EAGAIN;
@@ -164,9 +164,9 @@ ssize_t tfd_mq_timed(mqd_t q, int out, const struct timespec *abs,
 		return TFD_PASS;
 	if (abs->tv_nsec < 0 || abs->tv_nsec >= TFD_NSEC)
 		return TFD_PASS; /* EINVAL, from libc */
-	deadline = tfd_ts_to_ns(abs) - tfd_vnow(CLOCK_REALTIME);
+	deadline = tfd_ts_to_ns(abs) - tfd_dom_clock_now(CLOCK_REALTIME);
 	deadline = deadline > TFD_HORIZON ? DOM_NEVER
-	                                  : tfd_vnow(CLOCK_MONOTONIC) + deadline;
+	                                  : tfd_dom_clock_now(CLOCK_MONOTONIC) + deadline;
 	for (;;) {
 		r = try(ctx);
 		if (r >= 0 || errno != ETIMEDOUT)
@@ -272,7 +272,7 @@ int tfd_sig_wait(const sigset_t *set, siginfo_t *info,
 	sigdelset(&w.set, DOM_POKE_SIG);
 	w.info = info;
 	ns = timeout ? tfd_ts_to_ns(timeout) : -1;
-	r = tfd_dom_kwait(tfd_vdeadline(ns), NULL, sw_look, sw_block, &w);
+	r = tfd_dom_kwait(tfd_dom_deadline(ns), NULL, sw_look, sw_block, &w);
 	if (r == 0) {
 		errno = EAGAIN;
 		return -1;

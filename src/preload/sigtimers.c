@@ -78,7 +78,7 @@ int tfd_sigtimer_create(clockid_t c, struct sigevent *ev, timer_t *id)
 {
 	int i;
 
-	if (tfd_virtual_wait_base(c) < 0) /* CPU-time clocks: the system's;
+	if (tfd_dom_wait_base(c) < 0) /* CPU-time clocks: the system's;
 	                                   * raw, coarse: Linux's error */
 		return TFD_PASS;
 	if (ev && ev->sigev_notify != SIGEV_NONE &&
@@ -136,7 +136,7 @@ static int set(int i, int flags, const struct itimerspec *nv,
                struct itimerspec *old)
 {
 	struct vtimer *t = &timers[i];
-	int64_t now = tfd_vnow(CLOCK_MONOTONIC), v;
+	int64_t now = tfd_dom_clock_now(CLOCK_MONOTONIC), v;
 
 	if (!nv || !tfd_ts_valid(&nv->it_value) ||
 	    !tfd_ts_valid(&nv->it_interval)) {
@@ -153,7 +153,7 @@ static int set(int i, int flags, const struct itimerspec *nv,
 		t->next = 0;
 	} else {
 		if (flags & TIMER_ABSTIME) /* on the timer's clock */
-			v -= tfd_vnow(t->clock) - now;
+			v -= tfd_dom_clock_now(t->clock) - now;
 		else
 			v += now;
 		t->next = v <= now ? now : v;
@@ -162,7 +162,7 @@ static int set(int i, int flags, const struct itimerspec *nv,
 	}
 	count_armed();
 	lock_out();
-	tfd_vpublish(); /* fires it if due, tells the mover */
+	tfd_dom_publish(); /* fires it if due, tells the mover */
 	return 0;
 }
 
@@ -187,7 +187,7 @@ int tfd_sigtimer_gettime(timer_t id, struct itimerspec *cur)
 		return -1;
 	}
 	lock_in();
-	query(&timers[i], tfd_vnow(CLOCK_MONOTONIC), cur);
+	query(&timers[i], tfd_dom_clock_now(CLOCK_MONOTONIC), cur);
 	lock_out();
 	return 0;
 }
@@ -280,7 +280,7 @@ int tfd_sigtimer_getitimer(struct itimerval *cur)
 
 	lock_in();
 	alarm_slot();
-	query(&timers[ALARM], tfd_vnow(CLOCK_MONOTONIC), &c);
+	query(&timers[ALARM], tfd_dom_clock_now(CLOCK_MONOTONIC), &c);
 	lock_out();
 	to_itimerval(&c, cur);
 	return 0;

@@ -26,8 +26,8 @@
  * CLOCK_MONOTONIC (DOM_NEVER beyond the horizon). */
 static int64_t deadline_of(clockid_t c, const struct timespec *abs)
 {
-	int64_t now = tfd_vnow(CLOCK_MONOTONIC);
-	int64_t left = tfd_ts_to_ns(abs) - tfd_vnow(c);
+	int64_t now = tfd_dom_clock_now(CLOCK_MONOTONIC);
+	int64_t left = tfd_ts_to_ns(abs) - tfd_dom_clock_now(c);
 
 	if (left > TFD_HORIZON)
 		return DOM_NEVER;
@@ -52,7 +52,7 @@ static int cond_try(void *ctx, const struct timespec *until)
 {
 	struct cw *w = ctx;
 
-	if (tfd_no_wait(until))
+	if (tfd_dom_no_wait(until))
 		return ETIMEDOUT; /* nothing to try without waiting */
 	if (!until)
 		return pthread_cond_wait(w->c, w->m);
@@ -73,7 +73,7 @@ int tfd_timed_cond(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 
 static int sem_try(void *ctx, const struct timespec *until)
 {
-	if (tfd_no_wait(until))
+	if (tfd_dom_no_wait(until))
 		return sem_trywait(ctx) == 0 ? 0 : errno == EAGAIN ? ETIMEDOUT
 		                                                   : errno;
 	if (!until)
@@ -110,7 +110,7 @@ static int lock_try(void *ctx, const struct timespec *until)
 {
 	struct lw *w = ctx;
 
-	if (tfd_no_wait(until)) {
+	if (tfd_dom_no_wait(until)) {
 		int e = w->kind == TL_MUTEX ? pthread_mutex_trylock(w->lock)
 		        : w->kind == TL_READ ? pthread_rwlock_tryrdlock(w->lock)
 		                       : pthread_rwlock_trywrlock(w->lock);
@@ -154,7 +154,7 @@ static int join_try(void *ctx, const struct timespec *until)
 	struct jw *w = ctx;
 	int e;
 
-	if (tfd_no_wait(until)) {
+	if (tfd_dom_no_wait(until)) {
 		e = pthread_tryjoin_np(w->th, w->ret);
 		return e == EBUSY ? ETIMEDOUT : e;
 	}
@@ -213,7 +213,7 @@ long tfd_timed_futex(uint32_t *word, int op, uint32_t val,
 		return TFD_PASS; /* no limit, or the kernel's EINVAL */
 	if (cmd == FUTEX_WAIT) {
 		w.bitset = FUTEX_BITSET_MATCH_ANY;
-		deadline = tfd_vdeadline(tfd_ts_to_ns(ts));
+		deadline = tfd_dom_deadline(tfd_ts_to_ns(ts));
 	} else {
 		deadline = deadline_of(op & FUTEX_CLOCK_REALTIME ?
 		                               CLOCK_REALTIME : CLOCK_MONOTONIC,

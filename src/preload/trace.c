@@ -74,7 +74,7 @@ static struct timespec trace_now(void)
 	int m = tfd_enter();
 
 	if (tfd_virt)
-		now = tfd_ns_to_ts(tfd_vnow(CLOCK_MONOTONIC));
+		now = tfd_ns_to_ts(tfd_dom_clock_now(CLOCK_MONOTONIC));
 	else
 		R(clock_gettime)(CLOCK_MONOTONIC, &now);
 	tfd_leave(m);

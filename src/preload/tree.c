@@ -98,7 +98,7 @@ pid_t tfd_tree_fork(void)
 		 * records all taken) reads their files where we do not see
 		 * it: published again, a readable one is one that may be
 		 * read elsewhere (vtime's step.c). */
-		tfd_vpublish();
+		tfd_dom_publish();
 	} else {
 		tfd_dom_slot_free(slot);
 	}

@@ -446,7 +446,7 @@ static int pwait_run(struct pwait *w, int64_t ns, int poll_ms,
 	unwrite_take(&u, &s, w->fds, w->n);
 	if (tfd_virt && tfd_dom && ns != 0) /* (a try never blocks) */
 		poll_outside(w->fds, w->n);
-	r = tfd_virt ? tfd_vwait(ns, w->mask, pwait_look, pwait_block, w)
+	r = tfd_virt ? tfd_dom_wait(ns, w->mask, pwait_look, pwait_block, w)
 	             : VWAIT_BLOCK;
 	if (r == VWAIT_BLOCK && u.timers && tfd_waits_deliver) {
 		r = pwait_deliver(w, ns);
@@ -685,7 +685,7 @@ static int swait_virtual(struct swait *w, int64_t ns)
 			tfd_dom_wait_outside(); /* (poll_outside) */
 			break;
 		}
-	r = tfd_vwait(ns, w->mask, swait_look, swait_block, w);
+	r = tfd_dom_wait(ns, w->mask, swait_look, swait_block, w);
 	if (r == VWAIT_BLOCK)
 		for (i = 0; i < 3; i++)
 			if (w->set[i])
@@ -713,13 +713,13 @@ static int select_run(int nfds, fd_set **set, const struct timespec *ts,
 		r = -1;
 		goto out;
 	}
-	start = tfd_virt ? tfd_vnow(CLOCK_MONOTONIC) : tfd_real_mono();
+	start = tfd_virt ? tfd_dom_clock_now(CLOCK_MONOTONIC) : tfd_real_mono();
 	r = deliver ? swait_deliver(&w, ns) : swait_virtual(&w, ns);
 	if (r == VWAIT_BLOCK) { /* no domain: real time */
 		r = select_real(nfds, set, ts, mask, tv);
 	} else if (tv && (r >= 0 || errno == EINTR)) {
 		/* Linux leaves the time not slept */
-		int64_t left = ns - ((tfd_virt ? tfd_vnow(CLOCK_MONOTONIC)
+		int64_t left = ns - ((tfd_virt ? tfd_dom_clock_now(CLOCK_MONOTONIC)
 		                               : tfd_real_mono()) - start);
 
 		*tv = tfd_ns_to_tv(left < 0 ? 0 : left);
@@ -986,5 +986,5 @@ int tfd_wait_epoll(int ep, struct epoll_event *ev, int max, int64_t ns,
 	}
 	if (tfd_dom && ns != 0)
 		epoll_outside(ep);
-	return tfd_vwait(ns, mask, ewait_look, ewait_block, &w);
+	return tfd_dom_wait(ns, mask, ewait_look, ewait_block, &w);
 }

@@ -24,13 +24,13 @@ static int64_t tai_offset(void)
 	return off;
 }
 
-int64_t tfd_vnow(clockid_t c)
+int64_t tfd_dom_clock_now(clockid_t c)
 {
 	struct timespec ts = { 0, 0 };
 	int was;
 
 	if (tfd_dom) {
-		clockid_t b = tfd_virtual_base(c);
+		clockid_t b = tfd_dom_clock_base(c);
 
 		return tfd_dom_now(tfd_dom, b == CLOCK_REALTIME   ? DC_REAL
 		                            : b == CLOCK_BOOTTIME ? DC_BOOT
@@ -44,7 +44,7 @@ int64_t tfd_vnow(clockid_t c)
 }
 
 /* The base of a clock the virtual backend keeps, or -1. */
-clockid_t tfd_virtual_base(clockid_t c)
+clockid_t tfd_dom_clock_base(clockid_t c)
 {
 	switch (c) {
 	case CLOCK_REALTIME:
@@ -65,20 +65,20 @@ clockid_t tfd_virtual_base(clockid_t c)
 /* The same for a clock one may sleep on or arm a timer on: not the raw
  * and coarse clocks, which Linux refuses there (EOPNOTSUPP), nor the
  * CPU-time ones (the system's). */
-clockid_t tfd_virtual_wait_base(clockid_t c)
+clockid_t tfd_dom_wait_base(clockid_t c)
 {
 	if (c == CLOCK_MONOTONIC_RAW || c == CLOCK_MONOTONIC_COARSE ||
 	    c == CLOCK_REALTIME_COARSE)
 		return -1;
-	return tfd_virtual_base(c);
+	return tfd_dom_clock_base(c);
 }
 
 /* The deadline on the virtual CLOCK_MONOTONIC of a wait of ns (-1: none);
  * beyond the horizon, none: no end of time. */
-int64_t tfd_vdeadline(int64_t ns)
+int64_t tfd_dom_deadline(int64_t ns)
 {
 	if (ns < 0 || ns > TFD_HORIZON)
 		return DOM_NEVER;
-	return tfd_vnow(CLOCK_MONOTONIC) + ns;
+	return tfd_dom_clock_now(CLOCK_MONOTONIC) + ns;
 }
 

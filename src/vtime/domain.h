@@ -175,7 +175,5 @@ int tfd_dom_pid_in_tree(int32_t pid);
 
 /* step.c */
 void tfd_dom_engine_start(void);
-void tfd_dom_sync(void);
-void tfd_dom_publish(void);
 
 #endif

@@ -682,7 +682,7 @@ static void wake_slot(struct tfd_dom *d, struct dom_slot *s)
 
 /* Poke again a slot poked in an earlier round (its signal may have come
  * while it was not waiting for it). */
-static void poke(struct tfd_dom *d, struct dom_slot *s)
+static void poke_slot(struct tfd_dom *d, struct dom_slot *s)
 {
 	__atomic_store_n(&s->poked, 0, __ATOMIC_RELAXED);
 	wake_slot(d, s);
@@ -860,7 +860,7 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 		}
 		if (dl <= now) { /* due: it is about to run */
 			if (repoke) /* the last poke may have come too early */
-				poke(d, s);
+				poke_slot(d, s);
 			else
 				wake_slot(d, s);
 			if (v == V_MOVE)
@@ -881,7 +881,7 @@ static enum verdict evaluate(struct tfd_dom *d, struct eval *e, int verified,
 			if (verified && s->kind == DK_KERNEL &&
 			    __atomic_load_n(&s->looked, __ATOMIC_ACQUIRE)) {
 				if (repoke)
-					poke(d, s);
+					poke_slot(d, s);
 				else
 					wake_slot(d, s);
 			}
@@ -1138,7 +1138,7 @@ static int relooks_pending(struct tfd_dom *d)
  * process stopped or killed there; looked at after this long. */
 #define BUSY_LOOK_NS 100000000 /* 100 ms */
 
-static void sleep_on(struct tfd_dom *d, uint32_t gen, int64_t ns)
+static void mover_sleep(struct tfd_dom *d, uint32_t gen, int64_t ns)
 {
 	__atomic_store_n(&d->sleeping, 1, __ATOMIC_SEQ_CST);
 	tfd_futex_nap(&d->gen, gen, ns);
@@ -1150,7 +1150,7 @@ static void sleep_on(struct tfd_dom *d, uint32_t gen, int64_t ns)
  * or the wait does not answer (the processes looked at: is it alive?). */
 static int wait_soon(struct tfd_dom *d, uint32_t gen)
 {
-	sleep_on(d, gen, 2000000);
+	mover_sleep(d, gen, 2000000);
 	if (__atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) != gen)
 		return 0;
 	procs_sweep(d);
@@ -1201,7 +1201,7 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			 * that exit()s while its parent sleeps on virtual
 			 * time: nothing else would ever change). */
 			verified = 0;
-			sleep_on(d, gen, e->exiting ? backoff : BUSY_LOOK_NS);
+			mover_sleep(d, gen, e->exiting ? backoff : BUSY_LOOK_NS);
 			if (e->exiting && backoff < 5000000)
 				backoff *= 2;
 			if (__atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) == gen)
@@ -1221,7 +1221,7 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			/* Time flows while one runs busy (busy_thread). */
 			flow(d, e->busy);
 			verified = 0;
-			sleep_on(d, gen, backoff);
+			mover_sleep(d, gen, backoff);
 			if (backoff < 5000000)
 				backoff *= 2;
 			continue;
@@ -1251,7 +1251,7 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			continue;
 		}
 		if (relooks_pending(d)) {
-			sleep_on(d, gen, 2000000);
+			mover_sleep(d, gen, 2000000);
 			continue;
 		}
 		if (v == V_IDLE) {
@@ -1261,7 +1261,7 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			/* Nothing to move to until something changes; a thread
 			 * outside our waits may end, a stopped process be
 			 * continued: look now and then. */
-			sleep_on(d, gen, e->nout || nstopped ? 100000000 : -1);
+			mover_sleep(d, gen, e->nout || nstopped ? 100000000 : -1);
 			continue;
 		}
 		act = __atomic_load_n(&d->actrun, __ATOMIC_SEQ_CST) >> ACT_SHIFT;
@@ -1275,7 +1275,7 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			continue; /* something happened meanwhile */
 		switch (procs_sweep(d)) {
 		case SW_HOLD: /* a process on its way out: its end first */
-			sleep_on(d, gen, hold);
+			mover_sleep(d, gen, hold);
 			if (hold < 5000000)
 				hold *= 2;
 			continue;
@@ -1297,7 +1297,7 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 
 			flow_to(d, 1, e->first);
 			left = tfd_dom_real_left(d, e->first);
-			sleep_on(d, gen, left < 0 ? 1000000 : left);
+			mover_sleep(d, gen, left < 0 ? 1000000 : left);
 			continue;
 		}
 		{

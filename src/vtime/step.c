@@ -41,9 +41,12 @@ void tfd_dom_engine_start(void)
 void tfd_dom_sync(void)
 {
 	struct dom_proc *me = tfd_dom_me;
-	int64_t now = tfd_dom_now(tfd_dom, DC_MONO), at = 0, d, in = 0;
+	int64_t now, at = 0, d, in = 0;
 	int was, due;
 
+	if (!tfd_dom)
+		return;
+	now = tfd_dom_now(tfd_dom, DC_MONO);
 	was = tfd_enter();
 	if (tfd_be->virtual_now(CLOCK_MONOTONIC, &at) != 0 ||
 	    (at >= now && (tfd_be->next_due(&in) != 0 || in > 0))) {
@@ -227,7 +230,7 @@ void tfd_dom_publish(void)
 {
 	struct dom_proc *me = tfd_dom_me;
 
-	if (!me)
+	if (!tfd_dom || !me)
 		return;
 	publish();
 	if ((__atomic_load_n(&me->next_due, __ATOMIC_RELAXED) != DOM_NEVER ||
@@ -245,16 +248,3 @@ void tfd_dom_locks_forked(void)
 	pthread_mutex_init(&agent_lock, NULL);
 }
 
-/* The engine in step with the domain's clock (before a timer operation),
- * and the domain told of this process's next deadline (after one). */
-void tfd_vsync(void)
-{
-	if (tfd_dom)
-		tfd_dom_sync();
-}
-
-void tfd_vpublish(void)
-{
-	if (tfd_dom)
-		tfd_dom_publish();
-}

@@ -166,25 +166,25 @@ void tfd_dom_child_done(int i);
 /* Before a timer operation: the engine's clocks moved to the domain's
  * (what expired delivered).  After one: the mover told of this process's
  * next deadline.  Nothing without a domain. */
-void tfd_vsync(void);
-void tfd_vpublish(void);
+void tfd_dom_sync(void);
+void tfd_dom_publish(void);
 
 /* ---- clocks ---- */
 
 /* A clock now: the domain's, or without one the engine's virtual clock. */
-int64_t tfd_vnow(clockid_t c);
+int64_t tfd_dom_clock_now(clockid_t c);
 /* A clock now, read by the program (clock_gettime(), gettimeofday(),
- * time()...): tfd_vnow(), but a thread that spins reading it at the
+ * time()...): tfd_dom_clock_now(), but a thread that spins reading it at the
  * instant its last wait timed out waits for time to pass it (waits.c). */
-int64_t tfd_vread(clockid_t c);
+int64_t tfd_dom_read_clock(clockid_t c);
 /* The base of a clock virtual time keeps (CLOCK_REALTIME, _MONOTONIC or
  * _BOOTTIME), or -1 (a clock of the system's: CPU time...). */
-clockid_t tfd_virtual_base(clockid_t c);
-clockid_t tfd_virtual_wait_base(clockid_t c); /* -1 also for the raw
+clockid_t tfd_dom_clock_base(clockid_t c);
+clockid_t tfd_dom_wait_base(clockid_t c); /* -1 also for the raw
                                                * and coarse clocks */
 /* The deadline on the virtual CLOCK_MONOTONIC of a wait of ns (-1: none;
  * beyond the horizon: DOM_NEVER). */
-int64_t tfd_vdeadline(int64_t ns);
+int64_t tfd_dom_deadline(int64_t ns);
 
 /* ---- waits ----
  *
@@ -208,7 +208,7 @@ int tfd_dom_fd_outside(int fd);
  * connects to) is the tree's, for tfd_dom_fd_outside().  errno is
  * kept. */
 void tfd_dom_sock_bound(int fd, const struct sockaddr *to, socklen_t tolen);
-/* The calling thread's next wait (tfd_vwait(), tfd_dom_kwait()) is on
+/* The calling thread's next wait (tfd_dom_wait(), tfd_dom_kwait()) is on
  * the outside. */
 void tfd_dom_wait_outside(void);
 /* A descriptor of the tree's was closed or replaced, or an epoll set's
@@ -224,7 +224,7 @@ uint32_t tfd_dom_fds_gen(void);
  * changed or time reached the deadline.  look()'s result, block()'s (> 0,
  * or -1 with errno), 0 when the time is up; VWAIT_BLOCK without a
  * domain. */
-int tfd_vwait(int64_t timeout_ns, const sigset_t *mask, int (*look)(void *),
+int tfd_dom_wait(int64_t timeout_ns, const sigset_t *mask, int (*look)(void *),
               int (*block)(void *, const sigset_t *, int64_t), void *ctx);
 /* The same until an absolute deadline (DOM_NEVER: none); needs a
  * domain. */
@@ -246,7 +246,7 @@ int tfd_dom_slice_wait(int64_t deadline,
  * ends. */
 void tfd_dom_slice_poked(void);
 /* 1 if a try() is to try without waiting. */
-static inline int tfd_no_wait(const struct timespec *until)
+static inline int tfd_dom_no_wait(const struct timespec *until)
 {
 	return until && until->tv_sec == 0 && until->tv_nsec == 0;
 }
@@ -261,11 +261,11 @@ struct tfd_dom_paused {
 void tfd_dom_handler(int begin, struct tfd_dom_paused *p);
 /* A blocking read of timer fd with nothing to read waits until it has
  * something: 0, or -1 with errno (EINTR). */
-int tfd_virtual_read_wait(int fd);
+int tfd_dom_read_wait(int fd);
 /* A sleep of ns, or until deadline on the virtual CLOCK_MONOTONIC: 0,
  * EINTR (a handler ran; *left, if not NULL, is the time not slept), or
  * VWAIT_BLOCK (beyond the horizon, or no domain: sleep for real). */
-int tfd_virtual_sleep(int64_t ns, int64_t *left);
-int tfd_virtual_sleep_until(int64_t deadline, int64_t *left);
+int tfd_dom_sleep(int64_t ns, int64_t *left);
+int tfd_dom_sleep_until(int64_t deadline, int64_t *left);
 
 #endif

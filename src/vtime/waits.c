@@ -171,7 +171,7 @@ static void begin_slice(struct dom_slot *s)
 
 void tfd_dom_slice_poked(void)
 {
-	if (!tfd_no_wait(&slice_until))
+	if (!tfd_dom_no_wait(&slice_until))
 		end_slice();
 }
 
@@ -216,7 +216,7 @@ void tfd_dom_handler(int begin, struct tfd_dom_paused *p)
 			slice_slot = s;
 			slice_until = p->until;
 			begin_slice(s);
-			if (tfd_no_wait(&p->until) ||
+			if (tfd_dom_no_wait(&p->until) ||
 			    tfd_dom_now(tfd_dom, DC_MONO) >= p->deadline)
 				end_slice();
 		}
@@ -525,12 +525,12 @@ int tfd_dom_slice_wait(int64_t deadline,
  * when the time is up.  Without a domain, VWAIT_BLOCK: the caller waits
  * for real.
  */
-int tfd_vwait(int64_t timeout_ns, const sigset_t *mask, int (*look)(void *),
+int tfd_dom_wait(int64_t timeout_ns, const sigset_t *mask, int (*look)(void *),
               int (*block)(void *, const sigset_t *, int64_t), void *ctx)
 {
 	if (!tfd_dom)
 		return VWAIT_BLOCK;
-	return tfd_dom_kwait(tfd_vdeadline(timeout_ns), mask, look, block, ctx);
+	return tfd_dom_kwait(tfd_dom_deadline(timeout_ns), mask, look, block, ctx);
 }
 
 struct one_fd {
@@ -558,7 +558,7 @@ static int block_readable(void *ctx, const sigset_t *mask, int64_t ns)
 
 /* A blocking read of a timer with nothing to read waits on virtual time
  * until it has something: 0, or -1 with errno (EINTR: a signal). */
-int tfd_virtual_read_wait(int fd)
+int tfd_dom_read_wait(int fd)
 {
 	int fl = R(fcntl)(fd, F_GETFL);
 	struct one_fd ctx = { fd };
@@ -592,9 +592,9 @@ int tfd_virtual_read_wait(int fd)
  * (a signal handler ran; *left is the time not slept), or VWAIT_BLOCK for
  * a sleep beyond the horizon (the caller sleeps for real, which is
  * forever for a program). */
-int tfd_virtual_sleep_until(int64_t deadline, int64_t *left)
+int tfd_dom_sleep_until(int64_t deadline, int64_t *left)
 {
-	int64_t now = tfd_vnow(CLOCK_MONOTONIC);
+	int64_t now = tfd_dom_clock_now(CLOCK_MONOTONIC);
 	int e;
 
 	if (tfd_dom)
@@ -609,20 +609,20 @@ int tfd_virtual_sleep_until(int64_t deadline, int64_t *left)
 	e = dom_sleep(deadline);
 	wait_ended(!e);
 	if (e && left) {
-		*left = deadline - tfd_vnow(CLOCK_MONOTONIC);
+		*left = deadline - tfd_dom_clock_now(CLOCK_MONOTONIC);
 		if (*left < 0)
 			*left = 0;
 	}
 	return e;
 }
 
-int tfd_virtual_sleep(int64_t ns, int64_t *left)
+int tfd_dom_sleep(int64_t ns, int64_t *left)
 {
 	if (ns <= 0 && !tfd_dom)
 		return 0;
 	if (ns > TFD_HORIZON)
 		return VWAIT_BLOCK;
-	return tfd_virtual_sleep_until(tfd_vnow(CLOCK_MONOTONIC) + ns, left);
+	return tfd_dom_sleep_until(tfd_dom_clock_now(CLOCK_MONOTONIC) + ns, left);
 }
 
 /*
@@ -637,7 +637,7 @@ int tfd_virtual_sleep(int64_t ns, int64_t *left)
  * every run.
  */
 #define SPIN_READS 1000
-int64_t tfd_vread(clockid_t c)
+int64_t tfd_dom_read_clock(clockid_t c)
 {
 	struct dom_slot *s;
 
@@ -662,5 +662,5 @@ int64_t tfd_vread(clockid_t c)
 			errno = e;
 		}
 	}
-	return tfd_vnow(c);
+	return tfd_dom_clock_now(c);
 }
