@@ -853,7 +853,7 @@ static void init_once(void)
 	}
 #endif
 	if (tfd_virt)
-		tfd_dom_join(secure_getenv("TFD_DOMAIN"));
+		tfd_join_domain(secure_getenv("TFD_DOMAIN"));
 	tfd_rawsys_init(); /* needs tfd_virt */
 }
 

@@ -31,6 +31,8 @@
  *   tree.c     threads and processes created on virtual time: their
  *              slots taken before they start (vtime.h)
  *   trace.c    TFD_TRACE
+ *   vhost.c    what virtual time asks of the preload (vtime.h,
+ *              struct tfd_dom_host), given as the process joins
  *   rawsys.c   raw timerfd system calls (TFD_RAW_SYSCALLS): a seccomp
  *              filter, a SIGSYS handler, the program's SIGSYS action
  *   gosys.c    a Go program on virtual time: the runtime's own clock
@@ -292,6 +294,12 @@ static inline int tfd_hook_waits(void)
 	return tfd_virt ||
 	       (tfd_emulated && __atomic_load_n(&tfd_nmarked, __ATOMIC_RELAXED));
 }
+
+/* ---- vhost.c ---- */
+
+/* Join the virtual-time domain named (TFD_DOMAIN), or make our own
+ * (vtime.h, tfd_dom_join).  0, or -1: none. */
+int tfd_join_domain(const char *name);
 
 /* ---- fdops.c ---- */
 

@@ -5,7 +5,11 @@
  * The idea of Go's synctest and tokio's time::pause, for a whole process
  * tree: see tfd-preload(7), VIRTUAL TIME.
  */
-#include "preload/preload.h"
+#define _GNU_SOURCE
+#include "backend.h"
+#include "core/time.h"
+#include "host.h"
+#include "tfd.h"
 #include "vtime/domain.h"
 
 /* CLOCK_TAI - CLOCK_REALTIME on this system, in whole seconds (0 where
@@ -16,8 +20,8 @@ static int64_t tai_offset(void)
 	struct timespec tai, real;
 
 	if (off < 0) {
-		R(clock_gettime)(CLOCK_TAI, &tai);
-		R(clock_gettime)(CLOCK_REALTIME, &real);
+		tfd_dom_host.clock_gettime(CLOCK_TAI, &tai);
+		tfd_dom_host.clock_gettime(CLOCK_REALTIME, &real);
 		off = (tfd_ts_to_ns(&tai) - tfd_ts_to_ns(&real) + TFD_NSEC / 2) /
 		      TFD_NSEC * TFD_NSEC;
 	}
@@ -37,9 +41,9 @@ int64_t tfd_dom_clock_now(clockid_t c)
 		                                                  : DC_MONO) +
 		       (c == CLOCK_TAI ? tai_offset() : 0);
 	}
-	was = tfd_enter();
+	was = tfd_dom_host.enter();
 	tfd_virtual_now(c, &ts);
-	tfd_leave(was);
+	tfd_dom_host.leave(was);
 	return tfd_ts_to_ns(&ts);
 }
 

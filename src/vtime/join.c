@@ -5,8 +5,13 @@
  * its forked children join with the slot taken for them, and its end is
  * told (exit(), a first thread that ends alone).
  */
-#include "preload/preload.h"
+#define _GNU_SOURCE
+#include "backend.h"
+#include "core/time.h"
+#include "host.h"
 #include "vtime/domain.h"
+
+#include <pthread.h>
 
 #include <signal.h>
 #include <string.h>
@@ -28,11 +33,8 @@ static int never_stop(void *ctx)
 
 static void traced(void *ctx, int64_t from, int64_t to)
 {
-	struct timespec ts = tfd_ns_to_ts(to - from);
-
 	(void)ctx;
-	tfd_trace(-1, 0, 0, "virtual-advance(+%lld.%09ld)", (long long)ts.tv_sec,
-	          ts.tv_nsec);
+	tfd_dom_host.moved(to - from);
 }
 
 static void *mover_thread(void *arg)
@@ -50,18 +52,21 @@ static void *mover_thread(void *arg)
  * without `tfd exec`: its forked children share it, programs it runs get
  * their own).  0, or -1: no domain (each wait then moves time by itself
  * to its own deadline, with no slack). */
-int tfd_dom_join(const char *name)
+struct tfd_dom_host tfd_dom_host;
+
+int tfd_dom_join(const char *name, const struct tfd_dom_host *host)
 {
+	const struct tfd_backend *be = host->be;
 	struct sigaction sa;
 	int32_t pid = getpid(), tid = gettid();
 	struct tfd_dom *own = NULL;
 	pthread_t th;
 	int my;
 
-	if (!tfd_be->virtual_now || !tfd_be->virtual_start ||
-	    !tfd_be->virtual_move_to || !tfd_be->read_elsewhere ||
-	    !tfd_be->next_due || !tfd_be->virtual_unread)
+	if (!be->virtual_now || !be->virtual_start || !be->virtual_move_to ||
+	    !be->next_due || !be->virtual_unread)
 		return -1; /* not a backend of virtual clocks */
+	tfd_dom_host = *host;
 	tfd_dom = name && *name ? tfd_dom_map(name) : NULL;
 	if (!tfd_dom) {
 		tfd_dom = own = tfd_dom_create(NULL, 0);
@@ -72,8 +77,7 @@ int tfd_dom_join(const char *name)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_poke;
 	sa.sa_flags = SA_RESTART;
-	tfd_sig_poke_install(&sa); /* the program's action kept */
-	tfd_counting_signals = 1;
+	tfd_dom_host.poke_install(&sa); /* the program's action kept */
 	tfd_dom_procs_forget(pid);
 	tfd_dom_me = tfd_dom_proc_take(pid);
 	my = tfd_dom_slots_adopt(pid, tid);
@@ -85,10 +89,10 @@ int tfd_dom_join(const char *name)
 	tfd_dom_slots_for_others(pid, tid);
 	tfd_dom_engine_start();
 	if (own) { /* its mover, started last: not a thread of the program's */
-		int was = tfd_enter();
+		int was = tfd_dom_host.enter();
 
 		tfd_own_thread(&th, 0, mover_thread, own, 1);
-		tfd_leave(was);
+		tfd_dom_host.leave(was);
 	}
 	tfd_dom_changed(tfd_dom);
 	return 0;
@@ -104,7 +108,7 @@ __attribute__((destructor)) static void leaving(void)
 	struct dom_proc *me = tfd_dom_me;
 	struct dom_slot *s;
 
-	if (!tfd_dom || tfd_inside)
+	if (!tfd_dom || tfd_dom_host.inside())
 		return;
 	if (me)
 		__atomic_store_n(&me->next_due, DOM_NEVER, __ATOMIC_SEQ_CST);
@@ -124,7 +128,7 @@ void tfd_dom_first_ends(void)
 {
 	struct dom_slot *s;
 
-	if (!tfd_dom || tfd_inside || gettid() != getpid())
+	if (!tfd_dom || tfd_dom_host.inside() || gettid() != getpid())
 		return;
 	if (tfd_dom_me)
 		__atomic_store_n(&tfd_dom_me->alone, 1, __ATOMIC_SEQ_CST);
@@ -141,7 +145,7 @@ void tfd_dom_forked(int slot)
 	int32_t pid = getpid();
 
 	tfd_dom_set_self(slot);
-	tfd_sigtimers_forked();
+	tfd_dom_host.sigtimers_forked();
 	tfd_dom_procs_forget(pid);
 	tfd_dom_me = tfd_dom_proc_take(pid);
 	tfd_dom_slot_name(slot, pid, pid);

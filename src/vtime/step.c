@@ -7,7 +7,11 @@
  * to stop (published), and an agent thread delivers them when time gets
  * there, whatever the program's threads are doing.
  */
-#include "preload/preload.h"
+#define _GNU_SOURCE
+#include "backend.h"
+#include "core/time.h"
+#include "host.h"
+#include "tfd.h"
 #include "lockorder.h"
 #include "vtime/domain.h"
 
@@ -26,9 +30,9 @@ void tfd_dom_engine_start(void)
 	now[0] = tfd_dom_now(tfd_dom, DC_MONO);
 	now[1] = tfd_dom_now(tfd_dom, DC_REAL);
 	now[2] = tfd_dom_now(tfd_dom, DC_BOOT);
-	was = tfd_enter();
-	tfd_be->virtual_start(now[0], now[1], now[2]);
-	tfd_leave(was);
+	was = tfd_dom_host.enter();
+	tfd_dom_host.be->virtual_start(now[0], now[1], now[2]);
+	tfd_dom_host.leave(was);
 }
 
 /* Move this process's engine to the domain's clock: every expiration up
@@ -47,18 +51,18 @@ void tfd_dom_sync(void)
 	if (!tfd_dom)
 		return;
 	now = tfd_dom_now(tfd_dom, DC_MONO);
-	was = tfd_enter();
-	if (tfd_be->virtual_now(CLOCK_MONOTONIC, &at) != 0 ||
-	    (at >= now && (tfd_be->next_due(&in) != 0 || in > 0))) {
-		tfd_leave(was);
+	was = tfd_dom_host.enter();
+	if (tfd_dom_host.be->virtual_now(CLOCK_MONOTONIC, &at) != 0 ||
+	    (at >= now && (tfd_dom_host.be->next_due(&in) != 0 || in > 0))) {
+		tfd_dom_host.leave(was);
 		return;
 	}
 	pthread_mutex_lock(&sync_lock);
-	if (tfd_be->virtual_now(CLOCK_MONOTONIC, &at) == 0) {
+	if (tfd_dom_host.be->virtual_now(CLOCK_MONOTONIC, &at) == 0) {
 		d = at < now ? now - at : 0;
-		due = d > 0 || (tfd_be->next_due(&in) == 0 && in == 0);
+		due = d > 0 || (tfd_dom_host.be->next_due(&in) == 0 && in == 0);
 		if (due)
-			tfd_be->virtual_move_to(now);
+			tfd_dom_host.be->virtual_move_to(now);
 		if (due && me &&
 		    __atomic_load_n(&me->next_due, __ATOMIC_RELAXED) <= now)
 			/* Timers were delivered: waits on them may end. */
@@ -66,14 +70,14 @@ void tfd_dom_sync(void)
 			                   __ATOMIC_SEQ_CST);
 	}
 	pthread_mutex_unlock(&sync_lock);
-	tfd_leave(was);
+	tfd_dom_host.leave(was);
 }
 
 static int fd_readable(int fd)
 {
 	struct pollfd p = { fd, POLLIN, 0 };
 
-	return R(poll)(&p, 1, 0) == 1;
+	return tfd_dom_host.poll(&p, 1, 0) == 1;
 }
 
 /* A readable timer stays readable until a thread of this process reads
@@ -91,7 +95,7 @@ static int shown(int fd, int elsewhere, void *arg)
 
 	if (!fd_readable(fd))
 		return 0;
-	if (!*skipped && (elsewhere || (f = R(fcntl)(fd, F_GETFD)) < 0 ||
+	if (!*skipped && (elsewhere || (f = tfd_dom_host.fcntl(fd, F_GETFD)) < 0 ||
 	                  !(f & FD_CLOEXEC)))
 		*skipped = 1;
 	return 1;
@@ -122,15 +126,15 @@ static int64_t unread_deadline(int64_t dom_now, uint32_t *skipped)
 	int was;
 
 	*skipped = 0;
-	if (!__atomic_load_n(&tfd_nmarked, __ATOMIC_RELAXED))
+	if (!tfd_dom_host.has_timers())
 		return best;
-	was = tfd_enter();
-	if (tfd_be->virtual_now(CLOCK_MONOTONIC, &now) != 0 || now > dom_now)
+	was = tfd_dom_host.enter();
+	if (tfd_dom_host.be->virtual_now(CLOCK_MONOTONIC, &now) != 0 || now > dom_now)
 		now = dom_now;
-	if (tfd_be->virtual_unread(&at, shown, skipped) == 0 && at > now &&
+	if (tfd_dom_host.be->virtual_unread(&at, shown, skipped) == 0 && at > now &&
 	    at - now <= TFD_HORIZON)
 		best = at;
-	tfd_leave(was);
+	tfd_dom_host.leave(was);
 	return best;
 }
 
@@ -147,20 +151,20 @@ static void publish(void)
 	int was;
 
 	/* Signals first, unlocked: a handler may run here and set a timer. */
-	tfd_sigtimers_fire(tfd_dom_now(tfd_dom, DC_MONO));
-	was = tfd_enter(); /* running, also while it waits for the lock */
+	tfd_dom_host.sigtimers_fire(tfd_dom_now(tfd_dom, DC_MONO));
+	was = tfd_dom_host.enter(); /* running, also while it waits for the lock */
 	pthread_mutex_lock(&publish_lock);
 	tfd_dom_sync();
 	now = tfd_dom_now(tfd_dom, DC_MONO);
 	next = unread_deadline(now, &skipped);
-	sig = tfd_sigtimers_next();
+	sig = tfd_dom_host.sigtimers_next();
 	if (sig < next)
 		next = sig;
 	__atomic_store_n(&me->skipped, skipped, __ATOMIC_SEQ_CST);
 	if (__atomic_exchange_n(&me->next_due, next, __ATOMIC_SEQ_CST) != next)
 		tfd_dom_changed(tfd_dom);
 	pthread_mutex_unlock(&publish_lock);
-	tfd_leave(was);
+	tfd_dom_host.leave(was);
 }
 
 /* The agent: a thread of ours, started with the process's first armed
@@ -206,7 +210,7 @@ static void agent_start(void)
 {
 	struct dom_proc *me = tfd_dom_me;
 	pthread_t th;
-	int was = tfd_enter(); /* a thread of the library's; the lock held
+	int was = tfd_dom_host.enter(); /* a thread of the library's; the lock held
 	                        * inside (no handler runs, none jumps out) */
 
 	pthread_mutex_lock(&agent_lock);
@@ -222,7 +226,7 @@ static void agent_start(void)
 		}
 	}
 	pthread_mutex_unlock(&agent_lock);
-	tfd_leave(was);
+	tfd_dom_host.leave(was);
 }
 
 /* Tell the mover when this process's timers next need time to stop. */

@@ -33,10 +33,12 @@
  *            ready (a wait on one lets time flow)
  *   clock.c  the clocks as the program reads them
  *
- * The files that run in the preload (join, step, waits, outside, clock) use its
- * table of next definitions and its inside flag (preload/preload.h); shm,
- * slots and mover use nothing but the shared memory, and `tfd exec` builds
- * them in from the same sources (Makefile: VTIME_TOOL_SRC).
+ * The files that run in the preload (join, step, waits, outside, clock)
+ * reach it through the one struct tfd_dom_host it gives as it joins (the
+ * C library's calls past its wrappers, its timers, its signals) and the
+ * engine through the backend's operations; shm, slots and mover use
+ * nothing but the shared memory, and `tfd exec` builds them in from the
+ * same sources (Makefile: VTIME_TOOL_SRC).
  *
  * Locks, in the one order of src/lockorder.h (checked in the sanitizer
  * builds): agent_lock (LK_AGENT, step.c: starting the agent), then
@@ -52,6 +54,7 @@
 #ifndef TFD_VTIME_H
 #define TFD_VTIME_H
 
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -129,9 +132,49 @@ int tfd_dom_watch(struct tfd_dom *d);
 
 /* ---- for the preload: joining, and a process's life ---- */
 
+struct tfd_backend;
+
+/* What virtual time asks of the library that hosts it in a process. */
+struct tfd_dom_host {
+	const struct tfd_backend *be; /* the timers */
+	/* The calling thread's calls are the library's from enter() until
+	 * leave(what it returned); inside(): they are now. */
+	int (*enter)(void);
+	void (*leave)(int was);
+	int (*inside)(void);
+	/* The C library's calls, not the host's wrappers of them. */
+	int (*clock_gettime)(clockid_t c, struct timespec *ts);
+	int (*fcntl)(int fd, int cmd, ...);
+	int (*poll)(struct pollfd *p, nfds_t n, int ms);
+	int (*ppoll)(struct pollfd *p, nfds_t n, const struct timespec *ts,
+	             const sigset_t *mask);
+	int (*nanosleep)(const struct timespec *ts, struct timespec *left);
+	/* The program's handlers the calling thread has run, and those of
+	 * them that do not restart a call (a wait ended EINTR by one ends
+	 * for the program; by the mover's poke alone, it looks again). */
+	unsigned (*handled)(void);
+	unsigned (*unrestarted)(void);
+	/* The process's timers that signal: those due at now (virtual
+	 * CLOCK_MONOTONIC) sent, the earliest next (INT64_MAX: none); the
+	 * parent's forgotten in a child. */
+	int64_t (*sigtimers_fire)(int64_t now);
+	int64_t (*sigtimers_next)(void);
+	void (*sigtimers_forked)(void);
+	/* The mover's poke (DOM_POKE_SIG) taken with sa, the program's own
+	 * action for it kept. */
+	void (*poke_install)(const struct sigaction *sa);
+	/* 1 if the process has a timer. */
+	int (*has_timers)(void);
+	/* The clocks jumped by ns (the trace). */
+	void (*moved)(int64_t ns);
+};
+
+extern struct tfd_dom_host tfd_dom_host; /* [I] from tfd_dom_join */
+
 /* At load, on the virtual backend: join the domain named (TFD_DOMAIN), or
- * make one of this process's own with a mover thread.  0, or -1: none. */
-int tfd_dom_join(const char *name);
+ * make one of this process's own with a mover thread; host is kept.  0,
+ * or -1: none. */
+int tfd_dom_join(const char *name, const struct tfd_dom_host *host);
 /* A thread of this process enters (+1) or leaves (-1) the library's code:
  * it counts as running meanwhile (preload.h: tfd_enter). */
 void tfd_dom_inlib(int d);

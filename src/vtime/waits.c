@@ -13,7 +13,11 @@
  * and looked means "nothing it waits for was ready at a moment the mover
  * can place".  The thread is RUN again as soon as it leaves the wait.
  */
-#include "preload/preload.h"
+#define _GNU_SOURCE
+#include "backend.h"
+#include "core/time.h"
+#include "host.h"
+#include "tfd.h"
 #include "vtime/domain.h"
 
 #include <errno.h>
@@ -21,6 +25,16 @@
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* The system's CLOCK_MONOTONIC, in ns (the C library's: the program's
+ * reads it virtual). */
+static int64_t real_mono(void)
+{
+	struct timespec ts;
+
+	tfd_dom_host.clock_gettime(CLOCK_MONOTONIC, &ts);
+	return tfd_ts_to_ns(&ts);
+}
 
 static void begin_look(struct dom_slot *s)
 {
@@ -298,7 +312,7 @@ static int block_sleep(void *ctx, const sigset_t *mask, int64_t ns)
 	struct timespec ts = tfd_ns_to_ts(ns);
 
 	(void)ctx;
-	return R(ppoll)(NULL, 0, ns < 0 ? NULL : &ts, mask);
+	return tfd_dom_host.ppoll(NULL, 0, ns < 0 ? NULL : &ts, mask);
 }
 
 /* A sleep until deadline (virtual CLOCK_MONOTONIC): 0 when it comes,
@@ -314,7 +328,7 @@ static int dom_sleep(int64_t deadline)
 		while (tfd_dom_now(tfd_dom, DC_MONO) < deadline) {
 			struct timespec ms = { 0, 1000000 };
 
-			R(nanosleep)(&ms, NULL);
+			tfd_dom_host.nanosleep(&ms, NULL);
 		}
 		return 0;
 	}
@@ -326,11 +340,11 @@ static int dom_sleep(int64_t deadline)
 	tfd_dom_publish();
 	tfd_dom_changed(tfd_dom);
 	while (tfd_dom_now(tfd_dom, DC_MONO) < deadline) {
-		unsigned h0 = tfd_sig_handled;
+		unsigned h0 = tfd_dom_host.handled();
 		int64_t left = tfd_dom_real_left(tfd_dom, deadline);
 
 		if (block_sleep(NULL, &during, left) < 0 &&
-		    errno == EINTR && tfd_sig_handled != h0) {
+		    errno == EINTR && tfd_dom_host.handled() != h0) {
 			e = EINTR; /* a signal of the program's */
 			break;
 		}
@@ -385,7 +399,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 			__atomic_add_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
 	}
 	for (;;) {
-		unsigned h0 = tfd_sig_handled;
+		unsigned h0 = tfd_dom_host.handled();
 
 		if (s)
 			begin_look(s);
@@ -401,7 +415,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 		errno = e0;
 		r = block(ctx, &during, tfd_dom_real_left(tfd_dom, deadline));
 		e = errno;
-		if (r > 0 || (r < 0 && !(e == EINTR && tfd_sig_handled == h0)))
+		if (r > 0 || (r < 0 && !(e == EINTR && tfd_dom_host.handled() == h0)))
 			break; /* ready, failed, or the program's signal */
 		/* poked, or the real time of busy mode ran out: look again */
 	}
@@ -452,7 +466,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
  * the program's: ours is virtual). */
 static struct timespec real_after(int64_t ns)
 {
-	return tfd_ns_to_ts(tfd_real_mono() + ns);
+	return tfd_ns_to_ts(real_mono() + ns);
 }
 
 static const struct timespec no_wait = { 0, 0 };
@@ -481,7 +495,7 @@ int tfd_dom_slice_wait(int64_t deadline,
 	for (;;) {
 		int64_t left = tfd_dom_real_left(tfd_dom, deadline);
 		int64_t slice = s ? SLICE_NS : SLICE_ALONE_NS;
-		unsigned h0 = tfd_sig_handled;
+		unsigned h0 = tfd_dom_host.handled();
 
 		if (s)
 			begin_look(s);
@@ -500,7 +514,7 @@ int tfd_dom_slice_wait(int64_t deadline,
 			break;
 		}
 		r = try(ctx, &slice_until);
-		if (r == EINTR && tfd_sig_handled == h0)
+		if (r == EINTR && tfd_dom_host.handled() == h0)
 			r = ETIMEDOUT; /* only the poke: look again */
 		if (r != ETIMEDOUT)
 			break;
@@ -541,7 +555,7 @@ static int look_readable(void *ctx)
 {
 	struct pollfd p = { ((struct one_fd *)ctx)->fd, POLLIN, 0 };
 
-	return R(poll)(&p, 1, 0);
+	return tfd_dom_host.poll(&p, 1, 0);
 }
 
 static int block_readable(void *ctx, const sigset_t *mask, int64_t ns)
@@ -549,7 +563,7 @@ static int block_readable(void *ctx, const sigset_t *mask, int64_t ns)
 	struct pollfd p = { ((struct one_fd *)ctx)->fd, POLLIN, 0 };
 	struct timespec ts = tfd_ns_to_ts(ns);
 	uintptr_t b = tfd_engine_waits_block(); /* see waits.c */
-	int r = R(ppoll)(&p, 1, ns < 0 ? NULL : &ts, mask), e = errno;
+	int r = tfd_dom_host.ppoll(&p, 1, ns < 0 ? NULL : &ts, mask), e = errno;
 
 	tfd_engine_waits_unblock(b);
 	errno = e;
@@ -560,31 +574,31 @@ static int block_readable(void *ctx, const sigset_t *mask, int64_t ns)
  * until it has something: 0, or -1 with errno (EINTR: a signal). */
 int tfd_dom_read_wait(int fd)
 {
-	int fl = R(fcntl)(fd, F_GETFL);
+	int fl = tfd_dom_host.fcntl(fd, F_GETFL);
 	struct one_fd ctx = { fd };
 	void *held = NULL;
 	int was, r;
 
 	if (fl < 0 || (fl & O_NONBLOCK) || !tfd_dom)
 		return 0;
-	was = tfd_enter();
-	if (tfd_be->hold)
-		held = tfd_be->hold(fd);
-	tfd_leave(was);
+	was = tfd_dom_host.enter();
+	if (tfd_dom_host.be->hold)
+		held = tfd_dom_host.be->hold(fd);
+	tfd_dom_host.leave(was);
 	/* A handler installed with SA_RESTART lets the read go on, as
 	 * Linux restarts read(2) after it. */
 	for (;;) {
-		unsigned u = tfd_sig_unrestarted;
+		unsigned u = tfd_dom_host.unrestarted();
 
 		r = tfd_dom_kwait(DOM_NEVER, NULL, look_readable,
 		                  block_readable, &ctx);
-		if (!(r < 0 && errno == EINTR && tfd_sig_unrestarted == u))
+		if (!(r < 0 && errno == EINTR && tfd_dom_host.unrestarted() == u))
 			break;
 	}
-	was = tfd_enter();
+	was = tfd_dom_host.enter();
 	if (held)
-		tfd_be->unhold(held);
-	tfd_leave(was);
+		tfd_dom_host.be->unhold(held);
+	tfd_dom_host.leave(was);
 	return r < 0 ? -1 : 0;
 }
 
