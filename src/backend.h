@@ -122,12 +122,10 @@ struct tfd_backend {
 	void (*mode)(int fd, int nonblock);
 	/* Optional, with virtual_move: what virtual time (src/vtime) asks
 	 * of the timers, as tfd_engine_virtual_start(),
-	 * tfd_engine_virtual_move_to() and tfd_engine_read_elsewhere()
+	 * tfd_engine_virtual_move_to() and tfd_engine_virtual_unread()
 	 * below say. */
 	int (*virtual_start)(int64_t mono, int64_t real, int64_t boot);
 	int (*virtual_move_to)(int64_t mono);
-	int (*read_elsewhere)(int fd);
-	/* Optional, with virtual_move: tfd_engine_virtual_unread() below. */
 	int (*virtual_unread)(int64_t *at,
 	                      int (*shown)(int fd, int elsewhere, void *arg),
 	                      void *arg);
@@ -151,17 +149,14 @@ int tfd_engine_virtual_start(int64_t mono, int64_t real, int64_t boot);
  * mono (the others by as much; none if it reads as much already), in one
  * hold of the family's lock, and what is due delivered: 0, or ENOTSUP. */
 int tfd_engine_virtual_move_to(int64_t mono);
-/* 1 if fd is an engine timer that a forked child outside the family
- * (every record taken) has too: its file may be read where the family
- * does not see it. */
-int tfd_engine_read_elsewhere(int fd);
-/* The earliest expiry of a timer this process delivers whose file shows
- * no post, on the virtual CLOCK_MONOTONIC (*at, -1 if none), in O(log n)
- * of the timers.  shown(fd, elsewhere, arg) is asked, with the backend's
- * lock held, of each timer posted earlier than the answer: 1 if its file
- * still shows it (elsewhere: a process outside the family may read it).
- * 0, or ENOTSUP when another process of the family may deliver a timer
- * this one holds (the caller asks of each). */
+/* The earliest expiry of a timer this process holds whose file shows no
+ * post, on the virtual CLOCK_MONOTONIC (*at, -1 if none): from the
+ * deadline queues of those it delivers, in O(log n) of them, and a look
+ * at each it holds that another process of its family delivers.
+ * shown(fd, elsewhere, arg) is asked, with the backend's lock held, of
+ * each timer posted earlier than the answer: 1 if its file still shows
+ * the post (elsewhere: a process outside the family, or a program this
+ * one starts, may read it).  0, or ENOTSUP off the virtual clocks. */
 int tfd_engine_virtual_unread(int64_t *at,
                               int (*shown)(int fd, int elsewhere, void *arg),
                               void *arg);

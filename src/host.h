@@ -35,7 +35,8 @@ struct tfd_host {
 	 * thread now, fails EAGAIN whatever O_NONBLOCK says: the host waits
 	 * elsewhere (the preload's reads on virtual time, in the domain). */
 	int (*nowait)(void);
-	/* The system's clocks, not the program's view of them. */
+	/* The clocks the program's own calls read (libtfd's engine calls
+	 * clock_gettime by name), not the host's wrapper of them. */
 	int (*clock_gettime)(clockid_t c, struct timespec *ts);
 };
 

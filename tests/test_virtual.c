@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/epoll.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static struct timespec ts_of(int64_t ns)
@@ -665,4 +666,46 @@ TEST(virtual_unread_deadline_skips_posted_timers_and_asks_little)
 	CHECK_OK(tfd_close(a));
 	CHECK_OK(tfd_close(b));
 	CHECK_OK(tfd_close(r));
+}
+
+/* The same in a family: a child's settime of a shared timer (which goes
+ * to the parent's inbox) is what the parent tells at once, and a timer
+ * the child holds and the parent delivers is the child's to tell too. */
+TEST(virtual_unread_deadline_sees_the_family)
+{
+	struct shown_ctx c = { 0, -1 };
+	int go[2], back[2], a, status;
+	int64_t m0;
+	char ch = 0;
+	pid_t pid;
+
+	use_virtual();
+	m0 = vnow(CLOCK_MONOTONIC);
+	a = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	t_arm(a, TFD_TIMER_ABSTIME, m0 + 10 * MS, 0);
+	CHECK_OK(pipe(go));
+	CHECK_OK(pipe(back));
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		int ok = unread_at(&c) == m0 + 10 * MS; /* the parent's */
+
+		t_arm(a, TFD_TIMER_ABSTIME, m0 + 5 * MS, 0);
+		ok = ok && unread_at(&c) == m0 + 5 * MS;
+		ch = ok ? 'y' : 'n';
+		if (write(back[1], &ch, 1) != 1 || read(go[0], &ch, 1) != 1)
+			_exit(2);
+		_exit(0);
+	}
+	CHECK_EQ(read(back[0], &ch, 1), 1);
+	CHECK_EQ(ch, 'y');
+	CHECK_EQ(unread_at(&c), m0 + 5 * MS);
+	CHECK_EQ(write(go[1], "x", 1), 1);
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK_EQ(status, 0);
+	CHECK_OK(tfd_close(a));
+	close(go[0]);
+	close(go[1]);
+	close(back[0]);
+	close(back[1]);
 }

@@ -111,8 +111,8 @@ void tfd_queue_remove(struct tfd_queue *q, struct tfd_qnode *n)
 		sift_down(q, i, last);
 }
 
-/* The subtree at i, below *best (4-ary: children 4i+1 to 4i+4; the depth
- * is at most log4 of TFD_QUEUE_NONE, 16). */
+/* The subtree at i, below *best (children ARITY i + 1 to ARITY i + ARITY;
+ * the depth is at most log4 of TFD_QUEUE_NONE, 16). */
 static void least(const struct tfd_queue *q, size_t i, int64_t *best,
                   int (*accept)(const struct tfd_qent *e, void *arg),
                   void *arg)
@@ -125,7 +125,7 @@ static void least(const struct tfd_queue *q, size_t i, int64_t *best,
 		*best = q->a[i].key; /* its subtree's keys are not below */
 		return;
 	}
-	for (c = 4 * i + 1; c <= 4 * i + 4; c++)
+	for (c = ARITY * i + 1; c <= ARITY * i + ARITY; c++)
 		least(q, c, best, accept, arg);
 }
 

@@ -41,8 +41,8 @@ void tfd_queue_remove(struct tfd_queue *q, struct tfd_qnode *n);
 
 /* The smallest key below bound of an entry that accept() takes (bound
  * if none).  accept is asked only of entries whose key is below the best
- * found so far, the root first: with the top taken, once; in all,
- * O(log n) for each entry refused on the way. */
+ * found so far, the root first: with the top taken, once; each entry
+ * refused on the way adds at most its 4 children. */
 int64_t tfd_queue_least(const struct tfd_queue *q, int64_t bound,
                         int (*accept)(const struct tfd_qent *e, void *arg),
                         void *arg);

@@ -159,24 +159,6 @@ int tfd_engine_gettime(int fd, struct itimerspec *cur)
 	return e;
 }
 
-/* 1 if fd's timer was given to a forked child that does not share it
- * (T_OUTSIDE): its file may be read where no process of the family sees
- * it (the preload's virtual time, which counts on a readable timer's
- * staying so until it is read here, asks). */
-int tfd_engine_read_elsewhere(int fd)
-{
-	struct tfd_hold *h;
-	int r = 0;
-
-	if (!__atomic_load_n(&tfd_fam, __ATOMIC_ACQUIRE))
-		return 0;
-	tfd_family_lock();
-	if (tfd_engine_find(fd, &h) == 0)
-		r = !!(h->t->flags & T_OUTSIDE);
-	tfd_family_unlock();
-	return r;
-}
-
 /* ---- readiness, for the waits that deliver (backend.h, ready) ---- */
 
 int tfd_engine_ready_begin(void)

@@ -737,6 +737,5 @@ const struct tfd_backend tfd_virtual_backend = {
 	.virtual_now = tfd_engine_virtual_now,
 	.virtual_start = tfd_engine_virtual_start,
 	.virtual_move_to = tfd_engine_virtual_move_to,
-	.read_elsewhere = tfd_engine_read_elsewhere,
 	.virtual_unread = tfd_engine_virtual_unread,
 };

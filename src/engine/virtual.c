@@ -276,25 +276,31 @@ struct unread {
 	void *arg;
 };
 
-/* t, whose file is file here, is armed past the clock and its file
- * shows no post. */
+/* t, held here as h under number file, is armed past the clock and its
+ * file shows no post.  Its file may be read elsewhere if a process
+ * outside the family has it, or a program this one starts may (a second
+ * number of ours: not all may be close-on-exec). */
 static int unposted_timer(const struct unread *u, const struct tfd_timer *t,
-                          int file)
+                          const struct tfd_hold *h, int file)
 {
 	if (!t->m.next || t->m.next <= tfd_eng.vnow[t->base])
 		return 0; /* disarmed, or due and not posted yet */
 	return !(t->flags & T_SIGNALED) ||
 	       (file >= 0 &&
-	        !u->shown(file, !!(t->flags & T_OUTSIDE), u->arg));
+	        !u->shown(file, (t->flags & T_OUTSIDE) || !h || h->nfds > 1,
+	                  u->arg));
 }
 
 static int unposted(const struct tfd_qent *e, void *arg)
 {
 	const struct tfd_timer *t = tfd_timer_of(e->node);
+	const struct tfd_hold *h = NULL;
 
+	if (t->file >= 0 && (size_t)t->file < tfd_eng.nslot &&
+	    tfd_eng.slot[t->file] && tfd_eng.slot[t->file]->t == t)
+		h = tfd_eng.slot[t->file];
 	/* (a key past the deadline: held back for a wait, not virtual) */
-	return e->key == t->m.next &&
-	       unposted_timer(arg, t, t->file);
+	return e->key == t->m.next && unposted_timer(arg, t, h, t->file);
 }
 
 /* The earliest expiry on MONOTONIC of a timer we hold and another
@@ -308,11 +314,12 @@ static int64_t foreign_unposted(const struct unread *u, int64_t best)
 		const struct tfd_timer *t = h->t;
 		int64_t at;
 
-		if ((file = tfd_engine_virtual_foreign(h)) < 0 || !t->m.next)
+		if (!t->m.next)
 			continue;
 		at = tfd_ns_add(t->m.next, tfd_eng.vnow[BASE_MONO] -
 		                                   tfd_eng.vnow[t->base]);
-		if (at < best && unposted_timer(u, t, file))
+		if (at < best && (file = tfd_engine_virtual_foreign(h)) >= 0 &&
+		    unposted_timer(u, t, h, file))
 			best = at;
 	}
 	return best;
@@ -331,6 +338,7 @@ int tfd_engine_virtual_unread(int64_t *at,
 		tfd_engine_unlock(cs);
 		return ENOTSUP;
 	}
+	tfd_engine_sync(0); /* what another process changed: queued here */
 	for (b = 0; b < NBASE; b++) {
 		/* A key on base b is a time on MONOTONIC plus off. */
 		off = tfd_eng.vnow[b] - tfd_eng.vnow[BASE_MONO];

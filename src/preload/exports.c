@@ -98,9 +98,8 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 
 /* ---- close, close_range, closefrom: a vfork child closes its own ---- */
 
-EXPORT int close(int fd)
+static int close_fd(int fd)
 {
-	tfd_vfds_changed();
 	if (!tfd_marked(fd) || tfd_inside || tfd_foreign()) {
 		if (unlikely(__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED)) &&
 		    tfd_epoll_set(fd) && !tfd_inside && !tfd_foreign())
@@ -110,9 +109,13 @@ EXPORT int close(int fd)
 	return tfd_timer_close(fd);
 }
 
-EXPORT int close_range(unsigned first, unsigned last, int flags)
+EXPORT int close(int fd)
 {
-	tfd_vfds_changed();
+	return tfd_vfds_changed_after(close_fd(fd));
+}
+
+static int close_range_fd(unsigned first, unsigned last, int flags)
+{
 	if (!LOADED(close_range)) {
 		errno = ENOSYS;
 		return -1;
@@ -122,13 +125,18 @@ EXPORT int close_range(unsigned first, unsigned last, int flags)
 	return tfd_range_close(first, last, flags);
 }
 
+EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+	return tfd_vfds_changed_after(close_range_fd(first, last, flags));
+}
+
 EXPORT void closefrom(int lowfd)
 {
-	tfd_vfds_changed();
 	if (!tfd_inside && tfd_nmarked && !tfd_foreign())
 		tfd_from_close(lowfd);
 	if (LOADED(closefrom))
 		tfd_next.closefrom(lowfd);
+	tfd_vfds_changed();
 }
 
 /* ---- dup, dup2, dup3, fcntl, ioctl ---- */
@@ -150,22 +158,30 @@ EXPORT int dup(int fd)
 	return tfd_dup_result(fd, R(dup)(fd), "dup(%d)", 0);
 }
 
-EXPORT int dup2(int oldfd, int newfd)
+static int dup2_fd(int oldfd, int newfd)
 {
-	tfd_vfds_changed();
 	if ((!tfd_marked(oldfd) && !tfd_marked(newfd)) || tfd_inside ||
 	    tfd_foreign())
 		return plain_dup(oldfd, R(dup2)(oldfd, newfd));
 	return tfd_timer_dup3(oldfd, newfd, 0, 0);
 }
 
-EXPORT int dup3(int oldfd, int newfd, int flags)
+EXPORT int dup2(int oldfd, int newfd)
 {
-	tfd_vfds_changed();
+	return tfd_vfds_changed_after(dup2_fd(oldfd, newfd));
+}
+
+static int dup3_fd(int oldfd, int newfd, int flags)
+{
 	if ((!tfd_marked(oldfd) && !tfd_marked(newfd)) || tfd_inside ||
 	    (flags & ~O_CLOEXEC) || oldfd == newfd || tfd_foreign())
 		return plain_dup(oldfd, R(dup3)(oldfd, newfd, flags));
 	return tfd_timer_dup3(oldfd, newfd, flags, 1);
+}
+
+EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	return tfd_vfds_changed_after(dup3_fd(oldfd, newfd, flags));
 }
 
 /* fcntl's third argument is read as a pointer, as glibc itself does: it
@@ -219,9 +235,8 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 
 /* ---- readiness and waits ---- */
 
-EXPORT int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
+static int epoll_ctl_fd(int ep, int op, int fd, struct epoll_event *ev)
 {
-	tfd_vfds_changed();
 	if (!tfd_marked(fd) || tfd_inside || !tfd_emulated) {
 		if (op != EPOLL_CTL_DEL && !tfd_inside &&
 		    unlikely(__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED)) &&
@@ -230,6 +245,11 @@ EXPORT int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
 		return R(epoll_ctl)(ep, op, fd, ev);
 	}
 	return tfd_timer_epoll_ctl(ep, op, fd, ev);
+}
+
+EXPORT int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
+{
+	return tfd_vfds_changed_after(epoll_ctl_fd(ep, op, fd, ev));
 }
 
 EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)

@@ -159,6 +159,7 @@ EXPORT __attribute__((no_sanitize_address)) long syscall(long n, ...)
 	if ((n == SYS_fcntl || n == SYS_ioctl) && !tfd_inside &&
 	    a[0] >= 0 && a[0] <= INT_MAX && tfd_marked((int)a[0]))
 		tfd_timer_mode((int)a[0], -1); /* its flags, unseen */
+	r = R(syscall)(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if ((n == SYS_close || n == SYS_epoll_ctl || n == SYS_dup3 ||
 #ifdef SYS_dup2
 	    n == SYS_dup2 ||
@@ -168,7 +169,7 @@ EXPORT __attribute__((no_sanitize_address)) long syscall(long n, ...)
 #endif
 	     n == SYS_dup) && !from_us(__builtin_return_address(0)))
 		tfd_vfds_changed(); /* the program's: not our own calls */
-	return R(syscall)(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+	return r;
 }
 
 /* System call n made by the program with no C library between (gosys.c),

@@ -253,12 +253,19 @@ static inline int tfd_marked(int fd)
 
 /* The program's numbers closed or replaced, or a set's registrations
  * changed: on virtual time, what the waits found of an epoll set is
- * looked at again (waits.c, epoll_outside).  The library's own calls
- * (inside) touch no set of the program's. */
+ * looked at again (waits.c, epoll_outside).  Told after the call (a wait
+ * that looks meanwhile keeps nothing of what it saw).  The library's own
+ * calls (inside) touch no set of the program's. */
 static inline void tfd_vfds_changed(void)
 {
 	if (unlikely(tfd_virt) && !tfd_inside)
 		tfd_dom_fds_changed();
+}
+
+static inline int tfd_vfds_changed_after(int r)
+{
+	tfd_vfds_changed();
+	return r;
 }
 
 void tfd_set_mark(int fd);

@@ -780,8 +780,8 @@ static int ewait_block(void *ctx, const sigset_t *mask, int64_t ns)
 }
 
 /* Sets found to hold timers and, for input, nothing else: the tree's
- * count of changes (tfd_dom_fds_gen) << 32 | the set's number, in a slot
- * by number.  Such a set has nothing to look at until the count moves. */
+ * count of changes (tfd_dom_fds_gen) << 32 | 1 << 31 | the set's number,
+ * in a slot by number.  Such a set has nothing to look at until the count moves. */
 #define TIMER_SETS 16
 static uint64_t timer_set[TIMER_SETS];
 
@@ -793,7 +793,8 @@ static void epoll_outside(int ep)
 {
 	char path[48], buf[1024], *p, *nl; /* small: it may run on a Go
 	                                    * signal stack (gosys.c) */
-	uint64_t seen = (uint64_t)tfd_dom_fds_gen() << 32 | (uint32_t)ep;
+	uint64_t seen = (uint64_t)tfd_dom_fds_gen() << 32 | 1u << 31 |
+	                (uint32_t)ep; /* (ep <= INT_MAX: a set is never 0) */
 	uint64_t *slot = &timer_set[(unsigned)ep % TIMER_SETS];
 	size_t have = 0;
 	ssize_t n;

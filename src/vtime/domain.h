@@ -113,8 +113,9 @@ struct tfd_dom {
 	uint64_t actrun;
 	uint64_t round;      /* the mover's rounds of looks */
 	int32_t mover;       /* its pid */
-	uint32_t fdgen;      /* bumped by every epoll_ctl, close, dup2,
-	                      * dup3, close_range, closefrom of the tree */
+	uint32_t fdgen;      /* bumped after every epoll_ctl, close, dup2,
+	                      * dup3, close_range, closefrom of the tree's
+	                      * (outside.c) */
 	uint32_t ended;      /* the mover is gone: time flows for real */
 	uint32_t seq;        /* clocks: odd while the mover writes them */
 	int64_t vbase[3];    /* CLOCK_MONOTONIC, _REALTIME, _BOOTTIME */

@@ -2,8 +2,8 @@
 /*
  * vscale - on virtual time, the cost of an expiration does not grow with
  * the number of timers: N timers (periods 1 to 500 ms, first expiries 100
- * to 590 ms, half on CLOCK_REALTIME) in one epoll set, read as they come
- * for a virtual second.  Every read counts 1 (time never moves past a
+ * to 590 ms, half on CLOCK_REALTIME armed absolute, on its own queue) in
+ * one epoll set, read as they come for a virtual second.  Every read counts 1 (time never moves past a
  * timer that is readable and not read yet), and the process's read
  * system calls (/proc/self/io, syscr: read, pread, readv, including the
  * library's own) are at most 2 an expiration plus a few: a wait that
@@ -40,8 +40,9 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 512, ep = epoll_create1(0), i, k;
 	long reads = 0, more = 0, before, after;
-	struct timespec t0, t;
+	struct timespec t0, t, real;
 
+	clock_gettime(CLOCK_REALTIME, &real);
 	for (i = 0; i < n; i++) {
 		struct itimerspec its = {
 			{ 0, (i % 500 + 1) * 1000000L },
@@ -49,10 +50,19 @@ int main(int argc, char **argv)
 		};
 		struct epoll_event ev = { .events = EPOLLIN };
 		int fd = timerfd_create(i % 2 ? CLOCK_MONOTONIC : CLOCK_REALTIME,
-		                        TFD_NONBLOCK | TFD_CLOEXEC);
+		                        TFD_NONBLOCK | TFD_CLOEXEC), abs = 0;
 
+		if (i % 2 == 0) { /* at real + its first expiry */
+			its.it_value.tv_sec = real.tv_sec;
+			its.it_value.tv_nsec += real.tv_nsec;
+			if (its.it_value.tv_nsec >= 1000000000L) {
+				its.it_value.tv_sec++;
+				its.it_value.tv_nsec -= 1000000000L;
+			}
+			abs = TFD_TIMER_ABSTIME;
+		}
 		ev.data.fd = fd;
-		if (fd < 0 || timerfd_settime(fd, 0, &its, NULL) != 0 ||
+		if (fd < 0 || timerfd_settime(fd, abs, &its, NULL) != 0 ||
 		    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0)
 			return 1;
 	}
