@@ -97,6 +97,19 @@ const char *t_str_p(char *buf, const void *v);
 #define CHECK_GT(a, b) CHECK_CMP(a, >, b)
 #define CHECK_GE(a, b) CHECK_CMP(a, >=, b)
 
+/* tfd_read(fd, np, 8) returns 8 and counts want (*np holds it). */
+#define CHECK_READ(fd, np, want)                                            \
+	do {                                                                \
+		long r_ = (long)tfd_read((fd), (np), 8);                    \
+		unsigned long long w_ = (want);                             \
+		if (r_ != 8 || *(np) != w_)                                 \
+			t_fail(__FILE__, __LINE__,                          \
+			       "tfd_read(%s): %ld (%s), count %llu, want "  \
+			       "8, count %llu", #fd, r_,                    \
+			       r_ < 0 ? strerrorname_np(errno) : "-",       \
+			       (unsigned long long)*(np), w_);              \
+	} while (0)
+
 /* expr must be -1 with errno == e. */
 #define CHECK_ERR(expr, e)                                                  \
 	do {                                                                \

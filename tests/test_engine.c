@@ -74,7 +74,7 @@ TEST(absolute_timer_never_early)
 	uint64_t n;
 
 	t_arm(fd, TFD_TIMER_ABSTIME, at, 0);
-	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	CHECK_READ(fd, &n, 1);
 	CHECK_GE(t_now(CLOCK_REALTIME), at);
 	CHECK_OK(tfd_close(fd));
 }
@@ -130,12 +130,12 @@ TEST(past_absolute_time_counts_every_interval)
 	struct itimerspec cur;
 
 	t_arm(fd, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) - 20 * SEC, SEC);
-	CHECK(tfd_read(fd, &n, 8) == 8 && n == 21);
+	CHECK_READ(fd, &n, 21);
 	CHECK_EQ(tfd_gettime(fd, &cur), 0);
 	CHECK(t_ns(&cur.it_value) > 0 && t_ns(&cur.it_value) <= SEC);
 	/* One-shot in the past: one expiration, then disarmed. */
 	t_arm(fd, TFD_TIMER_ABSTIME, 1, 0);
-	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	CHECK_READ(fd, &n, 1);
 	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0);
 	CHECK_OK(tfd_close(fd));
 }
@@ -181,7 +181,7 @@ TEST(fired_one_shot_reads_zero_and_query_keeps_the_count)
 		CHECK_EQ(tfd_gettime(fd, &cur), 0);
 		CHECK(cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec == 0);
 	}
-	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	CHECK_READ(fd, &n, 1);
 	/* Periodic: queries while expirations pile up lose none. */
 	t_arm(fd, 0, 2 * MS, 2 * MS);
 	for (i = 0; i < 10; i++) {
@@ -252,7 +252,7 @@ TEST(readiness_poll_select_epoll_match_the_count)
 	CHECK(select(fd + 1, &rd, NULL, NULL, &tv) == 1 && FD_ISSET(fd, &rd));
 	CHECK(poll(&p, 1, 0) == 1 && (p.revents & POLLIN));
 	CHECK(epoll_wait(ep, &out, 1, 0) == 1 && (out.events & EPOLLIN));
-	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	CHECK_READ(fd, &n, 1);
 	CHECK_EQ(poll(&p, 1, 0), 0);
 	CHECK_EQ(epoll_wait(ep, &out, 1, 0), 0);
 	/* Periodic through epoll, edge-triggered: a fresh edge each expiry. */
@@ -314,7 +314,7 @@ TEST(ready_for_a_waiter_is_never_early_and_gives_the_deadline)
 		}
 		CHECK_EQ(r, 2);
 		CHECK_EQ(m, -1); /* a one-shot: no next deadline */
-		CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+		CHECK_READ(fd, &n, 1);
 		k = b->ready_begin();
 		CHECK_EQ(b->ready(fd, &m, NULL), 0);
 		CHECK_EQ(m, -1);
@@ -377,7 +377,7 @@ TEST(a_waiter_posts_a_due_timer_once_and_never_early)
 		CHECK_EQ(r, 2);
 	b->ready_end(k);
 	CHECK(t_readable(fd, 0));
-	CHECK(tfd_read(fd, &n, 8) == 8);
+	CHECK_EQ(tfd_read(fd, &n, 8), 8);
 	CHECKF(n >= 3, "count %llu, want 3 or more", (unsigned long long)n);
 	CHECK_OK(tfd_close(fd));
 	k = b->ready_begin();
@@ -588,7 +588,7 @@ TEST(fcntl_flags_follow_create_flags_and_changes)
 	CHECK_ERR(tfd_read(a, &n, 8), EAGAIN);
 	CHECK_OK(fcntl(b, F_SETFL, 0));
 	t_arm(b, 0, 10 * MS, 0);
-	CHECK(tfd_read(b, &n, 8) == 8 && n == 1);
+	CHECK_READ(b, &n, 1);
 	CHECK_OK(tfd_close(a));
 	CHECK_OK(tfd_close(b));
 	CHECK_OK(tfd_close(c));
@@ -655,7 +655,7 @@ TEST(close_while_another_thread_waits_in_tfd_read)
 
 	t_arm(c.fd, 0, 150 * MS, 0);
 	CHECK_EQ(pthread_create(&th, NULL, close_soon, &c), 0);
-	CHECK(tfd_read(c.fd, &n, 8) == 8 && n == 1);
+	CHECK_READ(c.fd, &n, 1);
 	CHECKF(t_now(CLOCK_MONOTONIC) - t0 >= 150 * MS, "woke early");
 	pthread_join(th, NULL);
 }
@@ -730,13 +730,13 @@ TEST(duplicated_descriptors_name_the_same_timer)
 	t_arm(d, 0, 100 * MS, 0); /* still armed when queried, under valgrind too */
 	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) > 0);
 	CHECK(t_readable(fd, 5000));
-	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	CHECK_READ(fd, &n, 1);
 	CHECK(!t_readable(d, 0));
 	/* Closing one number keeps the timer for the other. */
 	CHECK_OK(tfd_close(fd));
 	t_arm(d, 0, 2 * MS, 0);
 	CHECK(t_readable(d, 5000));
-	CHECK(tfd_read(d, &n, 8) == 8 && n == 1);
+	CHECK_READ(d, &n, 1);
 	/* dup2 onto another timer's number drops that timer there. */
 	d2 = t_timer(CLOCK_REALTIME, 0);
 	CHECK_EQ(dup2(d, d2), d2);
@@ -821,7 +821,7 @@ static void *worker(void *arg)
 			CHECK_EQ(errno, EAGAIN);
 		if (r % 4 == 0) {
 			CHECK(t_readable(own, 5000));
-			CHECK(tfd_read(own, &n, 8) == 8 && n == 1);
+			CHECK_READ(own, &n, 1);
 		}
 		CHECK_OK(tfd_close(own));
 	}
@@ -876,7 +876,7 @@ TEST(fork_child_reads_inherited_timer_and_runs_its_own)
 		if (!T_TSAN) {
 			mine = t_timer(CLOCK_MONOTONIC, 0);
 			t_arm(mine, 0, 5 * MS, 0);
-			CHECK(tfd_read(mine, &n, 8) == 8 && n == 1);
+			CHECK_READ(mine, &n, 1);
 			CHECK_EQ(tfd_close(mine), 0);
 		}
 		CHECK_EQ(tfd_close(fd), 0);
@@ -1083,7 +1083,7 @@ static void all_fire(const int *fd, const unsigned char *open_, int n)
 			t_arm(fd[i], 0, MS + i * 1000, 0);
 	for (i = 0; i < n; i++)
 		if (open_[i])
-			CHECK(tfd_read(fd[i], &v, 8) == 8 && v == 1);
+			CHECK_READ(fd[i], &v, 1);
 }
 
 TEST(holds_in_chunks_come_and_go)

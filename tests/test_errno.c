@@ -234,7 +234,7 @@ TEST(settime_ecanceled_arms_anyway)
 	CHECK(!t_readable(fd, 0));
 	CHECK_EQ(tfd_settime(fd, flags, &v, NULL), 0);
 	CHECK(t_readable(fd, 3000));
-	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	CHECK_READ(fd, &n, 1);
 	/* Disarming does not report (nor consume) a pending cancellation. */
 	tfd_engine_clock_was_set();
 	CHECK_EQ(tfd_settime(fd, flags, &zero, NULL), 0);
@@ -390,7 +390,7 @@ TEST(read_restarts_with_sa_restart)
 	CHECK_EQ(sigaction(SIGUSR1, &sa, NULL), 0);
 	CHECK_EQ(tfd_settime(fd, 0, &v, NULL), 0);
 	signal_soon(&k);
-	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	CHECK_READ(fd, &n, 1);
 	pthread_join(k.self, NULL);
 	CHECK_GE(t_now(CLOCK_MONOTONIC) - t0, 300 * MS);
 	CHECK_OK(tfd_close(fd));

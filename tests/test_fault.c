@@ -90,7 +90,7 @@ static void works(int fd)
 	uint64_t n;
 
 	CHECK_OK(tfd_settime(fd, 0, &v, NULL));
-	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	CHECK_READ(fd, &n, 1);
 }
 
 /* Until the pool holds at least 8 non-blocking eventfds (POOL_LOW), for
@@ -246,7 +246,7 @@ TEST(settime_needs_no_resource)
 	fds_left(0);
 	fail_calloc = fail_realloc = fail_thread = fail_eventfd = 1;
 	CHECK_OK(tfd_settime(fd, 0, &v, NULL));
-	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	CHECK_READ(fd, &n, 1);
 	v = t_its(MS, MS);
 	CHECK_OK(tfd_settime(fd, 0, &v, NULL));
 	CHECK_OK(tfd_settime(fd, 0, &v, NULL));
@@ -470,7 +470,7 @@ static void finish(struct scenario *s, const unsigned char *start)
 		if (s->fd[k] < 0)
 			continue;
 		if (k == 0)
-			CHECK(tfd_read(s->fd[k], &n, 8) == 8 && n == 1);
+			CHECK_READ(s->fd[k], &n, 1);
 		else
 			works(s->fd[k]);
 		CHECK_OK(tfd_close(s->fd[k]));

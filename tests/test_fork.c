@@ -63,7 +63,7 @@ TEST(fork_child_polls_and_epolls_the_inherited_timer)
 		/* The parent re-arms it: the parent's engine posts here. */
 		CHECK_EQ(epoll_wait(ep, &out, 1, 5000), 1);
 		CHECK(t_readable(fd, 0));
-		CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+		CHECK_READ(fd, &n, 1);
 		CHECK(!t_readable(fd, 0) && epoll_wait(ep, &out, 1, 0) == 0);
 		close(ep);
 		_exit(0);
@@ -137,7 +137,7 @@ TEST(fork_child_arms_the_parent_reads)
 		CHECK_EQ(tfd_close(fd), 0);
 		_exit(0);
 	}
-	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	CHECK_READ(fd, &n, 1);
 	t1 = t_now(CLOCK_MONOTONIC);
 	CHECKF(t1 - t0 >= 30 * MS, "woke after %lld ns", (long long)(t1 - t0));
 	reap(pid);
@@ -386,7 +386,7 @@ TEST(fork_child_killed_in_a_call_leaves_the_parent_working)
 		CHECK_OK(tfd_gettime(fd, &cur));
 		CHECK_GT(t_ns(&cur.it_value), 3000 * SEC);
 		t_arm(fd, 0, 2 * MS, 0);
-		CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+		CHECK_READ(fd, &n, 1);
 		t_arm(fd, 0, 3600 * SEC, 0);
 	}
 	CHECK_OK(tfd_close(fd));
@@ -467,13 +467,13 @@ TEST(fork_child_and_grandchild_run_their_own_timers)
 		if (T_TSAN) /* no thread in a child of a threaded process */
 			_exit(tfd_close(mine));
 		t_arm(mine, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) + 5 * MS, 0);
-		CHECK(tfd_read(mine, &n, 8) == 8 && n == 1);
+		CHECK_READ(mine, &n, 1);
 		t_arm(mine, 0, 3600 * SEC, 0);
 		gc = fork();
 		if (gc == 0) {
 			again = t_timer(CLOCK_BOOTTIME, 0);
 			t_arm(again, 0, 2 * MS, 0);
-			CHECK(tfd_read(again, &n, 8) == 8 && n == 1);
+			CHECK_READ(again, &n, 1);
 			CHECK(tfd_close(again) == 0 && tfd_close(mine) == 0);
 			_exit(0);
 		}
@@ -571,7 +571,7 @@ TEST_LIMIT(fork_the_65th_process_shares_nothing, 60)
 		last = fork();
 		if (last == 0) { /* shares it */
 			CHECK(t_readable(fd, 5000));
-			CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+			CHECK_READ(fd, &n, 1);
 			_exit(0);
 		}
 		reap(last);

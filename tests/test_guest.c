@@ -299,7 +299,7 @@ TEST(a_child_that_execs_leaves_the_engine_running)
 		_exit(127);
 	}
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st));
-	CHECK(tfd_read(fd, &n, 8) == 8 && n == 1);
+	CHECK_READ(fd, &n, 1);
 	CHECK_OK(tfd_close(fd));
 }
 

@@ -39,7 +39,7 @@ static void on(int sig, void (*fn)(int), int flags)
 	sa.sa_handler = fn;
 	sa.sa_flags = flags;
 	sigemptyset(&sa.sa_mask);
-	CHECK(sigaction(sig, &sa, NULL) == 0);
+	CHECK_EQ(sigaction(sig, &sa, NULL), 0);
 }
 
 /* The signal that jumps (not SIGALRM: the runner's time limit). */
@@ -102,7 +102,7 @@ static void jump_when_blocked(long nr, long nr2, const void *a1)
 	jumper.nr = nr;
 	jumper.nr2 = nr2;
 	jumper.a1 = (unsigned long)a1;
-	CHECK(pthread_create(&jumper.watcher, NULL, watch, NULL) == 0);
+	CHECK_EQ(pthread_create(&jumper.watcher, NULL, watch, NULL), 0);
 }
 
 #ifdef SYS_poll
@@ -118,7 +118,7 @@ static void jump_when_reading(int fd)
 
 static void jumped(void)
 {
-	CHECK(pthread_join(jumper.watcher, NULL) == 0);
+	CHECK_EQ(pthread_join(jumper.watcher, NULL), 0);
 }
 
 static int far_timer(void)
@@ -143,11 +143,11 @@ TEST(jump_out_of_a_blocked_read_then_close_lets_the_timer_go)
 			CHECK(!"the read returned");
 		}
 		jumped();
-		CHECK(tfd_engine_holds() == 1);
+		CHECK_EQ(tfd_engine_holds(), 1);
 	}
 	CHECK_OK(tfd_close(fd));
-	CHECK(tfd_engine_holds() == 0);
-	CHECK(tfd_engine_backend.count() == 0);
+	CHECK_EQ(tfd_engine_holds(), 0);
+	CHECK_EQ(tfd_engine_backend.count(), 0);
 }
 
 /* Another thread closes the timer that the jump left a wait on: it is
@@ -173,10 +173,10 @@ TEST(jump_out_of_a_blocked_read_then_close_elsewhere)
 		CHECK(!"the read returned");
 	}
 	jumped();
-	CHECK(pthread_create(&th, NULL, close_it, &fd) == 0);
-	CHECK(pthread_join(th, &held) == 0);
-	CHECK(held == (void *)1);
-	CHECK(tfd_engine_holds() == 0);
+	CHECK_EQ(pthread_create(&th, NULL, close_it, &fd), 0);
+	CHECK_EQ(pthread_join(th, &held), 0);
+	CHECK_EQ(held, (void *)1);
+	CHECK_EQ(tfd_engine_holds(), 0);
 }
 
 /* A reader cancelled in its read: the timer closed meanwhile, kept for
@@ -195,13 +195,13 @@ TEST(jump_cancelled_reader_lets_a_closed_timer_go)
 	pthread_t th;
 	void *res;
 
-	CHECK(pthread_create(&th, NULL, reader, &fd) == 0);
+	CHECK_EQ(pthread_create(&th, NULL, reader, &fd), 0);
 	t_sleep_ns(20 * MS);
 	CHECK_OK(tfd_close(fd));
 	CHECK(tfd_engine_holds() == 1); /* kept for the reader */
-	CHECK(pthread_cancel(th) == 0);
+	CHECK_EQ(pthread_cancel(th), 0);
 	CHECK(pthread_join(th, &res) == 0 && res == PTHREAD_CANCELED);
-	CHECK(tfd_engine_holds() == 0);
+	CHECK_EQ(tfd_engine_holds(), 0);
 }
 
 /* A handler that only interrupts a read (SA_RESTART) and calls the
@@ -242,7 +242,7 @@ static void *interrupted_reader(void *arg)
 		ss.ss_sp = above;
 		ss.ss_size = sizeof(above);
 		ss.ss_flags = 0;
-		CHECK(sigaltstack(&ss, NULL) == 0);
+		CHECK_EQ(sigaltstack(&ss, NULL), 0);
 	}
 	__atomic_store_n(&w->tid, (pid_t)syscall(SYS_gettid),
 	                 __ATOMIC_RELEASE);
@@ -268,19 +268,19 @@ static void interrupt_then_close(int alt)
 	t_arm(w.fd, 0, 300 * MS, 0);
 	on(SIGUSR1, call_library, SA_RESTART | (alt ? SA_ONSTACK : 0));
 	handled = 0;
-	CHECK(pthread_create(&th, NULL, interrupted_reader, &w) == 0);
+	CHECK_EQ(pthread_create(&th, NULL, interrupted_reader, &w), 0);
 	while (!__atomic_load_n(&w.tid, __ATOMIC_ACQUIRE))
 		t_sleep_ns(MS);
 	CHECK(t_wait_asleep(w.tid));
-	CHECK(pthread_kill(th, SIGUSR1) == 0);
+	CHECK_EQ(pthread_kill(th, SIGUSR1), 0);
 	while (!handled)
 		t_sleep_ns(MS);
 	CHECK(t_wait_asleep(w.tid));
 	CHECK_OK(tfd_close(w.fd));
 	CHECK(tfd_engine_holds() == 2); /* other, and the read's */
-	CHECK(pthread_join(th, NULL) == 0);
+	CHECK_EQ(pthread_join(th, NULL), 0);
 	CHECK(w.r == (ssize_t)sizeof(w.n) && w.n == 1);
-	CHECK(tfd_engine_holds() == 1);
+	CHECK_EQ(tfd_engine_holds(), 1);
 	CHECK_OK(tfd_close(other));
 }
 
@@ -315,7 +315,7 @@ TEST(jump_out_of_a_holding_wait_lets_the_timer_go)
 	}
 	jumped();
 	CHECK_OK(tfd_close(fd));
-	CHECK(tfd_engine_holds() == 0);
+	CHECK_EQ(tfd_engine_holds(), 0);
 
 	fd = t_timer(CLOCK_MONOTONIC, 0);
 	t_arm(fd, 0, 5 * MS, 0);
@@ -325,13 +325,13 @@ TEST(jump_out_of_a_holding_wait_lets_the_timer_go)
 	{
 		uintptr_t b = tfd_engine_waits_block();
 
-		CHECK(poll(&p, 1, 2000) == 1);
+		CHECK_EQ(poll(&p, 1, 2000), 1);
 		tfd_engine_waits_unblock(b);
 	}
 	CHECK_OK(tfd_close(fd));
 	CHECK(tfd_engine_holds() == 1); /* held still */
 	tfd_engine_backend.unhold(h);
-	CHECK(tfd_engine_holds() == 0);
+	CHECK_EQ(tfd_engine_holds(), 0);
 }
 
 /* It holds the timer, and blocks where a cancellation finds it: in a
@@ -356,14 +356,14 @@ TEST(jump_cancelled_holding_wait_lets_a_closed_timer_go)
 	pthread_t th;
 	void *res;
 
-	CHECK(pipe(pipe_fds) == 0);
-	CHECK(pthread_create(&th, NULL, poller, &fd) == 0);
+	CHECK_EQ(pipe(pipe_fds), 0);
+	CHECK_EQ(pthread_create(&th, NULL, poller, &fd), 0);
 	t_sleep_ns(20 * MS);
 	CHECK_OK(tfd_close(fd));
-	CHECK(tfd_engine_holds() == 1);
-	CHECK(pthread_cancel(th) == 0);
+	CHECK_EQ(tfd_engine_holds(), 1);
+	CHECK_EQ(pthread_cancel(th), 0);
 	CHECK(pthread_join(th, &res) == 0 && res == PTHREAD_CANCELED);
-	CHECK(tfd_engine_holds() == 0);
+	CHECK_EQ(tfd_engine_holds(), 0);
 	close(pipe_fds[0]);
 	close(pipe_fds[1]);
 }
@@ -378,7 +378,7 @@ static void *jump_then_exit(void *arg)
 
 	sigemptyset(&s);
 	sigaddset(&s, JUMP);
-	CHECK(pthread_sigmask(SIG_UNBLOCK, &s, NULL) == 0);
+	CHECK_EQ(pthread_sigmask(SIG_UNBLOCK, &s, NULL), 0);
 	if (!sigsetjmp(env, 1)) {
 		jump_when_reading(*(int *)arg);
 		tfd_read(*(int *)arg, &n, sizeof(n));
@@ -399,8 +399,8 @@ TEST(jump_out_of_a_read_then_pthread_exit)
 	sigaddset(&s, JUMP);
 	CHECK(pthread_sigmask(SIG_BLOCK, &s, NULL) == 0); /* the thread's
 	                                                   * alone */
-	CHECK(pthread_create(&th, NULL, jump_then_exit, &fd) == 0);
+	CHECK_EQ(pthread_create(&th, NULL, jump_then_exit, &fd), 0);
 	CHECK(pthread_join(th, &res) == 0 && res == (void *)2);
 	CHECK_OK(tfd_close(fd));
-	CHECK(tfd_engine_holds() == 0);
+	CHECK_EQ(tfd_engine_holds(), 0);
 }
