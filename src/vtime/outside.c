@@ -41,6 +41,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -346,6 +348,19 @@ static int32_t port_holder(struct tfd_dom *d, int type, int port, int rport)
 
 /* ---- sockets ---- */
 
+/* Bytes this TCP socket sent that its peer has not acknowledged: the
+ * kernel's TCP stack holds them (Nagle's algorithm keeps the last small
+ * segment until the peer's delayed ACK, 40 ms of real time), and no
+ * thread of the tree runs meanwhile.  Work in progress that only real
+ * time ends: a wait for an answer on it lets time flow until it is over,
+ * as a wait on the outside does. */
+static int in_flight(int fd)
+{
+	int q = 0;
+
+	return ioctl(fd, SIOCOUTQ, &q) == 0 && q > 0;
+}
+
 static int ip_peer_outside(struct tfd_dom *d, int fd,
                            const struct sockaddr_storage *peer)
 {
@@ -366,6 +381,8 @@ static int ip_peer_outside(struct tfd_dom *d, int fd,
 		return 1;
 	type = sock_type(fd);
 	if (type != SOCK_STREAM && type != SOCK_DGRAM)
+		return 1;
+	if (type == SOCK_STREAM && in_flight(fd))
 		return 1;
 	if (tree_port(d, type, p.port, s.port))
 		return 0;

@@ -22,7 +22,7 @@ RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/deliver $(RP)/rawsys $(RP)/tick
           $(RP)/onehop $(RP)/clockjump \
           $(RP)/nowork $(RP)/noalloc \
           $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \
-          $(RP)/vsyscall $(RP)/vscale \
+          $(RP)/vsyscall $(RP)/vscale $(RP)/vnagle \
           $(if $(RP_WL),$(RP)/wl_timers) $(if $(RP_SD),$(RP)/sd_timers) \
           $(if $(RP_CXX),$(RP)/cvwait) $(if $(RP_ASAN),$(RP)/sanitized)
 
@@ -31,7 +31,7 @@ $(RP):
 $(RP)/dropin $(RP)/deliver: $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
 $(RP)/timerfd_glibc $(RP)/ticker $(RP)/rawsys $(RP)/onehop $(RP)/noalloc \
-    $(RP)/vscale: \
+    $(RP)/vscale $(RP)/vnagle: \
     $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS)
 $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \

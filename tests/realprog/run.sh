@@ -1390,6 +1390,32 @@ EOF
 }
 vscale
 
+# Bytes held in the kernel's TCP stack between two processes of the tree
+# (Nagle's algorithm, the peer's delayed ACK) are work in progress: time
+# does not jump past them to a client's timeout.
+vnagle() {
+	selected vnagle || return 0
+	if [ ! -x "$dir/vnagle" ]; then
+		skip "vnagle: not built"
+		return 0
+	fi
+	case ${TFD_SAN:-} in
+	*thread*) # it holds back the signals virtual time sends
+		skip "vnagle: ThreadSanitizer"
+		return 0 ;;
+	esac
+	run vnagle.linux "$dir/vnagle"
+	run vnagle.virtual "$tool" exec --backend virtual -- "$dir/vnagle"
+	if cmp -s "$out/vnagle.linux" "$out/vnagle.virtual" &&
+	    grep -q "5 of 5, within 10 s: yes" "$out/vnagle.linux"; then
+		ok "vnagle: a request held by Nagle's algorithm is answered before the client's timeout, as on Linux"
+	else
+		bad "vnagle: a request held by Nagle's algorithm"
+		diff -u "$out/vnagle.linux" "$out/vnagle.virtual" | sed 's/^/    /'
+	fi
+}
+vnagle
+
 # tfd exec itself, its trace and tfd trace: the last group.
 selected "exec trace" || finish
 # tfd exec's own failures exit 125, as env(1)'s and timeout(1)'s.
