@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/sockios.h>
+#include <linux/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
@@ -348,17 +349,33 @@ static int32_t port_holder(struct tfd_dom *d, int type, int port, int rport)
 
 /* ---- sockets ---- */
 
-/* Bytes this TCP socket sent that its peer has not acknowledged: the
- * kernel's TCP stack holds them (Nagle's algorithm keeps the last small
- * segment until the peer's delayed ACK, 40 ms of real time), and no
- * thread of the tree runs meanwhile.  Work in progress that only real
- * time ends: a wait for an answer on it lets time flow until it is over,
- * as a wait on the outside does. */
+/* Bytes written to this TCP socket that its kernel has not sent yet,
+ * while its peer has room for them: Nagle's algorithm keeps the last
+ * small segment until the peer's delayed ACK, 40 ms of real time, and
+ * no thread of the tree runs meanwhile.  Work in progress that only real
+ * time ends: a wait for an answer on it lets time flow, as a wait on the
+ * outside does.  Not bytes sent and not acknowledged yet (the peer has
+ * them: a delayed ACK rides on its answer), nor unsent ones the peer has
+ * no room for (it reads when it runs, or never). */
 static int in_flight(int fd)
 {
-	int q = 0;
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	int queued = 0; /* sent and not acknowledged, or not sent */
+	int64_t room;
 
-	return ioctl(fd, SIOCOUTQ, &q) == 0 && q > 0;
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
+	    len < offsetof(struct tcp_info, tcpi_snd_wnd) +
+	                  sizeof(ti.tcpi_snd_wnd) ||
+	    !ti.tcpi_notsent_bytes || ioctl(fd, SIOCOUTQ, &queued) != 0)
+		return 0;
+	/* Room in the peer's window past what it has not acknowledged: for
+	 * a whole segment, or for all that waits (the sender sends no less,
+	 * avoiding silly windows). */
+	room = (int64_t)ti.tcpi_snd_wnd - ((int64_t)queued -
+	                                    ti.tcpi_notsent_bytes);
+	return room >= ti.tcpi_snd_mss || room >= ti.tcpi_notsent_bytes;
 }
 
 static int ip_peer_outside(struct tfd_dom *d, int fd,

@@ -1413,6 +1413,18 @@ vnagle() {
 		bad "vnagle: a request held by Nagle's algorithm"
 		diff -u "$out/vnagle.linux" "$out/vnagle.virtual" | sed 's/^/    /'
 	fi
+	# A request sent whole, answered after the server's sleep(20): the
+	# kernel holds nothing, and time still jumps.
+	t0=$(date +%s%N)
+	run vnagle.late "$tool" exec --backend virtual -- "$dir/vnagle" late
+	ms=$(ms_since)
+	if [ "$(cat "$out/vnagle.late")" = "answered: 6 of 6, after 20 s: yes" ] &&
+	    [ "$ms" -lt 5000 ]; then
+		ok "vnagle late: an answer 20 s late on TCP still jumps (${ms} ms)"
+	else
+		bad "vnagle late: an answer 20 s late on TCP, in ${ms} ms"
+		sed 's/^/    /' "$out/vnagle.late"
+	fi
 }
 vnagle
 
