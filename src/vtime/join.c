@@ -63,10 +63,10 @@ int tfd_dom_join(const char *name, const struct tfd_dom_host *host)
 	pthread_t th;
 	int my;
 
+	tfd_dom_host = *host; /* (its calls are made without a domain too) */
 	if (!be->virtual_now || !be->virtual_start || !be->virtual_move_to ||
 	    !be->next_due || !be->virtual_unread)
 		return -1; /* not a backend of virtual clocks */
-	tfd_dom_host = *host;
 	tfd_dom = name && *name ? tfd_dom_map(name) : NULL;
 	if (!tfd_dom) {
 		tfd_dom = own = tfd_dom_create(NULL, 0);
