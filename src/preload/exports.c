@@ -404,9 +404,9 @@ EXPORT int clock_nanosleep(clockid_t c, int flags, const struct timespec *req,
 		return R(clock_nanosleep)(c, flags, req, rem);
 	ns = tfd_ts_to_ns(req);
 	e = (flags & TIMER_ABSTIME)
-	            ? tfd_dom_sleep_until(tfd_dom_clock_now(CLOCK_MONOTONIC) + ns -
-	                                              tfd_dom_clock_now(c),
-	                                      NULL)
+	            ? tfd_dom_sleep_until(tfd_dom_clock_now(CLOCK_MONOTONIC) +
+	                                          ns - tfd_dom_clock_now(c),
+	                                  NULL)
 	            : tfd_dom_sleep(ns, &left);
 	if (e == VWAIT_BLOCK)
 		return R(clock_nanosleep)(c, flags & ~TIMER_ABSTIME, req, rem);
@@ -577,8 +577,8 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 /* The engine's code on a thread of the program's (fork()'s handlers, the
  * start of a thread of ours) runs inside (host.h, enter), and the service
  * thread the handlers start in a child is the library's; the reaper's
- * leave(0) runs the program's exit() as the program's.  The flag alone: a child's
- * thread has no slot of its own on virtual time until fork() returns
+ * leave(0) runs the program's exit() as the program's.  The flag alone:
+ * a child's thread has no slot of its own on virtual time until fork() returns
  * (tree.c), and the handlers there start nothing. */
 static int host_enter(void)
 {

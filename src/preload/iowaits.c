@@ -165,8 +165,10 @@ ssize_t tfd_mq_timed(mqd_t q, int out, const struct timespec *abs,
 	if (abs->tv_nsec < 0 || abs->tv_nsec >= TFD_NSEC)
 		return TFD_PASS; /* EINVAL, from libc */
 	deadline = tfd_ts_to_ns(abs) - tfd_dom_clock_now(CLOCK_REALTIME);
-	deadline = deadline > TFD_HORIZON ? DOM_NEVER
-	                                  : tfd_dom_clock_now(CLOCK_MONOTONIC) + deadline;
+	if (deadline <= TFD_HORIZON)
+		deadline += tfd_dom_clock_now(CLOCK_MONOTONIC);
+	else
+		deadline = DOM_NEVER;
 	for (;;) {
 		r = try(ctx);
 		if (r >= 0 || errno != ETIMEDOUT)

@@ -48,8 +48,8 @@ static void moved(int64_t ns)
 {
 	struct timespec ts = tfd_ns_to_ts(ns);
 
-	tfd_trace(-1, 0, 0, "virtual-advance(+%lld.%09ld)", (long long)ts.tv_sec,
-	          ts.tv_nsec);
+	tfd_trace(-1, 0, 0, "virtual-advance(+%lld.%09ld)",
+	          (long long)ts.tv_sec, ts.tv_nsec);
 }
 
 int tfd_join_domain(const char *name)

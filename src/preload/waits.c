@@ -719,8 +719,9 @@ static int select_run(int nfds, fd_set **set, const struct timespec *ts,
 		r = select_real(nfds, set, ts, mask, tv);
 	} else if (tv && (r >= 0 || errno == EINTR)) {
 		/* Linux leaves the time not slept */
-		int64_t left = ns - ((tfd_virt ? tfd_dom_clock_now(CLOCK_MONOTONIC)
-		                               : tfd_real_mono()) - start);
+		int64_t now = tfd_virt ? tfd_dom_clock_now(CLOCK_MONOTONIC)
+		                       : tfd_real_mono();
+		int64_t left = ns - (now - start);
 
 		*tv = tfd_ns_to_tv(left < 0 ? 0 : left);
 	}
@@ -781,7 +782,8 @@ static int ewait_block(void *ctx, const sigset_t *mask, int64_t ns)
 
 /* Sets found to hold timers and, for input, nothing else: the tree's
  * count of changes (tfd_dom_fds_gen) << 32 | 1 << 31 | the set's number,
- * in a slot by number.  Such a set has nothing to look at until the count moves. */
+ * in a slot by number.  Such a set has nothing to look at until the
+ * count moves. */
 #define TIMER_SETS 16
 static uint64_t timer_set[TIMER_SETS];
 

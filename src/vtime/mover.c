@@ -1201,7 +1201,8 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			 * that exit()s while its parent sleeps on virtual
 			 * time: nothing else would ever change). */
 			verified = 0;
-			mover_sleep(d, gen, e->exiting ? backoff : BUSY_LOOK_NS);
+			mover_sleep(d, gen,
+			            e->exiting ? backoff : BUSY_LOOK_NS);
 			if (e->exiting && backoff < 5000000)
 				backoff *= 2;
 			if (__atomic_load_n(&d->gen, __ATOMIC_SEQ_CST) == gen)
@@ -1261,7 +1262,8 @@ int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
 			/* Nothing to move to until something changes; a thread
 			 * outside our waits may end, a stopped process be
 			 * continued: look now and then. */
-			mover_sleep(d, gen, e->nout || nstopped ? 100000000 : -1);
+			mover_sleep(d, gen,
+			            e->nout || nstopped ? 100000000 : -1);
 			continue;
 		}
 		act = __atomic_load_n(&d->actrun, __ATOMIC_SEQ_CST) >> ACT_SHIFT;

@@ -95,8 +95,10 @@ static int shown(int fd, int elsewhere, void *arg)
 
 	if (!fd_readable(fd))
 		return 0;
-	if (!*skipped && (elsewhere || (f = tfd_dom_host.fcntl(fd, F_GETFD)) < 0 ||
-	                  !(f & FD_CLOEXEC)))
+	if (*skipped)
+		return 1;
+	f = elsewhere ? -1 : tfd_dom_host.fcntl(fd, F_GETFD);
+	if (f < 0 || !(f & FD_CLOEXEC))
 		*skipped = 1;
 	return 1;
 }
@@ -122,6 +124,7 @@ static int shown(int fd, int elsewhere, void *arg)
  * again), not late. */
 static int64_t unread_deadline(int64_t dom_now, uint32_t *skipped)
 {
+	const struct tfd_backend *be = tfd_dom_host.be;
 	int64_t best = DOM_NEVER, now = dom_now, at = -1;
 	int was;
 
@@ -129,9 +132,9 @@ static int64_t unread_deadline(int64_t dom_now, uint32_t *skipped)
 	if (!tfd_dom_host.has_timers())
 		return best;
 	was = tfd_dom_host.enter();
-	if (tfd_dom_host.be->virtual_now(CLOCK_MONOTONIC, &now) != 0 || now > dom_now)
+	if (be->virtual_now(CLOCK_MONOTONIC, &now) != 0 || now > dom_now)
 		now = dom_now;
-	if (tfd_dom_host.be->virtual_unread(&at, shown, skipped) == 0 && at > now &&
+	if (be->virtual_unread(&at, shown, skipped) == 0 && at > now &&
 	    at - now <= TFD_HORIZON)
 		best = at;
 	tfd_dom_host.leave(was);
@@ -152,7 +155,8 @@ static void publish(void)
 
 	/* Signals first, unlocked: a handler may run here and set a timer. */
 	tfd_dom_host.sigtimers_fire(tfd_dom_now(tfd_dom, DC_MONO));
-	was = tfd_dom_host.enter(); /* running, also while it waits for the lock */
+	/* Running, also while it waits for the lock. */
+	was = tfd_dom_host.enter();
 	pthread_mutex_lock(&publish_lock);
 	tfd_dom_sync();
 	now = tfd_dom_now(tfd_dom, DC_MONO);
@@ -210,8 +214,9 @@ static void agent_start(void)
 {
 	struct dom_proc *me = tfd_dom_me;
 	pthread_t th;
-	int was = tfd_dom_host.enter(); /* a thread of the library's; the lock held
-	                        * inside (no handler runs, none jumps out) */
+	/* A thread of the library's; the lock held inside (no handler runs,
+	 * none jumps out). */
+	int was = tfd_dom_host.enter();
 
 	pthread_mutex_lock(&agent_lock);
 	if (!__atomic_load_n(&me->agent, __ATOMIC_ACQUIRE)) {

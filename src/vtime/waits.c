@@ -415,7 +415,8 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
 		errno = e0;
 		r = block(ctx, &during, tfd_dom_real_left(tfd_dom, deadline));
 		e = errno;
-		if (r > 0 || (r < 0 && !(e == EINTR && tfd_dom_host.handled() == h0)))
+		if (r > 0 ||
+		    (r < 0 && !(e == EINTR && tfd_dom_host.handled() == h0)))
 			break; /* ready, failed, or the program's signal */
 		/* poked, or the real time of busy mode ran out: look again */
 	}
@@ -544,7 +545,8 @@ int tfd_dom_wait(int64_t timeout_ns, const sigset_t *mask, int (*look)(void *),
 {
 	if (!tfd_dom)
 		return VWAIT_BLOCK;
-	return tfd_dom_kwait(tfd_dom_deadline(timeout_ns), mask, look, block, ctx);
+	return tfd_dom_kwait(tfd_dom_deadline(timeout_ns), mask, look, block,
+	                     ctx);
 }
 
 struct one_fd {
@@ -592,7 +594,8 @@ int tfd_dom_read_wait(int fd)
 
 		r = tfd_dom_kwait(DOM_NEVER, NULL, look_readable,
 		                  block_readable, &ctx);
-		if (!(r < 0 && errno == EINTR && tfd_dom_host.unrestarted() == u))
+		if (!(r < 0 && errno == EINTR &&
+		      tfd_dom_host.unrestarted() == u))
 			break;
 	}
 	was = tfd_dom_host.enter();
@@ -636,7 +639,8 @@ int tfd_dom_sleep(int64_t ns, int64_t *left)
 		return 0;
 	if (ns > TFD_HORIZON)
 		return VWAIT_BLOCK;
-	return tfd_dom_sleep_until(tfd_dom_clock_now(CLOCK_MONOTONIC) + ns, left);
+	return tfd_dom_sleep_until(tfd_dom_clock_now(CLOCK_MONOTONIC) + ns,
+	                           left);
 }
 
 /*

@@ -190,8 +190,9 @@ HOST_CASE(two_hundred_due_together_in_one_poll, 0)
 	int i, ready = 0, ones = 0, n;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	its.it_value.tv_sec = now.tv_sec + (now.tv_nsec + 20 * MS) / 1000000000L;
-	its.it_value.tv_nsec = (now.tv_nsec + 20 * MS) % 1000000000L;
+	now.tv_nsec += 20 * MS;
+	its.it_value.tv_sec = now.tv_sec + now.tv_nsec / 1000000000L;
+	its.it_value.tv_nsec = now.tv_nsec % 1000000000L;
 	for (i = 0; i < N; i++) {
 		p[i].fd = T_create(CLOCK_MONOTONIC, T_NONBLOCK);
 		p[i].events = POLLIN;

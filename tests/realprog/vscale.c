@@ -3,13 +3,14 @@
  * vscale - on virtual time, the cost of an expiration does not grow with
  * the number of timers: N timers (periods 1 to 500 ms, first expiries 100
  * to 590 ms, half on CLOCK_REALTIME armed absolute, on its own queue) in
- * one epoll set, read as they come for a virtual second.  Every read counts 1 (time never moves past a
- * timer that is readable and not read yet), and the process's read
- * system calls (/proc/self/io, syscr: read, pread, readv, including the
- * library's own) are at most 2 an expiration plus a few: a wait that
- * looked through the whole set (the kernel's list of its descriptors)
- * read about N/16 times.  Prints what it found; on virtual time only
- * (tests/realprog/run.sh): natively a loaded machine may count 2.
+ * one epoll set, read as they come for a virtual second.  Every read
+ * counts 1 (time never moves past a timer that is readable and not read
+ * yet), and the process's read system calls (/proc/self/io, syscr: read,
+ * pread, readv, including the library's own) are at most 2 an expiration
+ * plus a few: a wait that looked through the whole set (the kernel's list
+ * of its descriptors) read about N/16 times.  Prints what it found; on
+ * virtual time only (tests/realprog/run.sh): natively a loaded machine
+ * may count 2.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -49,8 +50,8 @@ int main(int argc, char **argv)
 			{ 0, (100 + i % 50 * 10) * 1000000L },
 		};
 		struct epoll_event ev = { .events = EPOLLIN };
-		int fd = timerfd_create(i % 2 ? CLOCK_MONOTONIC : CLOCK_REALTIME,
-		                        TFD_NONBLOCK | TFD_CLOEXEC), abs = 0;
+		int c = i % 2 ? CLOCK_MONOTONIC : CLOCK_REALTIME, abs = 0;
+		int fd = timerfd_create(c, TFD_NONBLOCK | TFD_CLOEXEC);
 
 		if (i % 2 == 0) { /* at real + its first expiry */
 			its.it_value.tv_sec = real.tv_sec;
