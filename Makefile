@@ -300,7 +300,8 @@ $(TOOL): private ALL_CFLAGS += -DTFD_LIBDIR='"$(LIBDIR)"' \
 # shared memory, built in from the same sources; and it reads a
 # program's ELF file as the preload does (src/preload/elf.c).
 TOOL_SHARED_SRC := src/vtime/shm.c src/vtime/slots.c src/vtime/mover.c \
-                  src/preload/elf.c
+                  src/vtime/clocks.c src/vtime/verdict.c src/vtime/procs.c \
+                  src/vtime/busy.c src/vtime/procfs.c src/preload/elf.c
 $(TOOL): $(TOOL_SRC) $(CONF_SRC) $(wildcard tools/*.h tools/*/*.h) \
     $(TOOL_SHARED_SRC) $(wildcard src/vtime/*.h) src/preload/elf.h \
     conform/conform.h include/tfd.h $(STATIC) $(B)/config.stamp

@@ -373,8 +373,7 @@ static int run_in_domain(char **argv, uint32_t rate, int64_t start,
 	child_pid = r.pid;
 	tfd_dom_reserved(d, slot, r.pid);
 	r.trace = getenv("TFD_TRACE");
-	tfd_dom_mover_keeps_files();
-	tfd_dom_move(d, child_ended, traced, &r);
+	tfd_dom_move(d, 1, child_ended, traced, &r);
 	/* Programs the child left behind go on with time flowing. */
 	tfd_dom_end(d);
 	if (WIFSIGNALED(r.status)) {

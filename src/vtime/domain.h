@@ -22,7 +22,7 @@
  * else than time could end has looked, without blocking, after the last
  * thing that could have ended it: then nothing can end any wait but time,
  * and the mover moves the clocks to the earliest deadline of the tree
- * (or up to the timer slack past it: mover.c).
+ * (or up to the timer slack past it: verdict.c).
  * But while a wait is on the outside (a descriptor whose other end may
  * be held outside the tree: waits.c), time flows there at the real rate
  * instead of jumping, and stops at that deadline (cap).
@@ -126,7 +126,7 @@ struct tfd_dom {
 	uint32_t phiwater;   /* no process in use at or above */
 	uint32_t flowing;    /* time flows at the real rate between jumps:
 	                      * a thread runs busy while something waits
-	                      * on a deadline (mover.c); written with the
+	                      * on a deadline (busy.c); written with the
 	                      * clocks, under seq */
 	uint64_t jumps;      /* moves of the clocks (tests, figures) */
 	int64_t cap;         /* while time flows for a wait on the outside:
@@ -135,7 +135,7 @@ struct tfd_dom {
 	                      * DOM_NEVER else; written under seq */
 	uint32_t ninherited; /* descriptors the tree inherited from outside */
 	uint32_t slack_ns;   /* waits due within this of the earliest end
-	                      * at one move (mover.c: timer slack) */
+	                      * at one move (verdict.c: timer slack) */
 	struct {
 		uint64_t dev, ino;
 	} inherited[DOM_INHERITED]; /* their identities, written at start */

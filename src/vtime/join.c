@@ -43,7 +43,7 @@ static void *mover_thread(void *arg)
 
 	sigfillset(&all); /* the program's signals are for its threads */
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	tfd_dom_move(arg, never_stop, traced, NULL);
+	tfd_dom_move(arg, 0, never_stop, traced, NULL);
 	return NULL;
 }
 

@@ -106,7 +106,7 @@ struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli)
 }
 
 /* Before any process joins: waits due within slack_ns of the earliest
- * end together (mover.c). */
+ * end together (verdict.c). */
 void tfd_dom_set_slack(struct tfd_dom *d, uint32_t slack_ns)
 {
 	__atomic_store_n(&d->slack_ns, slack_ns, __ATOMIC_RELEASE);

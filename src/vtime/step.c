@@ -108,7 +108,7 @@ static int shown(int fd, int elsewhere, void *arg)
  * the virtual CLOCK_MONOTONIC, or DOM_NEVER: from the backend's queues
  * (tfd-preload(7), The cost of a move).  *skipped: a readable one passed
  * over may be read elsewhere (above): the mover has this process look
- * again before it moves time (mover.c, relooks): a readable timer is no
+ * again before it moves time (procs.c, relooks): a readable timer is no
  * deadline, else time would stop at each of its expiries.
  *
  * The expiry is counted from the engine's clock, not from the domain's:
@@ -197,7 +197,7 @@ static void *agent(void *arg)
 			continue;
 		}
 		if (ask != __atomic_load_n(&p->relooked, __ATOMIC_SEQ_CST)) {
-			publish(); /* the mover asks (mover.c, relooks) */
+			publish(); /* the mover asks (procs.c, relooks) */
 			__atomic_store_n(&p->relooked, ask, __ATOMIC_SEQ_CST);
 			tfd_dom_changed(tfd_dom);
 			continue;

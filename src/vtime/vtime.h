@@ -22,7 +22,8 @@
  *   slots.c  a slot per thread and a record per process: taken, named,
  *            claimed, freed; also in `tfd exec` (its child's slot)
  *   mover.c  the mover: when every thread waits, time moves; also in
- *            `tfd exec`, or a thread of the preload's
+ *            `tfd exec`, or a thread of the preload's; its parts
+ *            (mover.h): clocks.c, verdict.c, procs.c, busy.c, procfs.c
  *   join.c   a process's life in the domain: joining it at load (its own
  *            mover when there is no `tfd exec`), fork, exit
  *   step.c   the process's timers kept in step with the domain's clock,
@@ -36,9 +37,9 @@
  * The files that run in the preload (join, step, waits, outside, clock)
  * reach it through the one struct tfd_dom_host it gives as it joins (the
  * C library's calls past its wrappers, its timers, its signals) and the
- * engine through the backend's operations; shm, slots and mover use
- * nothing but the shared memory, and `tfd exec` builds them in from the
- * same sources (Makefile: VTIME_TOOL_SRC).
+ * engine through the backend's operations; shm, slots and the mover's
+ * files use nothing but the shared memory, and `tfd exec` builds them in
+ * from the same sources (Makefile: TOOL_SHARED_SRC).
  *
  * Locks, in the one order of src/lockorder.h (checked in the sanitizer
  * builds): agent_lock (LK_AGENT, step.c: starting the agent), then
@@ -88,7 +89,7 @@ enum { DC_MONO, DC_REAL, DC_BOOT }; /* the domain's clocks */
  * pure virtual time, else time also flows at rate/1000 between jumps.
  * NULL with errno. */
 struct tfd_dom *tfd_dom_create(int *memfd, uint32_t rate_milli);
-/* Timer slack (mover.c): waits due within slack_ns of the earliest one
+/* Timer slack (verdict.c): waits due within slack_ns of the earliest one
  * end at one move (TFD_DEFAULT_SLACK_NS, Linux's default; 0: each at its
  * own, in the order of their deadlines; tfd exec --virtual-slack), set
  * before any process joins. */
@@ -116,13 +117,11 @@ int tfd_dom_reserve(struct tfd_dom *d);
 void tfd_dom_reserved(struct tfd_dom *d, int slot, pid_t pid);
 /* Moves time for the tree until stop() says to stop (called whenever the
  * mover wakes); moved() (if not NULL) is told of each move, from and to
- * on the virtual CLOCK_MONOTONIC.  Returns what stop() returned, -1 if
- * out of memory. */
-int tfd_dom_move(struct tfd_dom *d, int (*stop)(void *),
+ * on the virtual CLOCK_MONOTONIC.  keep_files: a mover in a process of
+ * its own (`tfd exec`) may keep the /proc files it looks at open between
+ * looks.  Returns what stop() returned, -1 if out of memory. */
+int tfd_dom_move(struct tfd_dom *d, int keep_files, int (*stop)(void *),
                  void (*moved)(void *, int64_t, int64_t), void *ctx);
-/* Called before tfd_dom_move() by a mover in a process of its own (`tfd
- * exec`): it may keep the /proc files it looks at open between looks. */
-void tfd_dom_mover_keeps_files(void);
 /* The mover is gone: programs left behind go on with time flowing for
  * real from where it is (their waits poked to wait for real). */
 void tfd_dom_end(struct tfd_dom *d);

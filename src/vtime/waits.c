@@ -88,7 +88,7 @@ static int looked_nothing(struct dom_slot *s, int64_t deadline)
  * timed out there waits (an event loop polling with a zero timeout pays
  * a move of the mover's for each such poll).  Exact and repeatable: the
  * loop gives up 1 ns past its end (or at a deadline within the timer
- * slack after it: mover.c), every run.  A thread that goes on
+ * slack after it: verdict.c), every run.  A thread that goes on
  * doing so spins on its clock (GLib's main loop running an idle callback
  * until a timeout of its own: 1 ns a poll would take 50 million polls to
  * its 50 ms): each such wait in a row waits twice as long as the one
@@ -445,7 +445,7 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
  * /proc tells).
  *
  * The mover does not wait for such a wait to look again: it asks /proc
- * whether the thread is still blocked and has not run since (mover.c),
+ * whether the thread is still blocked and has not run since (busy.c),
  * which is all a look would tell (its deadline is the program's, fixed).
  * When time reaches the deadline, or starts to flow, it pokes the
  * thread: the poke's handler sets the slice's end, which the C library's

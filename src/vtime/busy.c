@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * busy.c - the threads outside our waits (mover.h): time moves only when
+ * each is blocked and none has run since it was seen so, and flows at
+ * the real rate while one runs busy.
+ *
+ * Busy threads.  Time stands while a thread runs, which is what makes
+ * virtual time exact; but an interpreter that preempts its running thread
+ * from another one with a timed wait (CPython's GIL: a 5 ms
+ * pthread_cond_timedwait, then a request to drop it), or a test that
+ * interrupts a busy loop with alarm(), waits for time that never comes
+ * while the busy thread runs: the busy thread is never preempted.  The
+ * rule: a thread outside our waits that has used more than a quantum of
+ * CPU time without blocking (no voluntary context switch) while something
+ * in the tree waits on a deadline, lets time flow at the real rate, until
+ * it blocks or waits (then time stands again where it has come, and jumps
+ * as before).  CPU time, not the time it was seen runnable: on a loaded
+ * machine a thread waiting for a CPU has not run.
+ */
+#define _GNU_SOURCE
+#include "sanitizer.h"
+#include "vtime/mover.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifdef TFD_SANITIZED
+/* Built with a sanitizer, the preload brings its run-time into every
+ * program of the tree, whose start-up alone then takes 15-30 ms of CPU
+ * with no wait: a quantum shorter than that lets time flow while a child
+ * starts and its parent waits on a deadline. */
+#define QUANTUM_NS 100000000 /* 100 ms */
+#else
+#define QUANTUM_NS 20000000 /* 20 ms */
+#endif
+
+/* Thread k (of slot k), seen running: 1 if it has used more than a
+ * quantum of CPU since it last blocked. */
+static int busy_thread(struct mover *m, int k, const struct dom_slot *s)
+{
+	int64_t cpu = tfd_dom_thread_cpu(s->pid, s->tid);
+	long vol = tfd_dom_thread_blocked_count(s->pid, s->tid);
+
+	if (cpu < 0 || vol < 0)
+		return 0;
+	if (m->mark[k].tid != s->tid || m->mark[k].vol != vol) {
+		m->mark[k].tid = s->tid;
+		m->mark[k].vol = vol;
+		m->mark[k].cpu = cpu;
+		return 0;
+	}
+	return cpu - m->mark[k].cpu > QUANTUM_NS;
+}
+
+enum out_is {
+	O_ENDING, /* on its way out: time holds */
+	O_ENDED,  /* gone: its slot freed, look again in a moment */
+	O_SEEN,   /* its state and runs count in t */
+};
+
+/* Slot s's thread, outside our waits, as /proc shows it (t). */
+static enum out_is outside_look(struct mover *m, struct dom_slot *s,
+                                struct seen t, int known[2])
+{
+	if (t.state == 'Z' && t.threads > 1)
+		return O_ENDING; /* a process's first thread has ended,
+		                  * others are on their way: its parent is
+		                  * told when the last goes */
+	if (!t.state && !(syscall(SYS_tgkill, s->pid, s->tid, 0) < 0 &&
+	                  errno == ESRCH))
+		return O_ENDING; /* unreadable, not gone: a thread that the
+		                  * scheduler has not let finish yet */
+	if (!t.state || t.state == 'Z' || t.state == 'X' ||
+	    (t.state != 'R' && tfd_dom_slot_dead(m, s, known))) {
+		/* Its end wakes its parent (waitpid), which reaps it
+		 * showing S. */
+		tfd_dom_reclaim(m, s);
+		tfd_dom_changed(m->d);
+		tfd_dom_grace(m);
+		return O_ENDED;
+	}
+	return O_SEEN;
+}
+
+/* The threads outside our waits: 1 if all are blocked (their runs counts
+ * noted in e->sw), 0 if one runs (e->busy: one runs busy); gone ones are
+ * freed. */
+int tfd_dom_outside_blocked(struct mover *m)
+{
+	struct eval *e = &m->e;
+	int i, all = tfd_dom_real_mono() >= m->grace_until;
+	int known[2] = { 0, 0 };
+
+	e->busy = 0;
+	for (i = 0; i < e->nout; i++) {
+		struct dom_slot *s = &m->d->slot[e->out[i]];
+		struct seen t = tfd_dom_look_slot(m, s);
+		enum out_is is = outside_look(m, s, t, known);
+
+		if (is != O_SEEN) {
+			if (is == O_ENDED)
+				e->sw[i] = -1;
+			all = 0;
+			continue;
+		}
+		e->sw[i] = t.runs;
+		/* Running, in a short wait of the kernel's (D), or stopped
+		 * by a debugger or a sanitizer's leak check at exit (t):
+		 * time holds for it.  Stopped by SIGSTOP (T), it waits for
+		 * another process's SIGCONT: time flows for that one, as on
+		 * Linux. */
+		if (t.state != 'S' && t.state != 'T')
+			all = 0;
+		if (t.state == 'R' && e->timed && busy_thread(m, e->out[i], s))
+			e->busy = 1;
+	}
+	return all;
+}
+
+/* 1 if none of them ran since tfd_dom_outside_blocked() (m->snap). */
+int tfd_dom_outside_still(struct mover *m)
+{
+	const struct eval *e = &m->snap;
+	int i;
+
+	for (i = 0; i < e->nout; i++) {
+		struct dom_slot *s = &m->d->slot[e->out[i]];
+		struct seen t;
+
+		if (e->sw[i] < 0)
+			continue;
+		t = tfd_dom_look_slot(m, s);
+		if ((t.state != 'S' && t.state != 'T') ||
+		    t.runs != e->sw[i])
+			return 0;
+	}
+	return 1;
+}

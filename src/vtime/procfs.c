@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * procfs.c - what the mover reads of /proc: a thread's stat, its runs
+ * count and its CPU time, each file opened, read and closed, or kept
+ * open between looks (mover.h).  Nothing here calls the allocator: in
+ * the preload the mover is a thread of the program's.
+ */
+#define _GNU_SOURCE
+#include "vtime/mover.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static const struct seen none;
+
+/* /proc/PID/task/TID/NAME opened, -1 if not. */
+static int open_task_file(int pid, int tid, const char *name)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, name);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* An open file read from its start into buf, NUL-terminated: 1, or 0. */
+static int read_whole(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return 1;
+}
+
+/* /proc/PID/task/TID/NAME into buf, NUL-terminated: 1, or 0 (gone). */
+static int read_task_file(int pid, int tid, const char *name, char *buf,
+                          size_t len)
+{
+	int fd = open_task_file(pid, tid, name), r;
+
+	if (fd < 0)
+		return 0;
+	r = read_whole(fd, buf, len);
+	close(fd);
+	return r;
+}
+
+/* A stat line: state, threads, SIGKILL pending. */
+static struct seen parse_stat(const char *buf)
+{
+	struct seen s = none;
+	unsigned long long sig = 0;
+	const char *p = strrchr(buf, ')'); /* the name may hold anything */
+	int k;
+
+	if (!p || p[1] != ' ')
+		return s;
+	p += 2;
+	s.state = *p;
+	/* After the state (field 3): num_threads is field 20, the thread's
+	 * pending signals field 31. */
+	for (k = 1; k <= 28 && p; k++) {
+		p = strchr(p, ' ');
+		if (p && *++p && k == 17)
+			s.threads = atol(p);
+		if (p && k == 28)
+			sig = strtoull(p, NULL, 10);
+	}
+	s.killed = (sig >> (SIGKILL - 1)) & 1;
+	return s;
+}
+
+/* A status file's context switches, voluntary ones into *vol. */
+static long status_switches(const char *buf, long *vol)
+{
+	const char *p = strstr(buf, "\nvoluntary_ctxt_switches:");
+	long n = 0;
+
+	*vol = p ? atol(p + 25) : 0;
+	p = strstr(buf, "\nnonvoluntary_ctxt_switches:");
+	if (p)
+		n = atol(p + 28);
+	return n + *vol;
+}
+
+/* The voluntary context switches of a thread (it blocked): -1 if gone. */
+long tfd_dom_thread_blocked_count(int pid, int tid)
+{
+	char buf[2048];
+	long vol;
+
+	if (!read_task_file(pid, tid, "status", buf, sizeof(buf)))
+		return -1;
+	status_switches(buf, &vol);
+	return vol;
+}
+
+/* The CPU time a thread has used, in ns (schedstat), -1 if unknown. */
+int64_t tfd_dom_thread_cpu(int pid, int tid)
+{
+	char buf[128];
+
+	if (!read_task_file(pid, tid, "schedstat", buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+/* The runs count from a schedstat (or status) file read into buf. */
+static int64_t parse_runs(const struct mover *m, const char *buf)
+{
+	long vol;
+	const char *p;
+
+	if (m->no_schedstat > 0)
+		return status_switches(buf, &vol);
+	p = strrchr(buf, ' '); /* "cpu_ns wait_ns runs" */
+	return strtoll(buf, NULL, 10) + (p ? strtoll(p + 1, NULL, 10) : 0);
+}
+
+/* The file that holds the runs count: schedstat where it counts (a kernel
+ * without the statistics prints zeros: this thread has run). */
+static const char *runs_file(struct mover *m)
+{
+	if (m->no_schedstat < 0)
+		m->no_schedstat = tfd_dom_thread_cpu(getpid(), gettid()) <= 0;
+	return m->no_schedstat ? "status" : "schedstat";
+}
+
+struct seen tfd_dom_look_stat(int pid, int tid)
+{
+	char buf[1024];
+
+	if (!read_task_file(pid, tid, "stat", buf, sizeof(buf)))
+		return none;
+	return parse_stat(buf);
+}
+
+/* stat, then the runs count: a thread seen blocked (S) at two looks with
+ * the same count has not run since the first look read it. */
+struct seen tfd_dom_look_thread(struct mover *m, int pid, int tid)
+{
+	char buf[2048];
+	struct seen s = tfd_dom_look_stat(pid, tid);
+
+	if (!s.state)
+		return none;
+	if (!read_task_file(pid, tid, runs_file(m), buf, sizeof(buf)))
+		return none;
+	s.runs = parse_runs(m, buf);
+	return s;
+}
+
+/*
+ * The threads blocked outside our waits are looked at twice a move (a
+ * Java program has 16 of them, and its own 50 ms ticks); a look by open,
+ * read and close costs three times one by pread of a file kept open.
+ * Only a mover in a process of its own keeps them (`tfd exec`: its own
+ * table); the preload's, in the program's process, keeps nothing in the
+ * program's table.  By slot, with the thread they were opened for.  Out
+ * of descriptors, none is kept.
+ *
+ * At most a quarter of the descriptors `tfd exec` may have, and 256: the
+ * mover's other looks open files too (a failed open would take a thread
+ * for gone).
+ */
+void tfd_dom_keep_files(struct mover *m)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	m->kept_max = rl.rlim_cur / 4 < 256 ? (int)(rl.rlim_cur / 4) : 256;
+	m->keep_files = 1;
+}
+
+void tfd_dom_drop_kept(struct mover *m, size_t k)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (m->kept[k].fd1[i]) {
+			close(m->kept[k].fd1[i] - 1);
+			m->kept[k].fd1[i] = 0;
+			m->nkept--;
+		}
+}
+
+/* Slot k's thread's file NAME kept open as kept[k].fd1[i]: 0, -1 (gone),
+ * or 1: none kept (out of room or descriptors). */
+static int keep(struct mover *m, size_t k, int i, const char *name)
+{
+	int fd;
+
+	if (m->nkept >= m->kept_max)
+		return 1;
+	fd = open_task_file(m->kept[k].pid, m->kept[k].tid, name);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		for (k = 0; k < DOM_SLOTS; k++)
+			tfd_dom_drop_kept(m, k);
+		m->keep_files = 0;
+		return 1;
+	}
+	if (fd < 0)
+		return -1;
+	m->kept[k].fd1[i] = fd + 1;
+	m->nkept++;
+	return 0;
+}
+
+/* tfd_dom_look_thread() of slot s's thread. */
+struct seen tfd_dom_look_slot(struct mover *m, const struct dom_slot *s)
+{
+	size_t k = (size_t)(s - m->d->slot);
+	int32_t pid = s->pid, tid = s->tid;
+	struct seen t = none;
+	char buf[2048];
+	int i;
+
+	if (!m->keep_files)
+		return tfd_dom_look_thread(m, pid, tid);
+	if (m->kept[k].pid != pid || m->kept[k].tid != tid) {
+		tfd_dom_drop_kept(m, k);
+		m->kept[k].pid = pid;
+		m->kept[k].tid = tid;
+	}
+	for (i = 0; i < 2; i++) {
+		const char *name = i ? runs_file(m) : "stat";
+		int r = m->kept[k].fd1[i] ? 0 : keep(m, k, i, name);
+
+		if (r > 0)
+			return tfd_dom_look_thread(m, pid, tid);
+		/* Unreadable: its thread is gone, its tid may be another
+		 * thread's now. */
+		if (r < 0 ||
+		    !read_whole(m->kept[k].fd1[i] - 1, buf, sizeof(buf))) {
+			tfd_dom_drop_kept(m, k);
+			return none;
+		}
+		if (i == 0 && !(t = parse_stat(buf)).state)
+			return none;
+	}
+	t.runs = parse_runs(m, buf);
+	return t;
+}
+
+/* 1 if every thread of pid is stopped (SIGSTOP): a stop is complete,
+ * and told to the parent, only once the last thread has stopped, which
+ * may be a thread of the library's (an agent).  The directory is read
+ * with getdents64: opendir() would call the program's allocator. */
+int tfd_dom_all_stopped(int32_t pid)
+{
+	char path[64], buf[4096];
+	int fd, all = 1;
+	long n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while (all && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		long off = 0;
+
+		while (all && off < n) {
+			/* struct linux_dirent64: ino, off, reclen, type,
+			 * name */
+			unsigned short reclen;
+			int tid;
+			char st;
+
+			memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			tid = atoi(buf + off + 19);
+			off += reclen;
+			if (tid <= 0)
+				continue;
+			st = tfd_dom_look_stat(pid, tid).state;
+			all = st == 'T' || st == 'Z' || st == 'X';
+		}
+	}
+	close(fd);
+	return all && n == 0;
+}
