@@ -19,7 +19,7 @@
  *
  * Every registration of a timer made here is kept, (epoll, number), so
  * that a wait on the epoll knows the timers it may report
- * (tfd_epoll_timers: waits.c posts those a poll or select reported from
+ * (tfd_epoll_timers: waits_epoll.c posts those a poll or select reported from
  * memory before the wait).  The kernel's list is the truth: one kept here
  * that the kernel no longer has (its number closed where we do not see
  * it, by a raw close or close_range) only makes a wait look at that

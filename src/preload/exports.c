@@ -3,8 +3,8 @@
  * exports.c - libtfd-preload.so's exported functions: glibc's names, with
  * glibc's prototypes.  Each decides, with one look at the table of
  * numbers, whether the call concerns a timer of ours (or virtual time),
- * and hands it on: to fdops.c, waits.c, virtual time (vtime.h), or
- * straight to the next definition.  See tfd-preload(7).
+ * and hands it on: to fdops.c, the waits (waits.h), virtual time
+ * (vtime.h), or straight to the next definition.  See tfd-preload(7).
  */
 #include "preload/preload.h"
 
@@ -186,38 +186,39 @@ EXPORT int dup3(int oldfd, int newfd, int flags)
 
 /* fcntl's third argument is read as a pointer, as glibc itself does: it
  * carries an int as well. */
+static int fcntl_fd(int fd, int cmd, void *arg, int is64)
+{
+	int r;
+
+	if (tfd_marked(fd) && !tfd_inside && !tfd_foreign())
+		return tfd_timer_fcntl(fd, cmd, arg, is64);
+	r = is64 ? R(fcntl64)(fd, cmd, arg) : R(fcntl)(fd, cmd, arg);
+	return cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ? plain_dup(fd, r)
+	                                                : r;
+}
+
+#define FCNTL_ARG(cmd, arg)                                                  \
+	do {                                                                 \
+		va_list ap;                                                  \
+		va_start(ap, cmd);                                           \
+		arg = va_arg(ap, void *);                                    \
+		va_end(ap);                                                  \
+	} while (0)
+
 EXPORT int fcntl(int fd, int cmd, ...)
 {
-	va_list ap;
 	void *arg;
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	if (!tfd_marked(fd) || tfd_inside || tfd_foreign()) {
-		int r = R(fcntl)(fd, cmd, arg);
-
-		return cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ?
-		       plain_dup(fd, r) : r;
-	}
-	return tfd_timer_fcntl(fd, cmd, arg, 0);
+	FCNTL_ARG(cmd, arg);
+	return fcntl_fd(fd, cmd, arg, 0);
 }
 
 EXPORT int fcntl64(int fd, int cmd, ...)
 {
-	va_list ap;
 	void *arg;
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	if (!tfd_marked(fd) || tfd_inside || tfd_foreign()) {
-		int r = R(fcntl64)(fd, cmd, arg);
-
-		return cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ?
-		       plain_dup(fd, r) : r;
-	}
-	return tfd_timer_fcntl(fd, cmd, arg, 1);
+	FCNTL_ARG(cmd, arg);
+	return fcntl_fd(fd, cmd, arg, 1);
 }
 
 EXPORT int ioctl(int fd, unsigned long req, ...)
@@ -308,7 +309,7 @@ EXPORT int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 
 /* An epoll wait goes through the library on virtual time, and on real
  * time once a timer of ours is registered in an epoll (it may deliver:
- * waits.c); VWAIT_BLOCK back, it is the program's call as it made it. */
+ * waits_epoll.c); VWAIT_BLOCK back, it is the program's call as it made it. */
 static int hook_epoll(void)
 {
 	return !tfd_inside &&
@@ -375,204 +376,7 @@ EXPORT int epoll_pwait2(int ep, struct epoll_event *ev, int max,
 	                        : r;
 }
 
-/* ---- sleeps and clocks (virtual time only) ---- */
-
-EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
-{
-	int64_t left = 0;
-	int e;
-
-	if (!tfd_virt || tfd_inside || !req || !tfd_ts_valid(req))
-		return R(nanosleep)(req, rem);
-	e = tfd_dom_sleep(tfd_ts_to_ns(req), &left);
-	if (e == VWAIT_BLOCK)
-		return R(nanosleep)(req, rem);
-	if (e && rem)
-		*rem = tfd_ns_to_ts(left);
-	errno = e ? e : errno;
-	return e ? -1 : 0;
-}
-
-EXPORT int clock_nanosleep(clockid_t c, int flags, const struct timespec *req,
-                           struct timespec *rem)
-{
-	clockid_t base = tfd_dom_wait_base(c); /* (else the kernel's error) */
-	int64_t left = 0, ns;
-	int e;
-
-	if (!tfd_virt || tfd_inside || base < 0 || !req || !tfd_ts_valid(req))
-		return R(clock_nanosleep)(c, flags, req, rem);
-	ns = tfd_ts_to_ns(req);
-	e = (flags & TIMER_ABSTIME)
-	            ? tfd_dom_sleep_until(tfd_dom_clock_now(CLOCK_MONOTONIC) +
-	                                          ns - tfd_dom_clock_now(c),
-	                                  NULL)
-	            : tfd_dom_sleep(ns, &left);
-	if (e == VWAIT_BLOCK)
-		return R(clock_nanosleep)(c, flags & ~TIMER_ABSTIME, req, rem);
-	if (e && rem && !(flags & TIMER_ABSTIME))
-		*rem = tfd_ns_to_ts(left);
-	return e;
-}
-
-EXPORT unsigned sleep(unsigned s)
-{
-	int64_t left = 0;
-	int e;
-
-	if (!tfd_virt || tfd_inside)
-		return R(sleep)(s);
-	e = tfd_dom_sleep((int64_t)s * TFD_NSEC, &left);
-	if (e == VWAIT_BLOCK)
-		return R(sleep)(s);
-	return e ? (unsigned)((left + TFD_NSEC - 1) / TFD_NSEC) : 0;
-}
-
-EXPORT int usleep(useconds_t us)
-{
-	int64_t left;
-	int e;
-
-	if (!tfd_virt || tfd_inside)
-		return R(usleep)(us);
-	e = tfd_dom_sleep((int64_t)us * 1000, &left);
-	if (e == VWAIT_BLOCK)
-		return R(usleep)(us);
-	if (e)
-		errno = e;
-	return e ? -1 : 0;
-}
-
-EXPORT int clock_gettime(clockid_t c, struct timespec *ts)
-{
-	clockid_t base;
-
-	if (!tfd_virt || tfd_inside || (base = tfd_dom_clock_base(c)) < 0 ||
-	    tfd_null(ts))
-		return R(clock_gettime)(c, ts); /* NULL: as libc answers (a fault) */
-	*ts = tfd_ns_to_ts(tfd_dom_read_clock(c));
-	return 0;
-}
-
-/* glibc's prototype says tv is never NULL; its code allows it, and so
- * do we: the next definition is called through a pointer without that
- * attribute. */
-static int next_gettimeofday(struct timeval *tv, void *tz)
-{
-	int (*next)(struct timeval *, void *) = &R(gettimeofday);
-
-	return next(tv, tz);
-}
-
-EXPORT int gettimeofday(struct timeval *tv, void *tz)
-{
-	if (!tfd_virt || tfd_inside || tfd_null(tv)) /* NULL: only the zone */
-		return next_gettimeofday(tv, tz);
-	if (tz && next_gettimeofday(NULL, tz) < 0) /* the zone, as libc has
-	                                             * it */
-		return -1;
-	*tv = tfd_ns_to_tv(tfd_dom_read_clock(CLOCK_REALTIME));
-	return 0;
-}
-
-EXPORT time_t time(time_t *t)
-{
-	time_t now;
-
-	if (!tfd_virt || tfd_inside)
-		return R(time)(t);
-	now = (time_t)(tfd_dom_read_clock(CLOCK_REALTIME) / TFD_NSEC);
-	if (t)
-		*t = now;
-	return now;
-}
-
-/* ---- threads the library starts run inside it ---- */
-
-/* What a thread of ours starts with, handed over in one of a few places
- * of our own: not from the program's malloc(), whose first call in a new
- * thread gives the thread an arena of its own (64 MiB of address space
- * each, in glibc), and which a single-threaded program may have made
- * unsafe for other threads.  The new thread takes its copy and lets the
- * place go; with every place taken (more of ours starting at once than
- * there are places), the creator waits for one. */
-struct start {
-	void *(*fn)(void *);
-	void *arg;
-	int taken; /* [A] */
-};
-
-#define NSTART 8
-static struct start starts[NSTART];
-
-static struct start *start_place(void)
-{
-	unsigned i;
-
-	for (;;) {
-		for (i = 0; i < NSTART; i++)
-			if (!__atomic_exchange_n(&starts[i].taken, 1,
-			                         __ATOMIC_ACQUIRE))
-				return &starts[i];
-		sched_yield();
-	}
-}
-
-/* In a child of fork(): only the thread that forked is there, and no
- * thread of ours is about to start; a place taken for one that the
- * parent was starting would be lost for good. */
-void tfd_start_places_forked(void)
-{
-	unsigned i;
-
-	for (i = 0; i < NSTART; i++)
-		__atomic_store_n(&starts[i].taken, 0, __ATOMIC_RELAXED);
-}
-
-static void *start_inside(void *p)
-{
-	struct start *place = p, s = *place;
-
-	__atomic_store_n(&place->taken, 0, __ATOMIC_RELEASE);
-	tfd_inside = 1;
-	return s.fn(s.arg);
-}
-
-/* glibc answers timespec_get() inside itself, without clock_gettime()'s
- * symbol: on virtual time it reads the virtual CLOCK_REALTIME here. */
-EXPORT int timespec_get(struct timespec *ts, int base)
-{
-	if (!tfd_virt || tfd_inside || base != TIME_UTC)
-		return LOADED(timespec_get) ? R(timespec_get)(ts, base) : 0;
-	*ts = tfd_ns_to_ts(tfd_dom_read_clock(CLOCK_REALTIME));
-	return base;
-}
-
-EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
-                          void *(*fn)(void *), void *arg)
-{
-	struct start *s;
-	sigset_t all, old;
-	int e;
-
-	if (!tfd_inside)
-		return tfd_dom ? tfd_tree_thread(th, attr, fn, arg)
-		               : TFD_PROGRAM_SLACK(R(pthread_create)(th, attr, fn,
-		                                                      arg));
-	s = start_place();
-	s->fn = fn;
-	s->arg = arg;
-	/* Born with every signal blocked: the program's are for its own
-	 * threads (one it blocked everywhere was delivered to a new thread
-	 * of ours before that thread could block it, and killed it). */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = R(pthread_create)(th, attr, start_inside, s);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e)
-		__atomic_store_n(&s->taken, 0, __ATOMIC_RELEASE);
-	return e;
-}
+/* ---- start ---- */
 
 /* The engine's code on a thread of the program's (fork()'s handlers, the
  * start of a thread of ours) runs inside (host.h, enter), and the service
@@ -596,229 +400,6 @@ static void host_leave(int was)
 		                * pending, and the mask is given back) */
 }
 
-/* ---- timers that signal (virtual time only) ---- */
-
-EXPORT int timer_create(clockid_t c, struct sigevent *ev, timer_t *id)
-{
-	int r;
-
-	if (!tfd_dom || tfd_inside ||
-	    (r = tfd_sigtimer_create(c, ev, id)) == TFD_PASS)
-		return R(timer_create)(c, ev, id);
-	return r;
-}
-
-EXPORT int timer_settime(timer_t id, int flags, const struct itimerspec *nv,
-                         struct itimerspec *old)
-{
-	if (tfd_inside || !tfd_sigtimer_ours(id))
-		return R(timer_settime)(id, flags, nv, old);
-	return tfd_sigtimer_settime(id, flags, nv, old);
-}
-
-EXPORT int timer_gettime(timer_t id, struct itimerspec *cur)
-{
-	if (tfd_inside || !tfd_sigtimer_ours(id))
-		return R(timer_gettime)(id, cur);
-	return tfd_sigtimer_gettime(id, cur);
-}
-
-EXPORT int timer_getoverrun(timer_t id)
-{
-	if (tfd_inside || !tfd_sigtimer_ours(id))
-		return R(timer_getoverrun)(id);
-	return tfd_sigtimer_getoverrun(id);
-}
-
-EXPORT int timer_delete(timer_t id)
-{
-	if (tfd_inside || !tfd_sigtimer_ours(id))
-		return R(timer_delete)(id);
-	return tfd_sigtimer_delete(id);
-}
-
-EXPORT unsigned alarm(unsigned s)
-{
-	if (!tfd_dom || tfd_inside)
-		return R(alarm)(s);
-	return tfd_sigtimer_alarm(s);
-}
-
-EXPORT int setitimer(__itimer_which_t which, const struct itimerval *nv,
-                     struct itimerval *old)
-{
-	if (!tfd_dom || tfd_inside || which != ITIMER_REAL)
-		return R(setitimer)(which, nv, old);
-	return tfd_sigtimer_setitimer(nv, old);
-}
-
-EXPORT int getitimer(__itimer_which_t which, struct itimerval *cur)
-{
-	if (!tfd_dom || tfd_inside || which != ITIMER_REAL || !cur)
-		return R(getitimer)(which, cur);
-	return tfd_sigtimer_getitimer(cur);
-}
-
-/* ---- processes of a virtual-time domain ---- */
-
-/* The first thread may end alone; its process goes on (tree.c). */
-EXPORT void pthread_exit(void *ret)
-{
-	tfd_dom_first_ends();
-	R(pthread_exit)(ret);
-	abort(); /* not reached: the next definition does not return */
-}
-
-EXPORT pid_t fork(void)
-{
-	if (!tfd_dom || tfd_inside)
-		return TFD_PROGRAM_SLACK(R(fork)());
-	return tfd_tree_fork();
-}
-
-/*
- * vfork(): on virtual time, a fork() of ours, which takes the child's slot
- * before it exists; else the C library's.  A shell (dash) starts each
- * command with vfork(): the child ran without a slot from its exec until
- * its program loaded the library, and time moved meanwhile whenever every
- * other thread waited.  A child of vfork() may only exec or _exit, which
- * a forked one does too.  Either way it notes first that a child may run
- * on our memory (tfd_vm_children: numbers.c), and __vfork() is the same.
- * No C function can call the real vfork() and return to its caller (the
- * child would return through the frame the parent returns through later),
- * hence the jump, on x86-64; elsewhere vfork() is not caught.  Nor in a
- * build with ThreadSanitizer: there a fork's child in a program built
- * without it (a shell) starts the sanitizer's thread through our
- * pthread_create(), unseen by the sanitizer, and crashes (a shell's
- * subshell does so already); the C library's vfork() runs no fork
- * handler.
- */
-#ifdef TFD_VFORK
-pid_t tfd_vfork_fork(void) __attribute__((used));
-pid_t tfd_vfork_early(void) __attribute__((used));
-pid_t (*tfd_vfork_next)(void) __attribute__((used)) = tfd_vfork_early;
-
-pid_t tfd_vfork_fork(void)
-{
-	if (tfd_inside)
-		return R(fork)();
-	return tfd_tree_fork();
-}
-
-/* Before our start: no C library's vfork() is known yet; a fork is one. */
-pid_t tfd_vfork_early(void)
-{
-	return R(fork)();
-}
-
-__asm__(".text\n"
-        ".globl vfork\n"
-        ".type vfork, @function\n"
-        ".globl __vfork\n"
-        ".type __vfork, @function\n"
-        "vfork:\n"
-        "__vfork:\n"
-#ifdef __CET__
-        "	endbr64\n"
-#endif
-        "	movl $1, tfd_vm_children(%rip)\n"
-        "	cmpq $0, tfd_dom(%rip)\n"
-        "	jne tfd_vfork_fork\n"
-        "	jmp *tfd_vfork_next(%rip)\n"
-        ".size vfork, .-vfork\n"
-        ".size __vfork, .-__vfork\n");
-#endif
-
-/* clone(): a child on our memory (CLONE_VM: a thread made by hand, or a
- * vfork done the long way) may close numbers in a table of its own; from
- * now on close and dup ask whose table it is (tfd_foreign).  Four
- * arguments and three more that the C library's reads whatever the
- * caller passed (past the caller's on its stack, which AddressSanitizer
- * would take for an error).  __clone() is its other name. */
-static __attribute__((no_sanitize_address)) int
-clone_v(int (*fn)(void *), void *stack, int flags, void *arg, va_list ap)
-{
-	void *ptid = va_arg(ap, void *), *tls = va_arg(ap, void *);
-	void *ctid = va_arg(ap, void *);
-
-	if (flags & CLONE_VM)
-		tfd_vm_shared();
-	return R(clone)(fn, stack, flags, arg, ptid, tls, ctid);
-}
-
-EXPORT __attribute__((no_sanitize_address)) int
-clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, arg);
-	r = clone_v(fn, stack, flags, arg, ap);
-	va_end(ap);
-	return r;
-}
-
-int __clone(int (*fn)(void *), void *stack, int flags, void *arg, ...);
-EXPORT __attribute__((no_sanitize_address)) int
-__clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, arg);
-	r = clone_v(fn, stack, flags, arg, ap);
-	va_end(ap);
-	return r;
-}
-
-/* system() and popen() start their child where we cannot name it. */
-EXPORT int system(const char *cmd)
-{
-	if (!tfd_dom || tfd_inside || !cmd)
-		return TFD_PROGRAM_SLACK(R(system)(cmd));
-	return tfd_tree_system(cmd);
-}
-
-EXPORT FILE *popen(const char *cmd, const char *mode)
-{
-	if (!tfd_dom || tfd_inside)
-		return TFD_PROGRAM_SLACK(R(popen)(cmd, mode));
-	return tfd_tree_popen(cmd, mode);
-}
-
-EXPORT int posix_spawn(pid_t *pid, const char *path,
-                       const posix_spawn_file_actions_t *fa,
-                       const posix_spawnattr_t *at, char *const argv[],
-                       char *const envp[])
-{
-	int r;
-
-	if (!tfd_dom || tfd_inside)
-		return TFD_PROGRAM_SLACK(R(posix_spawn)(pid, path, fa, at,
-		                                        argv, envp));
-	r = tfd_tree_spawn(0, pid, path, fa, at, argv, envp);
-	if (r == 0 && pid)
-		tfd_exec_say_static(path, 0, *pid);
-	return r;
-}
-
-EXPORT int posix_spawnp(pid_t *pid, const char *file,
-                        const posix_spawn_file_actions_t *fa,
-                        const posix_spawnattr_t *at, char *const argv[],
-                        char *const envp[])
-{
-	int r;
-
-	if (!tfd_dom || tfd_inside)
-		return TFD_PROGRAM_SLACK(R(posix_spawnp)(pid, file, fa, at,
-		                                         argv, envp));
-	r = tfd_tree_spawn(1, pid, file, fa, at, argv, envp);
-	if (r == 0 && pid)
-		tfd_exec_say_static(file, 1, *pid);
-	return r;
-}
-
-/* ---- start ---- */
 
 /* The clock the engine reads: the one the program's calls reach, as for
  * libtfd's engine (a definition of the program's own comes first), past
@@ -864,14 +445,7 @@ static void init_once(void)
 		tfd_waits_deliver = tfd_be->ready && !tfd_virt &&
 		                    !(d && !strcmp(d, "post"));
 	}
-#ifdef TFD_VFORK
-	{
-		void *v = dlsym(RTLD_NEXT, "vfork");
-
-		if (v)
-			tfd_vfork_next = (pid_t(*)(void))v;
-	}
-#endif
+	tfd_vfork_init();
 	if (tfd_virt)
 		tfd_join_domain(secure_getenv("TFD_DOMAIN"));
 	tfd_rawsys_init(); /* needs tfd_virt */

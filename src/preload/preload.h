@@ -13,6 +13,10 @@
  *              ways to set a handler
  *   exports_syscall.c  syscall(): the raw calls of virtual time's (a
  *              clock read, a sleep, a futex wait with a timeout)
+ *   exports_time.c  sleeps, clock reads and timers that signal
+ *              (timer_create, alarm, setitimer) on virtual time
+ *   exports_procs.c  pthread_create, fork, vfork, clone, pthread_exit,
+ *              system, popen: threads and processes the library sees
  *   exports_exec.c  the exec family: on virtual time, a statically linked
  *              program started in the tree is said (elf.c: what a
  *              program's ELF file says, shared with tfd exec)
@@ -21,7 +25,8 @@
  *              owns it (a vfork child does not)
  *   fdops.c    read, write, close, dup, fcntl, ioctl on a timer
  *   epoll.c    epoll registrations of timers (writability, EPOLLET)
- *   waits.c    poll, select, epoll waits on timers
+ *   waits.c    poll, select, epoll waits on timers: what they share
+ *              (waits.h); waits_poll.c, waits_select.c, waits_epoll.c
  *   signals.c  the program's signal handlers, run through ours:
  *              deferred while the thread is inside, counted (virtual time)
  *   sigtimers.c  timer_create & co, alarm, setitimer on virtual time
@@ -253,7 +258,7 @@ static inline int tfd_marked(int fd)
 
 /* The program's numbers closed or replaced, or a set's registrations
  * changed: on virtual time, what the waits found of an epoll set is
- * looked at again (waits.c, epoll_outside).  Told after the call (a wait
+ * looked at again (waits_epoll.c, epoll_outside).  Told after the call (a wait
  * that looks meanwhile keeps nothing of what it saw).  The library's own
  * calls (inside) touch no set of the program's. */
 static inline void tfd_vfds_changed(void)
@@ -274,7 +279,7 @@ int tfd_adopt(int fd);          /* a number tfd_create() returned */
 int tfd_still_timer(int fd);    /* forget a number closed behind our back */
 int tfd_share(int oldfd, int newfd);
 void tfd_release_number(int fd);
-/* vfork() is ours (exports.c), on x86-64 and not under ThreadSanitizer:
+/* vfork() is ours (exports_procs.c), on x86-64 and not under ThreadSanitizer:
  * there the C library's runs unseen. */
 #if defined(__x86_64__) && !defined(TFD_TSAN)
 #define TFD_VFORK 1
@@ -342,7 +347,7 @@ void tfd_epoll_raw(int ep, int d); /* a wait of the kernel's on ep: d 1 as
                                     * it begins, -1 as it ends */
 void tfd_epoll_held(int ep);       /* ep is in a set, or polled */
 int tfd_epoll_deliver(int ep, struct epoll_event *ev, int room,
-                      int64_t *next, int asleep); /* waits.c's scan */
+                      int64_t *next, int asleep); /* waits_epoll.c */
 void tfd_epoll_awake(void);
 
 /* ---- slack.c ---- */
@@ -366,7 +371,7 @@ int tfd_epoll_timers(int ep, int *fds, int max); /* registered in ep */
 int tfd_epoll_set(int fd);       /* fd may be an epoll set in the table */
 extern int tfd_nreg;             /* registrations of timers kept */
 
-/* ---- waits.c ---- */
+/* ---- waits.c, waits_poll.c, waits_select.c, waits_epoll.c ---- */
 
 int tfd_wait_poll(struct pollfd *fds, nfds_t n, int timeout);
 int tfd_wait_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
@@ -523,9 +528,13 @@ static inline const sigset_t *tfd_sig_never_blocked(int how,
 	return tfd_sig_without_taken(how, set, copy);
 }
 
-/* The places the library's threads start from (exports.c), all free in
- * a child of fork(). */
+/* ---- exports_procs.c ---- */
+
+/* The places the library's threads start from, all free in a child of
+ * fork(). */
 void tfd_start_places_forked(void);
+/* At start: the C library's vfork() found. */
+void tfd_vfork_init(void);
 
 /* ---- exports_exec.c ---- */
 

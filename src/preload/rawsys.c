@@ -48,7 +48,6 @@
 #include "preload/preload.h"
 #include "lockorder.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <stddef.h>
@@ -433,7 +432,7 @@ void tfd_rawsys_init(void)
 	if (!v || strcmp(v, "1"))
 		return;
 	errno = 0;
-	t.in = (uintptr_t)dlsym(RTLD_NEXT, "syscall");
+	t.in = (uintptr_t)tfd_next.syscall; /* (next.c) */
 	if (!t.in || !dl_iterate_phdr(find_text, &t)) {
 		say("the C library's text not found");
 		return;
