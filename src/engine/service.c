@@ -76,14 +76,6 @@ struct waitv { /* struct futex_waitv of <linux/futex.h> (Linux 5.16) */
 	uint32_t reserved;
 };
 
-/* Sleep on word while it equals val, for at most ts (relative).  Not
- * FUTEX_PRIVATE: the word is in the family's memory, and other processes
- * wake it. */
-static void futex_wait(unsigned *word, unsigned val, const struct timespec *ts)
-{
-	syscall(SYS_futex, word, FUTEX_WAIT, val, ts, NULL, TFD_FUTEX_OURS);
-}
-
 /* Sleep on any of n words until the absolute CLOCK_MONOTONIC time at (NULL:
  * none).  0 if it slept (woken, timed out, interrupted, or a word had
  * changed already); else the call is refused or missing: ENOSYS before
@@ -419,7 +411,7 @@ static int sleep_on(unsigned seq, int64_t wait)
 {
 	struct tfd_proc *me = &tfd_fam->proc[tfd_eng.self];
 	struct waitv w[PROC_MAX];
-	struct timespec at, rel;
+	struct timespec at;
 	unsigned n = 1;
 	uint64_t m;
 	int i;
@@ -454,8 +446,7 @@ static int sleep_on(unsigned seq, int64_t wait)
 	}
 	if (n > 1 && wait > WATCH_NS)
 		wait = WATCH_NS;
-	rel = tfd_ns_to_ts(wait);
-	futex_wait(&me->wake, seq, wait == TFD_NS_MAX ? NULL : &rel);
+	tfd_futex_nap(&me->wake, seq, wait == TFD_NS_MAX ? -1 : wait);
 out:
 	tfd_family_lock();
 	return 0;
@@ -496,12 +487,13 @@ static void sleep_until_due(void)
 	tfd_eng.wakeups++;
 }
 
-static void *service(void *arg)
+/* The thread's start, under the family's lock: a table of its own (or
+ * the program's), the pinned file, its record watched by the others. */
+static struct tfd_proc *service_begin(void)
 {
 	struct tfd_proc *me;
-	int again, b, kept;
+	int b, kept;
 
-	(void)arg;
 	kept = tfd_engine_keep_inherited(); /* in a forked child */
 	tfd_family_lock();
 	if (tfd_eng.private_files && !kept && tfd_files_unshare() != 0)
@@ -525,62 +517,72 @@ static void *service(void *arg)
 	refill();
 	tfd_eng.state = RUNNING;
 	tfd_family_changed();
-	for (;;) {
-		close_freed(); /* first: a fetch near the limit needs room */
-		fetch_files();
-		read_ids();
-		if (tfd_eng.go_direct)
-			break; /* a thread on the fallback replaces us */
-		/* Refilled with no timer left too: a program that makes
-		 * and closes one timer at a time would else find none ready
-		 * and take the round trip each time (tfd(7)). */
-		if (tfd_eng.pool_max && !tfd_eng.stop &&
-		    (tfd_engine_pool_count(0) < POOL_LOW ||
-		     tfd_engine_pool_count(1) < POOL_LOW))
-			refill();
-		if (tfd_eng.clock_set) {
-			tfd_eng.clock_set = 0;
-			tfd_clock_was_set();
-			tfd_family_changed();
-		}
-		family();
-		tfd_clock_watch_service(); /* after family(): adopted ones */
-		again = 0;
-		for (b = 0; b < NBASE; b++)
-			if (tfd_queue_top(&tfd_eng.q[b]))
-				again |= expire(b, tfd_clock_now(b));
-		if (again || tfd_eng.nfetch || tfd_eng.clock_set || tfd_eng.freed ||
-		    tfd_eng.ids_done != tfd_eng.ids_asked)
-			continue;
-		if (tfd_eng.nholds == 0 && !tfd_eng.creating) {
-			if (!tfd_eng.idle_since)
-				tfd_eng.idle_since = mono_now();
-			else if (mono_now() - tfd_eng.idle_since >= grace() ||
-			         tfd_eng.stop)
-				break;
-		} else {
-			tfd_eng.idle_since = 0;
-		}
-		sleep_until_due();
-	}
-	tfd_eng.state = STOPPING; /* no timer is made until we are gone */
-	if (tfd_eng.go_direct) {
-		/* Our table and the copies in it go with us; the thread that
-		 * replaces us posts to the program's numbers, found here,
-		 * where the kernel's ids are read in our own table
-		 * (tfd_engine_holds_direct). */
-		struct tfd_hold *h;
+	return me;
+}
 
-		TFD_HOLDS_EACH(h) {
-			if (!h->direct && !h->efd_id && h->file >= 0 &&
-			    !h->unchecked)
-				h->efd_id = tfd_files_id(h->file);
-		}
-		tfd_engine_holds_direct(1);
-		tfd_eng.private_files = 0;
-		tfd_eng.go_direct = 0;
-		close_freed();
+/* One round, under the family's lock: 1 to go round again at once, 0 to
+ * sleep until something is due, -1 to stop. */
+static int service_round(void)
+{
+	int again = 0, b;
+
+	close_freed(); /* first: a fetch near the limit needs room */
+	fetch_files();
+	read_ids();
+	if (tfd_eng.go_direct)
+		return -1; /* a thread on the fallback replaces us */
+	/* Refilled with no timer left too: a program that makes and closes
+	 * one timer at a time would else find none ready and take the
+	 * round trip each time (tfd(7)). */
+	if (tfd_eng.pool_max && !tfd_eng.stop &&
+	    (tfd_engine_pool_count(0) < POOL_LOW ||
+	     tfd_engine_pool_count(1) < POOL_LOW))
+		refill();
+	if (tfd_eng.clock_set) {
+		tfd_eng.clock_set = 0;
+		tfd_clock_was_set();
+		tfd_family_changed();
 	}
+	family();
+	tfd_clock_watch_service(); /* after family(): adopted ones */
+	for (b = 0; b < NBASE; b++)
+		if (tfd_queue_top(&tfd_eng.q[b]))
+			again |= expire(b, tfd_clock_now(b));
+	if (again || tfd_eng.nfetch || tfd_eng.clock_set || tfd_eng.freed ||
+	    tfd_eng.ids_done != tfd_eng.ids_asked)
+		return 1;
+	if (tfd_eng.nholds != 0 || tfd_eng.creating)
+		tfd_eng.idle_since = 0;
+	else if (!tfd_eng.idle_since)
+		tfd_eng.idle_since = mono_now();
+	else if (mono_now() - tfd_eng.idle_since >= grace() || tfd_eng.stop)
+		return -1;
+	return 0;
+}
+
+/* Our table and the copies in it go with us; the thread that replaces us
+ * posts to the program's numbers, found here, where the kernel's ids are
+ * read in our own table (tfd_engine_holds_direct). */
+static void hand_over_direct(void)
+{
+	struct tfd_hold *h;
+
+	TFD_HOLDS_EACH(h) {
+		if (!h->direct && !h->efd_id && h->file >= 0 && !h->unchecked)
+			h->efd_id = tfd_files_id(h->file);
+	}
+	tfd_engine_holds_direct(1);
+	tfd_eng.private_files = 0;
+	tfd_eng.go_direct = 0;
+	close_freed();
+}
+
+/* The thread's end, under the family's lock, which it lets go. */
+static void service_end(struct tfd_proc *me)
+{
+	tfd_eng.state = STOPPING; /* no timer is made until we are gone */
+	if (tfd_eng.go_direct)
+		hand_over_direct();
 	drain_pool();
 	if (pin >= 0)
 		tfd_files_close(pin);
@@ -599,6 +601,18 @@ static void *service(void *arg)
 	tfd_eng.idle_since = 0;
 	tfd_family_changed();
 	tfd_family_unlock();
+}
+
+static void *service(void *arg)
+{
+	struct tfd_proc *me = service_begin();
+	int r;
+
+	(void)arg;
+	while ((r = service_round()) >= 0)
+		if (r == 0)
+			sleep_until_due();
+	service_end(me);
 	tfd_own_ended();
 	return NULL;
 }

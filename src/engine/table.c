@@ -585,44 +585,41 @@ static int e_create(int clockid, int flags, int *out)
 	return e;
 }
 
-static int e_check(int fd)
+enum { FD_LOOK, FD_RELEASE, FD_CLOSE };
+
+/* fd looked up under the engine's lock: FD_LOOK, its error; FD_RELEASE,
+ * the number let go of too; FD_CLOSE, let go of if ours and closed,
+ * close's error. */
+static int e_fd(int fd, int how)
 {
 	struct tfd_hold *h;
 	int e, cs;
 
 	tfd_engine_lock(&cs);
 	e = tfd_engine_find(fd, &h);
+	if (!e && how != FD_LOOK)
+		drop_fd(fd);
+	if (how == FD_CLOSE)
+		e = close(fd) < 0 ? errno : 0;
+	if (how != FD_LOOK)
+		tfd_engine_stop_if_idle();
 	tfd_engine_unlock(cs);
 	return e;
+}
+
+static int e_check(int fd)
+{
+	return e_fd(fd, FD_LOOK);
 }
 
 static int e_release(int fd)
 {
-	struct tfd_hold *h;
-	int e, cs;
-
-	tfd_engine_lock(&cs);
-	e = tfd_engine_find(fd, &h);
-	if (!e)
-		drop_fd(fd);
-	tfd_engine_stop_if_idle();
-	tfd_engine_unlock(cs);
-	return e;
+	return e_fd(fd, FD_RELEASE);
 }
 
 static int e_close(int fd)
 {
-	struct tfd_hold *h;
-	int e = 0, cs;
-
-	tfd_engine_lock(&cs);
-	if (tfd_engine_find(fd, &h) == 0)
-		drop_fd(fd);
-	if (close(fd) < 0)
-		e = errno;
-	tfd_engine_stop_if_idle();
-	tfd_engine_unlock(cs);
-	return e;
+	return e_fd(fd, FD_CLOSE);
 }
 
 /* newfd is now a duplicate of oldfd (dup(2) done by the caller): it names
