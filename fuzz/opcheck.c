@@ -31,7 +31,7 @@
 #define _GNU_SOURCE
 #include "opcheck.h"
 
-#include "backend.h" /* tfd_engine_clock_was_set() */
+#include "engine/hooks.h" /* tfd_engine_clock_was_set() */
 #include "tfd.h"
 
 #include <errno.h>

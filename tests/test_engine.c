@@ -8,6 +8,7 @@
 #include "t.h"
 
 #include "backend.h"
+#include "engine/hooks.h"
 #include "tfd.h"
 
 #include <fcntl.h>

@@ -17,6 +17,7 @@
 #include "t.h"
 
 #include "backend.h"
+#include "engine/hooks.h"
 #include "engine/engine.h"
 #include "tfd.h"
 

@@ -10,6 +10,7 @@
 #include "t.h"
 
 #include "backend.h"
+#include "engine/hooks.h"
 #include "host.h"
 #include "tfd.h"
 

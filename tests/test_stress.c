@@ -11,6 +11,7 @@
 #include "t.h"
 
 #include "backend.h"
+#include "engine/hooks.h"
 #include "tfd.h"
 
 #include <poll.h>

@@ -63,6 +63,7 @@
 #define TFD_ENGINE_H
 
 #include "backend.h"
+#include "engine/hooks.h"
 #include "host.h"
 #include "lockorder.h"
 #include "core/model.h"
