@@ -120,10 +120,10 @@ B := build$(if $(SAN),-$(subst $(comma),-,$(SAN)))
 
 # One job per file: src/core (pure arithmetic), src/engine (the default
 # backend, see src/engine/engine.h), the kernel passthrough, the API layer,
-# the futex calls (also virtual time's).
+# timer sets over a backend, the futex calls (also virtual time's).
 LIB_SRC := $(wildcard src/core/*.c) $(wildcard src/engine/*.c) \
-           src/backend_kernel.c src/api.c src/version.c src/lockorder.c \
-           src/futex.c
+           src/backend_kernel.c src/api.c src/sets.c src/version.c \
+           src/lockorder.c src/futex.c
 LIB_HDR := include/tfd.h $(wildcard src/*.h src/*/*.h)
 LIB_OBJ := $(LIB_SRC:src/%.c=$(B)/lib/%.o)
 PIC_OBJ := $(LIB_SRC:src/%.c=$(B)/pic/%.o)

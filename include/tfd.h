@@ -18,6 +18,7 @@
 #ifndef TFD_H
 #define TFD_H
 
+#include <stdint.h>    /* uint64_t */
 #include <sys/types.h> /* ssize_t, clockid_t */
 #include <time.h>      /* CLOCK_*, struct timespec */
 
@@ -93,6 +94,38 @@ TFD_API int tfd_settime(int fd, int flags, const struct itimerspec *new_value,
 TFD_API int tfd_gettime(int fd, struct itimerspec *curr_value);
 TFD_API ssize_t tfd_read(int fd, void *buf, size_t count);
 TFD_API int tfd_close(int fd);
+
+/*
+ * Timer sets.  tfd_set(3).  Since 0.2.0.  One descriptor holds any
+ * number of timers on one clock, each named by a 64-bit key the program
+ * chooses; arming, re-arming and cancelling one is a memory operation.
+ *
+ *   tfd_set_create   a set on CLOCK_MONOTONIC, _REALTIME or _BOOTTIME;
+ *                    flags TFD_NONBLOCK, TFD_CLOEXEC
+ *   tfd_set_settime  key armed as timerfd_settime(2) arms a timer
+ *                    (TFD_TIMER_ABSTIME); a zero it_value disarms it and
+ *                    forgets the key
+ *   tfd_set_gettime  key's time left and interval (ENOENT: not armed)
+ *   tfd_set_read     whole records of the keys that expired, each key
+ *                    once, with its expirations since its last record; a
+ *                    one-shot key is forgotten once read
+ *   tfd_close        ends the set
+ *
+ * The descriptor is readable (poll, select, epoll) while a key has
+ * expirations not yet read.
+ */
+struct tfd_expiry {
+	uint64_t key;
+	uint64_t count;
+};
+
+TFD_API int tfd_set_create(clockid_t clockid, int flags);
+TFD_API int tfd_set_settime(int sfd, uint64_t key, int flags,
+                            const struct itimerspec *new_value,
+                            struct itimerspec *old_value);
+TFD_API int tfd_set_gettime(int sfd, uint64_t key,
+                            struct itimerspec *curr_value);
+TFD_API ssize_t tfd_set_read(int sfd, struct tfd_expiry *buf, size_t count);
 
 /*
  * Backends.  tfd_use_backend(3).  "engine" (the default) keeps timers in

@@ -10,9 +10,11 @@
 
 #include "backend.h"
 #include "core/time.h"
+#include "sets.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +220,8 @@ int tfd_create(clockid_t clockid, int flags)
 		e = be->create(clockid, flags, &fd);
 		pthread_rwlock_unlock(&select_lock);
 	}
+	if (!e)
+		tfd_sets_forget(fd);
 	return result(e, fd, saved);
 }
 
@@ -229,7 +233,8 @@ int tfd_settime(int fd, int flags, const struct itimerspec *new_value,
 
 	if (!new_value)
 		e = EFAULT;
-	else if ((flags & ~SETTIME_FLAGS) || !spec_valid(new_value))
+	else if ((flags & ~SETTIME_FLAGS) || !spec_valid(new_value) ||
+	         tfd_sets_has(fd))
 		e = EINVAL;
 	else
 		e = be->settime(fd, flags, new_value,
@@ -244,7 +249,7 @@ int tfd_gettime(int fd, struct itimerspec *curr_value)
 	struct itimerspec cur;
 	int saved = errno, e;
 
-	e = be->gettime(fd, &cur);
+	e = tfd_sets_has(fd) ? EINVAL : be->gettime(fd, &cur);
 	if (!e && !curr_value)
 		e = EFAULT;
 	if (!e)
@@ -268,7 +273,7 @@ ssize_t tfd_read(int fd, void *buf, size_t count)
 			e = count < sizeof(n) ? EINVAL : EFAULT;
 		return result(e, -1, saved);
 	}
-	e = be->read(fd, &n);
+	e = tfd_sets_has(fd) ? EINVAL : be->read(fd, &n);
 	if (!e && n == 0)
 		return result(0, 0, saved); /* SPEC 2: the clock went back */
 	if (!e)
@@ -278,13 +283,15 @@ ssize_t tfd_read(int fd, void *buf, size_t count)
 
 int tfd_close(int fd)
 {
-	int saved = errno;
+	int saved = errno, e;
 
 	/* A cancellation point, as glibc's close(2) is: before anything is
 	 * closed. */
 	tfd_may_not_return();
 	pthread_testcancel();
-	return result(be->close(fd), 0, saved);
+	if (!tfd_sets_close(be, fd, &e))
+		e = be->close(fd);
+	return result(e, 0, saved);
 }
 
 /* SPEC section 3: the seven checks of the 2007 proposal, in its order. */
@@ -307,6 +314,8 @@ int timerfd(int ufd, int clockid, int flags, const struct itimerspec *utmr,
 		e = EINVAL; /* 5: nothing asked */
 	else if (utmr && !spec_valid(utmr))
 		e = EINVAL; /* 6 */
+	else if (ufd >= 0 && tfd_sets_has(ufd))
+		e = EINVAL; /* a set is no timer */
 	else if (ufd == -1) {
 		const struct tfd_backend *b;
 
@@ -320,6 +329,8 @@ int timerfd(int ufd, int clockid, int flags, const struct itimerspec *utmr,
 				b->close(fd);
 		}
 		pthread_rwlock_unlock(&select_lock);
+		if (!e)
+			tfd_sets_forget(fd);
 	} else if (utmr) {
 		e = be->settime(ufd, flags, utmr, outmr ? &out : NULL);
 	} else {
@@ -328,6 +339,82 @@ int timerfd(int ufd, int clockid, int flags, const struct itimerspec *utmr,
 	if (!e && outmr)
 		*outmr = out;
 	return result(e, fd, saved);
+}
+
+/* ---- timer sets: tfd_set(3) ---- */
+
+/* The clocks a set may be on. */
+static int set_clock(clockid_t c)
+{
+	return c == CLOCK_MONOTONIC || c == CLOCK_REALTIME ||
+	       c == CLOCK_BOOTTIME;
+}
+
+int tfd_set_create(clockid_t clockid, int flags)
+{
+	int saved = errno, fd = -1, e = EINVAL;
+
+	if (!(flags & ~CREATE_FLAGS) && set_clock(clockid)) {
+		pin();
+		pthread_rwlock_rdlock(&select_lock);
+		e = tfd_sets_create(be, clockid, flags, &fd);
+		pthread_rwlock_unlock(&select_lock);
+	}
+	return result(e, fd, saved);
+}
+
+/* As tfd_settime: the value first, then the descriptor.  Only
+ * TFD_TIMER_ABSTIME (CANCEL_ON_SET: tfd_set(3), BUGS). */
+int tfd_set_settime(int sfd, uint64_t key, int flags,
+                    const struct itimerspec *new_value,
+                    struct itimerspec *old_value)
+{
+	struct itimerspec old;
+	int saved = errno, e;
+
+	if (!new_value)
+		e = EFAULT;
+	else if ((flags & ~TFD_TIMER_ABSTIME) || !spec_valid(new_value))
+		e = EINVAL;
+	else
+		e = tfd_sets_settime(be, sfd, key, flags, new_value,
+		                     old_value ? &old : NULL);
+	if (!e && old_value)
+		*old_value = old;
+	return result(e, 0, saved);
+}
+
+int tfd_set_gettime(int sfd, uint64_t key, struct itimerspec *curr_value)
+{
+	struct itimerspec cur;
+	int saved = errno, e;
+
+	e = tfd_sets_gettime(be, sfd, key, &cur);
+	if (!e && !curr_value)
+		e = EFAULT;
+	if (!e)
+		*curr_value = cur;
+	return result(e, 0, saved);
+}
+
+/* As tfd_read: the descriptor, then the size, then the buffer. */
+ssize_t tfd_set_read(int sfd, struct tfd_expiry *buf, size_t count)
+{
+	size_t n = 0, max = count / sizeof(*buf);
+	int saved = errno, e;
+
+	if (max > INT_MAX / sizeof(*buf)) /* (the bytes fit the result) */
+		max = INT_MAX / sizeof(*buf);
+	tfd_may_not_return();
+	pthread_testcancel();
+	e = tfd_sets_check(sfd);
+	if (!e && count < sizeof(*buf))
+		e = EINVAL;
+	else if (!e && !buf)
+		e = EFAULT;
+	if (!e)
+		e = tfd_sets_read(be, sfd, buf, max, &n);
+	return result(e, (int)(n * sizeof(*buf)), saved);
 }
 
 /* ---- the virtual clock: tfd_virtual(3) ---- */

@@ -20,6 +20,7 @@
 
 static const char *const names[] = {
 	[LK_SELECT] = "select_lock (api.c)",
+	[LK_SETS] = "sets_lock (sets.c)",
 	[LK_AGENT] = "agent_lock (vtime/step.c)",
 	[LK_PUBLISH] = "publish_lock (vtime/step.c)",
 	[LK_SYNC] = "sync_lock (vtime/step.c)",

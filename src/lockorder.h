@@ -5,6 +5,7 @@
  * locks below it in this list (outermost first).
  *
  *   LK_SELECT     api.c's select_lock (the backend in use; rwlock)
+ *   LK_SETS       sets.c: the timer sets (tfd_set(3)) and their keys
  *   LK_AGENT      vtime/step.c: starting the process's agent thread
  *   LK_PUBLISH    vtime/step.c: publishing the next deadline
  *   LK_SYNC       vtime/step.c: moving the engine's clocks in step
@@ -30,6 +31,7 @@
 
 enum tfd_lock_rank {
 	LK_SELECT,
+	LK_SETS,
 	LK_AGENT,
 	LK_PUBLISH,
 	LK_SYNC,

@@ -304,6 +304,56 @@ TEST(revised_create_emfile)
 
 /* ---- every k ---- */
 
+/* A set is made whole or not at all: its memory, its timer's eventfd,
+ * the service thread, a descriptor (tfd_set(3), ERRORS). */
+TEST(set_create_fails_whole)
+{
+	struct itimerspec v = t_its(2 * MS, 0);
+	struct tfd_expiry rec;
+	int before = dup(0), after, sfd;
+
+	close(before);
+	fail_calloc = 1;
+	CHECK_ERR(tfd_set_create(CLOCK_MONOTONIC, 0), ENOMEM);
+	fail_thread = 1;
+	CHECK_ERR(tfd_set_create(CLOCK_MONOTONIC, 0), EAGAIN);
+	tfd_engine_pool_size(0); /* every create makes its eventfd */
+	fail_eventfd = 1;
+	CHECK_ERR(tfd_set_create(CLOCK_MONOTONIC, 0), ENFILE);
+	fds_left(0);
+	CHECK_ERR(tfd_set_create(CLOCK_MONOTONIC, 0), EMFILE);
+	fds_restore();
+	after = dup(0); /* nothing half-made */
+	CHECK_EQ(after, before);
+	close(after);
+	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, 0));
+	CHECK_OK(tfd_set_settime(sfd, 1, 0, &v, NULL));
+	CHECK_EQ(tfd_set_read(sfd, &rec, sizeof(rec)), (ssize_t)sizeof(rec));
+	CHECK_OK(tfd_close(sfd));
+}
+
+/* A new key needs memory (a departure: a timer's settime never fails for
+ * it); the keys armed before keep running, and the next arm works. */
+TEST(set_settime_enomem_keeps_the_set)
+{
+	struct itimerspec v = t_its(SEC, 0), cur;
+	struct tfd_expiry rec;
+	int sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, 0)), k;
+
+	for (k = 0; k < 16; k++) /* the first buckets' worth */
+		CHECK_OK(tfd_set_settime(sfd, (uint64_t)k, 0, &v, NULL));
+	fail_calloc = 1;
+	CHECK_ERR(tfd_set_settime(sfd, 16, 0, &v, NULL), ENOMEM);
+	CHECK_EQ(fail_calloc, 0);
+	CHECK_ERR(tfd_set_gettime(sfd, 16, &cur), ENOENT);
+	CHECK_OK(tfd_set_gettime(sfd, 15, &cur));
+	v = t_its(2 * MS, 0);
+	CHECK_OK(tfd_set_settime(sfd, 16, 0, &v, NULL));
+	CHECK_EQ(tfd_set_read(sfd, &rec, sizeof(rec)), (ssize_t)sizeof(rec));
+	CHECK_EQ(rec.key, 16u);
+	CHECK_OK(tfd_close(sfd));
+}
+
 #define NTIMER 24
 
 struct scenario {

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sets.c - timer sets over any backend (sets.h).
+ *
+ * A set is a timer of the backend in use (its descriptor is the set's)
+ * and the keys of core/set.c.  The timer is armed, absolute, at the
+ * earliest deadline of the keys and disarmed when none is armed: the
+ * descriptor is readable from the moment a key is due until a read takes
+ * it, and the backend is asked for one deadline whatever the number of
+ * keys.  Arming, re-arming and cancelling a key touch the backend only
+ * when the earliest deadline changes.  A read takes the due keys from
+ * memory; with none due it waits in the timer's own read (blocking, or
+ * EAGAIN), then looks again.
+ *
+ * One lock, sets_lock, guards the table and every set; it is never held
+ * across a wait.  The keys live in this process's memory: in a child of
+ * fork() a set's descriptor is no set (tfd_set(3), BUGS): the child's
+ * handler forgets the table, with no prepare handler to order against
+ * the program's or the backend's.
+ */
+#define _GNU_SOURCE
+#include "sets.h"
+#include "core/set.h"
+#include "core/time.h"
+#include "lockorder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct tfd_set {
+	int clockid;
+	int64_t armed; /* the timer's deadline, -1 disarmed, -2 unknown */
+	struct tfd_set_core core;
+};
+
+static pthread_mutex_t sets_lock = PTHREAD_MUTEX_INITIALIZER;
+TFD_LOCK_RANK(sets_lock, LK_SETS);
+static struct tfd_set **table; /* [sets_lock] by descriptor */
+static size_t ntable;          /* [sets_lock] */
+static int nsets;              /* [sets_lock], read without it */
+
+static void free_set(struct tfd_set *s)
+{
+	tfd_set_core_free(&s->core);
+	free(s);
+}
+
+/* In a child of fork(): no set, and a lock no thread holds.  The table is
+ * freed unless a thread of the parent was changing it. */
+static void sets_forked(void)
+{
+	struct tfd_set **t = table;
+	size_t n = ntable, i;
+
+	table = NULL;
+	ntable = 0;
+	__atomic_store_n(&nsets, 0, __ATOMIC_RELAXED);
+	if (pthread_mutex_trylock(&sets_lock) != 0) {
+		pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
+		sets_lock = fresh; /* its holder is not in this process */
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (t[i])
+			free_set(t[i]);
+	free(t);
+	pthread_mutex_unlock(&sets_lock);
+}
+
+static void at_fork_once(void)
+{
+	pthread_atfork(NULL, NULL, sets_forked);
+}
+
+static struct tfd_set *lookup(int fd)
+{
+	return fd >= 0 && (size_t)fd < ntable ? table[fd] : NULL;
+}
+
+/* Not a set: EBADF if fd is no descriptor, else EINVAL. */
+static int not_set(int fd)
+{
+	return fcntl(fd, F_GETFD) < 0 && errno == EBADF ? EBADF : EINVAL;
+}
+
+/* The set's clock now, as its timer sees it. */
+static int64_t now_of(const struct tfd_backend *be, const struct tfd_set *s)
+{
+	struct timespec ts;
+	int64_t ns;
+
+	if (be->virtual_now && be->virtual_now(s->clockid, &ns) == 0)
+		return ns;
+	clock_gettime(s->clockid, &ts);
+	return tfd_ts_to_ns(&ts);
+}
+
+/* The timer at the earliest deadline, if that changed. */
+static int rearm(const struct tfd_backend *be, int fd, struct tfd_set *s)
+{
+	int64_t next = tfd_set_core_next(&s->core);
+	struct itimerspec its;
+	int e;
+
+	if (next == s->armed)
+		return 0;
+	memset(&its, 0, sizeof(its));
+	if (next >= 0)
+		its.it_value = tfd_ns_to_ts(next > 0 ? next : 1);
+	e = be->settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+	s->armed = e ? -2 : next;
+	return e;
+}
+
+/* Room in the table for fd: 0 or ENOMEM. */
+static int table_room(int fd)
+{
+	size_t n = ntable ? ntable : 64;
+	struct tfd_set **t;
+
+	if ((size_t)fd < ntable)
+		return 0;
+	while (n <= (size_t)fd)
+		n *= 2;
+	t = realloc(table, n * sizeof(*t));
+	if (!t)
+		return ENOMEM;
+	memset(t + ntable, 0, (n - ntable) * sizeof(*t));
+	table = t;
+	ntable = n;
+	return 0;
+}
+
+static void drop(int fd)
+{
+	struct tfd_set *s = table[fd];
+
+	table[fd] = NULL;
+	__atomic_store_n(&nsets, nsets - 1, __ATOMIC_RELAXED);
+	free_set(s);
+}
+
+void tfd_sets_forget(int fd)
+{
+	if (!__atomic_load_n(&nsets, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&sets_lock);
+	if (lookup(fd))
+		drop(fd);
+	pthread_mutex_unlock(&sets_lock);
+}
+
+int tfd_sets_create(const struct tfd_backend *be, int clockid, int flags,
+                    int *sfd)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	struct tfd_set *s = calloc(1, sizeof(*s));
+	int fd, e;
+
+	if (!s)
+		return ENOMEM;
+	pthread_once(&once, at_fork_once);
+	e = be->create(clockid, flags, &fd);
+	if (e) {
+		free(s);
+		return e;
+	}
+	s->clockid = clockid;
+	s->armed = -1;
+	tfd_set_core_init(&s->core);
+	pthread_mutex_lock(&sets_lock);
+	e = table_room(fd);
+	if (!e && table[fd])
+		drop(fd); /* closed with close(2): that set is gone */
+	if (!e) {
+		table[fd] = s;
+		__atomic_store_n(&nsets, nsets + 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&sets_lock);
+	if (e) {
+		be->close(fd);
+		free(s);
+		return e;
+	}
+	*sfd = fd;
+	return 0;
+}
+
+int tfd_sets_settime(const struct tfd_backend *be, int sfd, uint64_t key,
+                     int flags, const struct itimerspec *nv,
+                     struct itimerspec *old)
+{
+	int abs = (flags & TFD_TIMER_ABSTIME) != 0, e;
+	struct tfd_set *s;
+	int64_t now = 0;
+
+	pthread_mutex_lock(&sets_lock);
+	s = lookup(sfd);
+	if (!s) {
+		pthread_mutex_unlock(&sets_lock);
+		return not_set(sfd);
+	}
+	if (old || !abs) /* (an absolute arm needs no clock) */
+		now = now_of(be, s);
+	e = tfd_set_core_arm(&s->core, key, now, tfd_ts_to_ns(&nv->it_value),
+	                     tfd_ts_to_ns(&nv->it_interval), abs, old);
+	if (!e)
+		e = rearm(be, sfd, s);
+	pthread_mutex_unlock(&sets_lock);
+	return e;
+}
+
+int tfd_sets_gettime(const struct tfd_backend *be, int sfd, uint64_t key,
+                     struct itimerspec *cur)
+{
+	struct tfd_set *s;
+	int e;
+
+	pthread_mutex_lock(&sets_lock);
+	s = lookup(sfd);
+	if (s)
+		e = tfd_set_core_query(&s->core, key, now_of(be, s), cur);
+	pthread_mutex_unlock(&sets_lock);
+	return s ? e : not_set(sfd);
+}
+
+/* The keys due now into buf (max): how many, 0 if none.  Locked. */
+static size_t take(const struct tfd_backend *be, int sfd, struct tfd_set *s,
+                   struct tfd_expiry *buf, size_t max)
+{
+	struct tfd_set_out out[64];
+	int64_t now = now_of(be, s);
+	size_t n = 0, k, i;
+
+	do {
+		k = max - n < 64 ? max - n : 64;
+		k = tfd_set_core_take(&s->core, now, out, k);
+		for (i = 0; i < k; i++) {
+			buf[n + i].key = out[i].key;
+			buf[n + i].count = out[i].count;
+		}
+		n += k;
+	} while (k == 64 && n < max);
+	rearm(be, sfd, s); /* (a failure leaves armed -2: tried again) */
+	return n;
+}
+
+int tfd_sets_read(const struct tfd_backend *be, int sfd,
+                  struct tfd_expiry *buf, size_t max, size_t *n)
+{
+	struct tfd_set *s;
+	uint64_t count;
+	int e;
+
+	for (;;) {
+		pthread_mutex_lock(&sets_lock);
+		s = lookup(sfd);
+		*n = s ? take(be, sfd, s, buf, max) : 0;
+		pthread_mutex_unlock(&sets_lock);
+		if (!s)
+			return not_set(sfd);
+		if (*n)
+			return 0;
+		/* None due: the timer's read waits for the earliest (or says
+		 * EAGAIN on a non-blocking set) and takes its expiration. */
+		e = be->read(sfd, &count);
+		if (e)
+			return e;
+		pthread_mutex_lock(&sets_lock);
+		if ((s = lookup(sfd)))
+			s->armed = -2;
+		pthread_mutex_unlock(&sets_lock);
+	}
+}
+
+int tfd_sets_check(int sfd)
+{
+	int is;
+
+	pthread_mutex_lock(&sets_lock);
+	is = lookup(sfd) != NULL;
+	pthread_mutex_unlock(&sets_lock);
+	return is ? 0 : not_set(sfd);
+}
+
+int tfd_sets_has(int fd)
+{
+	int is;
+
+	if (!__atomic_load_n(&nsets, __ATOMIC_RELAXED))
+		return 0;
+	pthread_mutex_lock(&sets_lock);
+	is = lookup(fd) != NULL;
+	pthread_mutex_unlock(&sets_lock);
+	return is;
+}
+
+int tfd_sets_close(const struct tfd_backend *be, int fd, int *e)
+{
+	int is;
+
+	if (!__atomic_load_n(&nsets, __ATOMIC_RELAXED))
+		return 0;
+	pthread_mutex_lock(&sets_lock);
+	is = lookup(fd) != NULL;
+	if (is)
+		drop(fd);
+	pthread_mutex_unlock(&sets_lock);
+	if (is)
+		*e = be->close(fd);
+	return is;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sets.h - timer sets (tfd_set(3)) over any backend: the set's
+ * descriptor is a timer of the backend, armed at the set's earliest
+ * deadline; its keys are core/set.c's, in this process's memory.  Called
+ * by api.c only, with arguments checked; each returns 0 or an errno.
+ */
+#ifndef TFD_SETS_H
+#define TFD_SETS_H
+
+#include "backend.h"
+#include "tfd.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A set on be: its timer made with clockid and flags. */
+int tfd_sets_create(const struct tfd_backend *be, int clockid, int flags,
+                    int *sfd);
+int tfd_sets_settime(const struct tfd_backend *be, int sfd, uint64_t key,
+                     int flags, const struct itimerspec *nv,
+                     struct itimerspec *old);
+int tfd_sets_gettime(const struct tfd_backend *be, int sfd, uint64_t key,
+                     struct itimerspec *cur);
+/* Up to max records into buf, *n of them (at least one on 0). */
+int tfd_sets_read(const struct tfd_backend *be, int sfd,
+                  struct tfd_expiry *buf, size_t max, size_t *n);
+/* 0 if sfd is a set, else EBADF or EINVAL. */
+int tfd_sets_check(int sfd);
+/* 1 if fd is a set: none of the timer calls is for it. */
+int tfd_sets_has(int fd);
+/* fd ends a set if it is one (closed with its timer on be: *e close's
+ * error, and 1), else 0. */
+int tfd_sets_close(const struct tfd_backend *be, int fd, int *e);
+/* fd was just made a timer: a set the program closed with close(2) under
+ * that number is gone. */
+void tfd_sets_forget(int fd);
+
+#endif

@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Timer sets (tfd_set(3)): keys armed, re-armed, cancelled and read as
+ * timerfd_settime(2), timerfd_gettime(2) and read(2) would each of them,
+ * behind one descriptor; every errno of the page; the arithmetic of
+ * src/core/set.c against a plain reference.
+ */
+#include "t.h"
+
+#include "tfd.h"
+#include "core/set.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define REC ((ssize_t)sizeof(struct tfd_expiry))
+
+static void use_virtual(void)
+{
+	CHECK_OK(tfd_use_backend("virtual"));
+}
+
+static void advance(int64_t ns)
+{
+	struct timespec d = { ns / SEC, ns % SEC };
+
+	CHECK_OK(tfd_virtual_advance(&d));
+}
+
+static void arm(int sfd, uint64_t key, int64_t value, int64_t interval)
+{
+	struct itimerspec v = t_its(value, interval);
+
+	CHECK_OK(tfd_set_settime(sfd, key, 0, &v, NULL));
+}
+
+/* A read that must give exactly n records; they are in rec. */
+static void read_n(int sfd, struct tfd_expiry *rec, size_t room, long n)
+{
+	ssize_t r = tfd_set_read(sfd, rec, room * sizeof(*rec));
+
+	CHECKF(r == n * REC, "tfd_set_read: %zd (%s), want %ld records", r,
+	       r < 0 ? strerrorname_np(errno) : "-", n);
+}
+
+static void check_rec(const struct tfd_expiry *r, uint64_t key,
+                      uint64_t count)
+{
+	CHECK_EQ(r->key, key);
+	CHECK_EQ(r->count, count);
+}
+
+TEST(set_keys_come_due_in_order_once_each_with_their_counts)
+{
+	struct tfd_expiry rec[8];
+	struct itimerspec cur;
+	int sfd;
+
+	use_virtual();
+	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, TFD_NONBLOCK));
+	arm(sfd, 30, 30 * MS, 0);
+	arm(sfd, 10, 10 * MS, 0);
+	arm(sfd, 20, 20 * MS, 10 * MS); /* periodic */
+	arm(sfd, UINT64_MAX, 55 * MS, 0);
+	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), EAGAIN);
+	advance(10 * MS - 1); /* never early */
+	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), EAGAIN);
+	advance(1);
+	read_n(sfd, rec, 8, 1);
+	check_rec(&rec[0], 10, 1);
+	advance(30 * MS); /* at 40 ms: 20 three times, 30 once */
+	read_n(sfd, rec, 8, 2);
+	check_rec(&rec[0], 20, 3);
+	check_rec(&rec[1], 30, 1);
+	/* One-shot keys read are forgotten; the periodic one stays. */
+	CHECK_ERR(tfd_set_gettime(sfd, 10, &cur), ENOENT);
+	CHECK_ERR(tfd_set_gettime(sfd, 30, &cur), ENOENT);
+	CHECK_OK(tfd_set_gettime(sfd, 20, &cur));
+	CHECK_EQ(t_ns(&cur.it_value), 10 * MS);
+	CHECK_EQ(t_ns(&cur.it_interval), 10 * MS);
+	CHECK_OK(tfd_set_gettime(sfd, UINT64_MAX, &cur));
+	CHECK_EQ(t_ns(&cur.it_value), 15 * MS);
+	advance(15 * MS); /* 20 at 50 ms, the last key at 55 */
+	read_n(sfd, rec, 8, 2);
+	check_rec(&rec[0], 20, 1);
+	check_rec(&rec[1], UINT64_MAX, 1);
+	CHECK_OK(tfd_close(sfd));
+}
+
+TEST(set_readable_only_while_a_key_has_unread_expirations)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct tfd_expiry rec[4];
+	int sfd, ep;
+
+	use_virtual();
+	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_BOOTTIME, TFD_NONBLOCK));
+	ep = (int)CHECK_OK(epoll_create1(0));
+	CHECK_OK(epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev));
+	CHECK_EQ(t_readable(sfd, 0), 0);
+	arm(sfd, 1, 5 * MS, 0);
+	arm(sfd, 2, 7 * MS, 0);
+	CHECK_EQ(t_readable(sfd, 0), 0);
+	advance(5 * MS);
+	CHECK_EQ(t_readable(sfd, 0), 1);
+	CHECK_EQ(epoll_wait(ep, &ev, 1, 0), 1);
+	/* Cancelling the only key due leaves nothing to read. */
+	arm(sfd, 1, 0, 0);
+	CHECK_EQ(t_readable(sfd, 0), 0);
+	CHECK_EQ(epoll_wait(ep, &ev, 1, 0), 0);
+	advance(2 * MS);
+	CHECK_EQ(t_readable(sfd, 0), 1);
+	read_n(sfd, rec, 4, 1);
+	check_rec(&rec[0], 2, 1);
+	CHECK_EQ(t_readable(sfd, 0), 0);
+	close(ep);
+	CHECK_OK(tfd_close(sfd));
+}
+
+TEST(set_rearm_discards_unread_expirations_and_gives_the_old_setting)
+{
+	struct itimerspec v = t_its(40 * MS, 0), old;
+	struct tfd_expiry rec[2];
+	int sfd;
+
+	use_virtual();
+	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, TFD_NONBLOCK));
+	CHECK_OK(tfd_set_settime(sfd, 7, 0, &v, &old));
+	CHECK_EQ(t_ns(&old.it_value), 0); /* not armed before: zeros */
+	arm(sfd, 8, MS, MS);
+	advance(5 * MS); /* 8 has 5 unread */
+	v = t_its(10 * MS, 0);
+	CHECK_OK(tfd_set_settime(sfd, 8, 0, &v, &old));
+	CHECK_EQ(t_ns(&old.it_interval), MS);
+	CHECK_LE(t_ns(&old.it_value), MS);
+	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), EAGAIN);
+	advance(10 * MS);
+	read_n(sfd, rec, 2, 1);
+	check_rec(&rec[0], 8, 1);
+	/* Absolute, in the past: due at once. */
+	v = t_its(MS, 0);
+	CHECK_OK(tfd_set_settime(sfd, 9, TFD_TIMER_ABSTIME, &v, NULL));
+	read_n(sfd, rec, 2, 1);
+	check_rec(&rec[0], 9, 1);
+	CHECK_OK(tfd_close(sfd));
+}
+
+TEST(set_read_hands_out_whole_records_and_keeps_the_rest)
+{
+	struct tfd_expiry rec[3];
+	int sfd, k;
+
+	use_virtual();
+	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_REALTIME, TFD_NONBLOCK));
+	for (k = 0; k < 5; k++)
+		arm(sfd, (uint64_t)k, (k + 1) * MS, 0);
+	advance(10 * MS);
+	CHECK_EQ(tfd_set_read(sfd, rec, 2 * REC + REC / 2), 2 * REC);
+	check_rec(&rec[0], 0, 1);
+	check_rec(&rec[1], 1, 1);
+	read_n(sfd, rec, 3, 3);
+	check_rec(&rec[2], 4, 1);
+	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), EAGAIN);
+	CHECK_OK(tfd_close(sfd));
+}
+
+/* On real clocks, each backend: a key's record comes at its deadline or
+ * later, never before, and every key comes once. */
+static void never_early(const char *backend)
+{
+	struct tfd_expiry rec[16];
+	int64_t start, due[40];
+	int sfd, k, got = 0, seen[40] = { 0 };
+
+	CHECK_OK(tfd_use_backend(backend));
+	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, 0));
+	start = t_now(CLOCK_MONOTONIC);
+	for (k = 0; k < 40; k++) {
+		struct itimerspec v = t_its(start + (k * 7 % 30 + 1) * MS, 0);
+
+		due[k] = t_ns(&v.it_value);
+		CHECK_OK(tfd_set_settime(sfd, (uint64_t)k, TFD_TIMER_ABSTIME,
+		                         &v, NULL));
+	}
+	while (got < 40) {
+		ssize_t r = CHECK_OK(tfd_set_read(sfd, rec, sizeof(rec)));
+		int64_t now = t_now(CLOCK_MONOTONIC);
+		int i;
+
+		for (i = 0; i < r / REC; i++) {
+			CHECK_LT(rec[i].key, 40u);
+			CHECK_EQ(seen[rec[i].key]++, 0);
+			CHECK_EQ(rec[i].count, 1u);
+			CHECK_GE(now, due[rec[i].key]);
+			got++;
+		}
+	}
+	CHECK_OK(tfd_close(sfd));
+}
+
+TEST(set_never_early_on_the_engine)
+{
+	never_early("engine");
+}
+
+TEST(set_never_early_on_the_kernel_backend)
+{
+	never_early("kernel");
+}
+
+struct arm_later {
+	int sfd;
+	uint64_t key;
+};
+
+static void *arm_later(void *p)
+{
+	struct arm_later *a = p;
+
+	t_sleep_ns(20 * MS);
+	arm(a->sfd, a->key, MS, 0);
+	return NULL;
+}
+
+/* A blocking read with no key armed waits for one armed meanwhile by
+ * another thread, as a read of a disarmed timerfd does. */
+TEST(set_blocking_read_waits_for_a_key_armed_by_another_thread)
+{
+	struct arm_later a;
+	struct tfd_expiry rec[2];
+	pthread_t th;
+
+	a.sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, TFD_CLOEXEC));
+	a.key = 42;
+	CHECK_EQ(fcntl(a.sfd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	CHECK_EQ(pthread_create(&th, NULL, arm_later, &a), 0);
+	read_n(a.sfd, rec, 2, 1);
+	check_rec(&rec[0], 42, 1);
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	CHECK_OK(tfd_close(a.sfd));
+}
+
+/* In a child of fork() a set's descriptor is no set (tfd_set(3), BUGS);
+ * the child's timers work, and the parent's set goes on. */
+TEST(set_in_a_child_of_fork_is_no_set)
+{
+	struct itimerspec v = t_its(10 * MS, 0);
+	struct tfd_expiry rec;
+	int sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, 0)), st;
+	pid_t pid;
+
+	CHECK_OK(tfd_set_settime(sfd, 5, 0, &v, NULL));
+	pid = fork();
+	CHECK_GE(pid, 0);
+	if (pid == 0) {
+		uint64_t n;
+		int fd;
+
+		if (tfd_set_settime(sfd, 6, 0, &v, NULL) != -1 ||
+		    errno != EINVAL)
+			_exit(1);
+		fd = tfd_create(CLOCK_MONOTONIC, 0);
+		if (fd < 0 || tfd_settime(fd, 0, &v, NULL) != 0 ||
+		    tfd_read(fd, &n, sizeof(n)) != 8 || n != 1)
+			_exit(2);
+		_exit(0);
+	}
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK_EQ(st, 0);
+	CHECK_EQ(tfd_set_read(sfd, &rec, sizeof(rec)), REC);
+	CHECK_EQ(rec.key, 5u);
+	CHECK_OK(tfd_close(sfd));
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+TEST(set_errors_create)
+{
+	CHECK_ERR(tfd_set_create(CLOCK_PROCESS_CPUTIME_ID, 0), EINVAL);
+	CHECK_ERR(tfd_set_create(CLOCK_REALTIME_ALARM, 0), EINVAL);
+	CHECK_ERR(tfd_set_create(CLOCK_MONOTONIC, TFD_TIMER_ABSTIME), EINVAL);
+	CHECK_ERR(tfd_set_create(CLOCK_MONOTONIC, -1), EINVAL);
+}
+
+TEST(set_errors_settime)
+{
+	struct itimerspec v = t_its(SEC, 0), bad = t_its(SEC, 0);
+	int sfd = (int)CHECK_OK(tfd_set_create(CLOCK_REALTIME, 0));
+	int tfd = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0)), p[2];
+
+	CHECK_OK(pipe(p));
+	bad.it_value.tv_nsec = SEC;
+	/* The value first, then the descriptor, as tfd_settime. */
+	CHECK_ERR(tfd_set_settime(-1, 1, 0, NULL, NULL), EFAULT);
+	CHECK_ERR(tfd_set_settime(-1, 1, 0, &bad, NULL), EINVAL);
+	CHECK_ERR(tfd_set_settime(sfd, 1, TFD_TIMER_CANCEL_ON_SET, &v, NULL),
+	          EINVAL);
+	CHECK_ERR(tfd_set_settime(sfd, 1, 4, &v, NULL), EINVAL);
+	bad = t_its(SEC, 0);
+	bad.it_interval.tv_sec = -1;
+	CHECK_ERR(tfd_set_settime(sfd, 1, 0, &bad, NULL), EINVAL);
+	CHECK_ERR(tfd_set_settime(p[1] + 100, 1, 0, &v, NULL), EBADF);
+	CHECK_ERR(tfd_set_settime(p[0], 1, 0, &v, NULL), EINVAL);
+	CHECK_ERR(tfd_set_settime(tfd, 1, 0, &v, NULL), EINVAL);
+	/* A set is no timer either. */
+	CHECK_ERR(tfd_settime(sfd, 0, &v, NULL), EINVAL);
+	CHECK_ERR(tfd_gettime(sfd, &v), EINVAL);
+	CHECK_ERR(timerfd(sfd, -1, 0, NULL, &v), EINVAL);
+	CHECK_OK(tfd_set_settime(sfd, 1, 0, &v, NULL));
+	close(p[0]);
+	close(p[1]);
+	CHECK_OK(tfd_close(tfd));
+	CHECK_OK(tfd_close(sfd));
+}
+
+TEST(set_errors_gettime)
+{
+	struct itimerspec v = t_its(SEC, 0), cur;
+	int sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, 0)), p[2];
+
+	CHECK_OK(pipe(p));
+	CHECK_ERR(tfd_set_gettime(p[1] + 100, 1, &cur), EBADF);
+	CHECK_ERR(tfd_set_gettime(p[0], 1, &cur), EINVAL);
+	CHECK_ERR(tfd_set_gettime(sfd, 1, &cur), ENOENT);
+	CHECK_ERR(tfd_set_gettime(sfd, 1, NULL), ENOENT);
+	CHECK_OK(tfd_set_settime(sfd, 1, 0, &v, NULL));
+	CHECK_ERR(tfd_set_gettime(sfd, 1, NULL), EFAULT);
+	v = t_its(0, 0); /* a zero value forgets the key */
+	CHECK_OK(tfd_set_settime(sfd, 1, 0, &v, NULL));
+	CHECK_ERR(tfd_set_gettime(sfd, 1, &cur), ENOENT);
+	close(p[0]);
+	close(p[1]);
+	CHECK_OK(tfd_close(sfd));
+}
+
+TEST(set_errors_read)
+{
+	struct sigaction sa;
+	struct tfd_expiry rec[2];
+	int sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, 0)), p[2];
+	int nb = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, TFD_NONBLOCK));
+	uint64_t n;
+
+	CHECK_OK(pipe(p));
+	CHECK_ERR(tfd_set_read(p[1] + 100, rec, sizeof(rec)), EBADF);
+	CHECK_ERR(tfd_set_read(p[0], rec, sizeof(rec)), EINVAL);
+	CHECK_ERR(tfd_set_read(sfd, rec, REC - 1), EINVAL);
+	CHECK_ERR(tfd_set_read(sfd, rec, 0), EINVAL);
+	CHECK_ERR(tfd_set_read(sfd, NULL, sizeof(rec)), EFAULT);
+	CHECK_ERR(tfd_set_read(nb, rec, sizeof(rec)), EAGAIN);
+	CHECK_ERR(tfd_read(sfd, &n, sizeof(n)), EINVAL);
+	/* A blocking read interrupted by a handler (no SA_RESTART). */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	CHECK_OK(sigaction(SIGALRM, &sa, NULL));
+	alarm(1);
+	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), EINTR);
+	signal(SIGALRM, SIG_DFL);
+	close(p[0]);
+	close(p[1]);
+	CHECK_OK(tfd_close(nb));
+	CHECK_OK(tfd_close(sfd));
+	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), EBADF);
+}
+
+/* Many keys: armed, found, cancelled; the descriptor stays one. */
+TEST(set_holds_many_keys_behind_one_descriptor)
+{
+	long n = t_valgrind() || T_ASAN || T_TSAN ? 20000 : 1000000, k;
+	struct itimerspec v, cur;
+	int sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, 0));
+	int next = dup(0);
+
+	for (k = 0; k < n; k++) {
+		v = t_its(SEC + (k * 7919 % 10000) * MS, 0);
+		CHECK_OK(tfd_set_settime(sfd, (uint64_t)k * 3, 0, &v, NULL));
+	}
+	CHECK_EQ(dup(0), next + 1); /* no descriptor per key */
+	close(next);
+	close(next + 1);
+	for (k = 0; k < n; k += n / 100) {
+		CHECK_OK(tfd_set_gettime(sfd, (uint64_t)k * 3, &cur));
+		CHECK_ERR(tfd_set_gettime(sfd, (uint64_t)k * 3 + 1, &cur),
+		          ENOENT);
+	}
+	v = t_its(0, 0);
+	for (k = 0; k < n; k++)
+		CHECK_OK(tfd_set_settime(sfd, (uint64_t)k * 3, 0, &v, NULL));
+	CHECK_EQ(t_readable(sfd, 0), 0);
+	CHECK_OK(tfd_close(sfd));
+}
+
+/* ---- src/core/set.c against a plain reference ---- */
+
+struct ref_key {
+	int armed;
+	struct tfd_model m;
+};
+
+/* Random arms, cancels, queries and reads on 64 keys, the core and the
+ * reference (one model a key, looked at one by one) agreeing at each
+ * step. */
+TEST(set_core_matches_a_reference)
+{
+	static struct ref_key ref[64];
+	struct tfd_set_core s;
+	struct tfd_set_out out[8];
+	unsigned seed = 12345;
+	int64_t now = 1000;
+	int step;
+
+	tfd_set_core_init(&s);
+	for (step = 0; step < 200000; step++) {
+		unsigned r = rand_r(&seed);
+		uint64_t key = r % 64;
+		struct itimerspec a, b;
+
+		switch ((r >> 8) % 5) {
+		case 0: { /* arm, relative or absolute, one-shot or not */
+			int64_t v = (r >> 12) % 50, iv = (r >> 20) % 3 * 7;
+			int abs = (r >> 24) & 1;
+
+			if (abs)
+				v += now - 20;
+			if (v <= 0)
+				v = 0;
+			CHECK_EQ(tfd_set_core_arm(&s, key, now, v, iv, abs, &a),
+			         0);
+			if (ref[key].armed)
+				tfd_model_query(&ref[key].m, now, &b);
+			else
+				memset(&b, 0, sizeof(b));
+			CHECK(!memcmp(&a, &b, sizeof(a)));
+			ref[key].armed = v != 0;
+			tfd_model_set(&ref[key].m, now, v, iv, abs);
+			break;
+		}
+		case 1: /* query */
+			CHECK_EQ(tfd_set_core_query(&s, key, now, &a),
+			         ref[key].armed ? 0 : ENOENT);
+			if (ref[key].armed) {
+				tfd_model_query(&ref[key].m, now, &b);
+				CHECK(!memcmp(&a, &b, sizeof(a)));
+			}
+			break;
+		case 2: { /* read: exactly the keys due, earliest first */
+			size_t n = tfd_set_core_take(&s, now, out, 8), i;
+			int64_t last = 0;
+
+			for (i = 0; i < n; i++) {
+				struct ref_key *k = &ref[out[i].key];
+
+				CHECK(k->armed);
+				CHECK_LE(k->m.next, now);
+				CHECK_GE(k->m.next, last);
+				last = k->m.next;
+				tfd_model_advance(&k->m, now);
+				CHECK_EQ(out[i].count, tfd_model_take(&k->m));
+				k->armed = k->m.next != 0;
+			}
+			if (n < 8) { /* none left due */
+				int j;
+
+				for (j = 0; j < 64; j++)
+					CHECK(!ref[j].armed ||
+					      ref[j].m.next > now);
+			}
+			break;
+		}
+		default:
+			now += (r >> 12) % 9;
+		}
+	}
+	tfd_set_core_free(&s);
+}
