@@ -169,6 +169,10 @@ EXPORT __attribute__((no_sanitize_address)) long syscall(long n, ...)
 #endif
 	     n == SYS_dup) && !from_us(__builtin_return_address(0)))
 		tfd_vfds_changed(); /* the program's: not our own calls */
+#ifdef SYS_io_uring_setup
+	if (n == SYS_io_uring_setup && r >= 0 && tfd_dom)
+		tfd_dom_uses_uring(); /* its workers run unseen (vtime.h) */
+#endif
 	return r;
 }
 

@@ -119,6 +119,26 @@ int tfd_dom_outside_blocked(struct mover *m)
 	return all;
 }
 
+/* 1 if the kernel's io_uring threads of a process that made a ring run
+ * or wait for I/O: an operation is under way, which ends a wait of the
+ * tree (an io_uring_enter(2) for its completion) without any thread we
+ * see running meanwhile. */
+int tfd_dom_uring_hold(struct mover *m)
+{
+	struct tfd_dom *d = m->d;
+	uint32_t i, hi = __atomic_load_n(&d->phiwater, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < hi; i++) {
+		struct dom_proc *p = &d->proc[i];
+		int32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
+
+		if (pid > 0 && __atomic_load_n(&p->uring, __ATOMIC_ACQUIRE) &&
+		    !tfd_dom_is_stopped(m, pid) && tfd_dom_uring_busy(pid))
+			return 1;
+	}
+	return 0;
+}
+
 /* 1 if none of them ran since tfd_dom_outside_blocked() (m->snap). */
 int tfd_dom_outside_still(struct mover *m)
 {

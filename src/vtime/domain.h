@@ -99,6 +99,8 @@ struct dom_proc {
 	uint32_t relooked; /* the last such request the agent answered */
 	uint32_t alone;    /* its first thread ended alone (pthread_exit):
 	                    * a zombie first thread is not its end */
+	uint32_t uring;    /* it made an io_uring (or its parent did): the
+	                    * kernel's workers may run for it (busy.c) */
 	uint64_t relook_act; /* the mover's: act when it last asked */
 };
 

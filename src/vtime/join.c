@@ -118,6 +118,18 @@ __attribute__((destructor)) static void leaving(void)
 	tfd_dom_changed(tfd_dom);
 }
 
+/* An io_uring made: the kernel's workers (threads of this process that
+ * no wait of ours sees) may do its operations while every thread of the
+ * tree waits; the mover looks at them before time moves (busy.c). */
+void tfd_dom_uses_uring(void)
+{
+	if (tfd_dom_me && !__atomic_load_n(&tfd_dom_me->uring,
+	                                   __ATOMIC_RELAXED)) {
+		__atomic_store_n(&tfd_dom_me->uring, 1, __ATOMIC_RELEASE);
+		tfd_dom_changed(tfd_dom);
+	}
+}
+
 /* pthread_exit() in the process's first thread, which ends while the
  * others go on.  /proc shows it a zombie until the last one ends, as it
  * shows the first thread of a process on its way out (exit_group): the
@@ -143,11 +155,14 @@ void tfd_dom_first_ends(void)
 void tfd_dom_forked(int slot)
 {
 	int32_t pid = getpid();
+	uint32_t uring = tfd_dom_me ? tfd_dom_me->uring : 0;
 
 	tfd_dom_set_self(slot);
 	tfd_dom_host.sigtimers_forked();
 	tfd_dom_procs_forget(pid);
 	tfd_dom_me = tfd_dom_proc_take(pid);
+	if (tfd_dom_me) /* its parent's rings are its too */
+		__atomic_store_n(&tfd_dom_me->uring, uring, __ATOMIC_RELEASE);
 	tfd_dom_slot_name(slot, pid, pid);
 	/* The timers it inherited it shares with its parent (tfd(7), FORK
 	 * AND EXEC): the process that made each delivers it, this one once

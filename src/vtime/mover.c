@@ -115,6 +115,10 @@ static int64_t step_move(struct mover *m, uint32_t gen)
 	uint64_t act = act_now(d);
 	int64_t from, left;
 
+	/* The kernel's io_uring threads first: one that ends its work
+	 * wakes a waiter, which the look at the outside then sees. */
+	if (tfd_dom_uring_hold(m))
+		return back_off(&m->hold);
 	if (e->nout && !tfd_dom_outside_still(m)) {
 		m->verified = 0;
 		return 0;

@@ -115,6 +115,8 @@ long tfd_dom_thread_blocked_count(int pid, int tid);
 int64_t tfd_dom_thread_cpu(int pid, int tid);
 void tfd_dom_keep_files(struct mover *m);
 int tfd_dom_all_stopped(int32_t pid);
+/* 1 if a thread of the kernel's io_uring runs for pid (procfs.c). */
+int tfd_dom_uring_busy(int32_t pid);
 
 /* procs.c */
 int tfd_dom_proc_dead(struct mover *m, int pid);
@@ -136,6 +138,7 @@ void tfd_dom_evaluate(struct mover *m);
 /* busy.c */
 int tfd_dom_outside_blocked(struct mover *m);
 int tfd_dom_outside_still(struct mover *m);
+int tfd_dom_uring_hold(struct mover *m);
 
 /* clocks.c */
 void tfd_dom_set_clocks(struct tfd_dom *d, int64_t mono);

@@ -251,39 +251,76 @@ struct seen tfd_dom_look_slot(struct mover *m, const struct dom_slot *s)
 	return t;
 }
 
-/* 1 if every thread of pid is stopped (SIGSTOP): a stop is complete,
- * and told to the parent, only once the last thread has stopped, which
- * may be a thread of the library's (an agent).  The directory is read
- * with getdents64: opendir() would call the program's allocator. */
-int tfd_dom_all_stopped(int32_t pid)
+/* fn(pid, tid, arg) for each thread of pid, until it returns nonzero:
+ * that value, or 0.  The directory is read with getdents64: opendir()
+ * would call the program's allocator. */
+static int each_task(int32_t pid, int (*fn)(int32_t, int, void *),
+                     void *arg)
 {
 	char path[64], buf[4096];
-	int fd, all = 1;
+	int fd, r = 0;
 	long n;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
-	while (all && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		return -1;
+	while (!r && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
 		long off = 0;
 
-		while (all && off < n) {
+		while (!r && off < n) {
 			/* struct linux_dirent64: ino, off, reclen, type,
 			 * name */
 			unsigned short reclen;
 			int tid;
-			char st;
 
 			memcpy(&reclen, buf + off + 16, sizeof(reclen));
 			tid = atoi(buf + off + 19);
 			off += reclen;
-			if (tid <= 0)
-				continue;
-			st = tfd_dom_look_stat(pid, tid).state;
-			all = st == 'T' || st == 'Z' || st == 'X';
+			if (tid > 0)
+				r = fn(pid, tid, arg);
 		}
 	}
 	close(fd);
-	return all && n == 0;
+	return r;
+}
+
+static int not_stopped(int32_t pid, int tid, void *arg)
+{
+	char st = tfd_dom_look_stat(pid, tid).state;
+
+	(void)arg;
+	return !(st == 'T' || st == 'Z' || st == 'X');
+}
+
+/* 1 if every thread of pid is stopped (SIGSTOP): a stop is complete,
+ * and told to the parent, only once the last thread has stopped, which
+ * may be a thread of the library's (an agent). */
+int tfd_dom_all_stopped(int32_t pid)
+{
+	return each_task(pid, not_stopped, NULL) == 0;
+}
+
+/* A thread of the kernel's io_uring (a worker, iou-wrk-TID, or the
+ * submission poller, iou-sqp-PID) that runs or waits in the kernel for
+ * I/O (D): an operation is under way. */
+static int uring_busy(int32_t pid, int tid, void *arg)
+{
+	char buf[1024], *name;
+	struct seen t;
+
+	(void)arg;
+	if (tid == pid || !read_task_file(pid, tid, "stat", buf, sizeof(buf)))
+		return 0;
+	name = strchr(buf, '(');
+	if (!name || (strncmp(name + 1, "iou-wrk-", 8) &&
+	              strncmp(name + 1, "iou-sqp-", 8)))
+		return 0;
+	t = parse_stat(buf);
+	return t.state == 'R' || t.state == 'D';
+}
+
+int tfd_dom_uring_busy(int32_t pid)
+{
+	return each_task(pid, uring_busy, NULL) > 0;
 }

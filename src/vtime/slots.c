@@ -219,6 +219,7 @@ struct dom_proc *tfd_dom_proc_take(int32_t pid)
 			p->kwaiters = 0;
 			p->agent = 0;
 			p->alone = 0;
+			p->uring = 0;
 			p->next_due = DOM_NEVER;
 			p->skipped = 0;
 			p->relook = p->relooked = 0;

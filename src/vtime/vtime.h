@@ -179,6 +179,8 @@ int tfd_dom_join(const char *name, const struct tfd_dom_host *host);
 void tfd_dom_inlib(int d);
 /* pthread_exit() in the first thread: the process goes on. */
 void tfd_dom_first_ends(void);
+/* The process made an io_uring (io_uring_setup(2) succeeded). */
+void tfd_dom_uses_uring(void);
 /* In a child of fork(), with the slot its parent took (tfd_dom_slot_take
  * (-1)), before the program runs on. */
 void tfd_dom_forked(int slot);
