@@ -251,7 +251,8 @@ $(B)/tests/test_opcheck.o: fuzz/opcheck.h
 # loop on glibc's timerfd_* for tfd exec (loop.c, LOOP_TIMERFD), and the
 # program of the README (tests/test_examples.c runs them all).
 EX := $(B)/examples
-EXAMPLES := $(EX)/eventloop $(EX)/eventloop-timerfd $(EX)/readme
+EXAMPLES := $(EX)/eventloop $(EX)/eventloop-timerfd $(EX)/readme \
+    $(EX)/set_server
 examples: $(EXAMPLES)
 $(EX):
 	mkdir -p $@
@@ -262,6 +263,8 @@ $(EX)/eventloop-timerfd: examples/eventloop.c examples/loop.c \
 	$(CC) $(ALL_CFLAGS) -DLOOP_TIMERFD -Iexamples examples/eventloop.c \
 	    examples/loop.c -o $@ $(ALL_LDFLAGS)
 $(EX)/readme: examples/readme.c include/tfd.h $(STATIC) | $(EX)
+	$(CC) $(ALL_CFLAGS) $< $(STATIC) -o $@ $(ALL_LDFLAGS)
+$(EX)/set_server: examples/set_server.c include/tfd.h $(STATIC) | $(EX)
 	$(CC) $(ALL_CFLAGS) $< $(STATIC) -o $@ $(ALL_LDFLAGS)
 $(B)/conform/%.o: conform/%.c conform/conform.h include/tfd.h | $(B)/conform
 	$(CC) $(ALL_CFLAGS) -c $< -o $@

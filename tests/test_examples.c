@@ -90,3 +90,27 @@ TEST(examples_eventloop_with_an_input_epoll_cannot_watch)
 		       "%s printed '%s'", cmd, out);
 	}
 }
+
+/* The server of tfd_set(3): every connection's idle timeout in one
+ * set.  What it prints does not depend on how late timers fire. */
+TEST(examples_set_server_runs)
+{
+	static const char want[] =
+		"connection 0: 0 lines echoed, closed idle\n"
+		"connection 1: 1 line echoed, closed idle\n"
+		"connection 2: 2 lines echoed, closed idle\n"
+		"connection 3: 3 lines echoed, hung up\n"
+		"4 connections, 6 lines, one timer set\n";
+	const char *ex = t_examples();
+	char cmd[512], out[4096], err[4096];
+
+	snprintf(cmd, sizeof(cmd), "%s/set_server", ex);
+	CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 0);
+	CHECKF(err[0] == 0, "stderr: %s", err);
+	CHECKF(!strcmp(out, want), "printed '%s'", out);
+	snprintf(cmd, sizeof(cmd), "TFD_BACKEND=kernel %s/set_server 200 | "
+	         "tail -n 1", ex);
+	CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 0);
+	CHECKF(!strcmp(out, "200 connections, 300 lines, one timer set\n"),
+	       "printed '%s'", out);
+}

@@ -42,7 +42,7 @@ TEST(version_is_the_same_everywhere)
 		"man/tfd.1", "man/tfd.7", "man/tfd-preload.7", "man/timerfd.3",
 		"man/tfd_create.3", "man/tfd_settime.3", "man/tfd_read.3",
 		"man/tfd_close.3", "man/tfd_use_backend.3", "man/tfd_virtual.3",
-		"man/tfd_version.3",
+		"man/tfd_version.3", "man/tfd_set.3",
 	};
 	const char *mk = getenv("TFD_MAKE_VERSION"), *s;
 	char want[64];

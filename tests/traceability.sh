@@ -41,6 +41,24 @@ tfd_create EAGAIN test_fault.c create_eagain_when_the_thread_cannot_start
 timerfd EAGAIN test_fault.c revised_create_fails_whole
 timerfd ENFILE test_fault.c enfile_is_passed_through
 timerfd ENOMEM test_fault.c revised_create_fails_whole
+tfd_set_create EINVAL test_set.c set_errors_create
+tfd_set_create EMFILE test_fault.c set_create_fails_whole
+tfd_set_create ENFILE test_fault.c set_create_fails_whole
+tfd_set_create ENOMEM test_fault.c set_create_fails_whole
+tfd_set_create EAGAIN test_fault.c set_create_fails_whole
+tfd_set_settime EFAULT test_set.c set_errors_settime
+tfd_set_settime EINVAL test_set.c set_errors_settime
+tfd_set_settime EBADF test_set.c set_errors_settime
+tfd_set_settime ENOMEM test_fault.c set_settime_enomem_keeps_the_set
+tfd_set_gettime EBADF test_set.c set_errors_gettime
+tfd_set_gettime EINVAL test_set.c set_errors_gettime
+tfd_set_gettime ENOENT test_set.c set_errors_gettime
+tfd_set_gettime EFAULT test_set.c set_errors_gettime
+tfd_set_read EBADF test_set.c set_errors_read
+tfd_set_read EINVAL test_set.c set_errors_read
+tfd_set_read EFAULT test_set.c set_errors_read
+tfd_set_read EAGAIN test_set.c set_errors_read
+tfd_set_read EINTR test_set.c set_errors_read
 EOF
 
 # ---- the pages: "function errno page" ----
