@@ -238,20 +238,30 @@ EXPORT FILE *popen(const char *cmd, const char *mode)
 	return tfd_tree_popen(cmd, mode);
 }
 
+/* posix_spawn (p 0) or posix_spawnp (p 1). */
+static int spawn(int p, pid_t *pid, const char *path,
+                 const posix_spawn_file_actions_t *fa,
+                 const posix_spawnattr_t *at, char *const argv[],
+                 char *const envp[])
+{
+	int r;
+
+	if (!tfd_dom || tfd_inside)
+		return TFD_PROGRAM_SLACK(
+		        p ? R(posix_spawnp)(pid, path, fa, at, argv, envp)
+		          : R(posix_spawn)(pid, path, fa, at, argv, envp));
+	r = tfd_tree_spawn(p, pid, path, fa, at, argv, envp);
+	if (r == 0 && pid)
+		tfd_exec_say_static(path, p, *pid);
+	return r;
+}
+
 EXPORT int posix_spawn(pid_t *pid, const char *path,
                        const posix_spawn_file_actions_t *fa,
                        const posix_spawnattr_t *at, char *const argv[],
                        char *const envp[])
 {
-	int r;
-
-	if (!tfd_dom || tfd_inside)
-		return TFD_PROGRAM_SLACK(R(posix_spawn)(pid, path, fa, at,
-		                                        argv, envp));
-	r = tfd_tree_spawn(0, pid, path, fa, at, argv, envp);
-	if (r == 0 && pid)
-		tfd_exec_say_static(path, 0, *pid);
-	return r;
+	return spawn(0, pid, path, fa, at, argv, envp);
 }
 
 EXPORT int posix_spawnp(pid_t *pid, const char *file,
@@ -259,13 +269,5 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file,
                         const posix_spawnattr_t *at, char *const argv[],
                         char *const envp[])
 {
-	int r;
-
-	if (!tfd_dom || tfd_inside)
-		return TFD_PROGRAM_SLACK(R(posix_spawnp)(pid, file, fa, at,
-		                                         argv, envp));
-	r = tfd_tree_spawn(1, pid, file, fa, at, argv, envp);
-	if (r == 0 && pid)
-		tfd_exec_say_static(file, 1, *pid);
-	return r;
+	return spawn(1, pid, file, fa, at, argv, envp);
 }
