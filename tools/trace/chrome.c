@@ -36,19 +36,6 @@
 #define MAXDUE 10000
 #define DUEBUDGET 200000
 
-/* How long the arming that event i of tm starts is in force: until the
- * next arming, disarm or close, else end. */
-static int64_t arming_until(const struct timer *tm, size_t i, int64_t end)
-{
-	size_t j;
-
-	for (j = i + 1; j < tm->nev; j++)
-		if (tm->ev[j].kind == EV_ARM || tm->ev[j].kind == EV_DISARM ||
-		    tm->ev[j].kind == EV_CLOSE)
-			return tm->ev[j].t;
-	return end;
-}
-
 /* The deadlines of the arming e, in force until until. */
 static long due_total(const struct ev *e, int64_t until)
 {
@@ -142,7 +129,7 @@ static void arming(struct out *o, const struct timer *tm, size_t i,
                    int64_t end)
 {
 	const struct ev *e = &tm->ev[i];
-	int64_t until = arming_until(tm, i, end), d = e->c;
+	int64_t until = trace_arming_until(tm, i, end), d = e->c;
 	int64_t iv = e->b > 0 ? e->b : 0;
 	long total = due_total(e, until), k;
 	long drawn = total < o->cap ? total : o->cap;
@@ -221,11 +208,12 @@ static long dues_drawn(const struct trace *tr, long cap)
 
 	for (tm = tr->first; tm; tm = tm->next)
 		for (i = 0; i < tm->nev; i++) {
+			int64_t end = tm->closed >= 0 ? tm->closed : tr->t1;
+
 			if (tm->ev[i].kind != EV_ARM)
 				continue;
 			n = due_total(&tm->ev[i],
-			              arming_until(tm, i, tm->closed >= 0 ?
-			                           tm->closed : tr->t1));
+			              trace_arming_until(tm, i, end));
 			sum += n < cap ? n : cap;
 			if (sum > DUEBUDGET)
 				return sum;

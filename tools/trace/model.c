@@ -351,3 +351,14 @@ void trace_free(struct trace *tr)
 	free(tr->adv);
 	free(tr->progs);
 }
+
+int64_t trace_arming_until(const struct timer *tm, size_t i, int64_t end)
+{
+	size_t j;
+
+	for (j = i + 1; j < tm->nev; j++)
+		if (tm->ev[j].kind == EV_ARM || tm->ev[j].kind == EV_DISARM ||
+		    tm->ev[j].kind == EV_CLOSE)
+			return tm->ev[j].t;
+	return end;
+}

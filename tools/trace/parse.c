@@ -109,116 +109,167 @@ static int on_settime(struct timer *tm, int64_t t, const char *args, int ok)
 	return 0;
 }
 
-static int parse_line(struct trace *tr, char *line)
-{
-	int64_t t, pid, fd = -1, res = 0, v;
-	char *p = line, *call, *args, *eq, *paren;
-	const char *q, *err = NULL;
-	struct timer *tm;
-	size_t len = strlen(line);
+/* A trace line cut into its parts (split_line). */
+struct line {
+	int64_t t, pid, fd, res; /* fd -1: "-" */
+	char *call, *args;       /* "CALL", "ARGS) [EXTRA]" */
+	const char *err;         /* the error's name when not ok */
 	int ok;
+};
 
+/* "TIME PID FD CALL(ARGS) [EXTRA] = RESULT" into l, the line cut up
+ * (NULs after CALL and before " = "): 0, or -1 if it is not one. */
+static int split_line(char *line, struct line *l)
+{
+	char *p = line, *eq, *paren;
+	const char *q;
+	size_t len = strlen(line);
+
+	l->fd = -1;
+	l->res = 0;
+	l->err = NULL;
 	if (len && line[len - 1] == '\n')
 		line[--len] = 0;
-	if (!(q = secs(p, &t, 0)) || *q != ' ' || !(q = num(q + 1, &pid)) ||
-	    *q != ' ')
+	if (!(q = secs(p, &l->t, 0)) || *q != ' ' ||
+	    !(q = num(q + 1, &l->pid)) || *q != ' ')
 		return -1;
 	q++;
 	if (*q == '-')
 		q++;
-	else if (!(q = num(q, &fd)))
+	else if (!(q = num(q, &l->fd)))
 		return -1;
 	if (*q++ != ' ')
 		return -1;
-	call = line + (q - line);
-	paren = strchr(call, '(');
-	eq = strstr(call, " = ");
+	l->call = line + (q - line);
+	paren = strchr(l->call, '(');
+	eq = strstr(l->call, " = ");
 	if (!paren || !eq || paren > eq)
 		return -1;
 	while (strstr(eq + 3, " = "))
 		eq = strstr(eq + 3, " = ");
 	q = eq + 3;
 	if (!strncmp(q, "-1 ", 3) && q[3]) {
-		err = q + 3;
-		ok = 0;
-	} else if ((q = num(q, &res)) && *q == 0) {
-		ok = 1;
+		l->err = q + 3;
+		l->ok = 0;
+	} else if ((q = num(q, &l->res)) && *q == 0) {
+		l->ok = 1;
 	} else {
 		return -1;
 	}
 	*paren = 0;
-	args = paren + 1;
+	l->args = paren + 1;
 	*eq = 0;
+	return 0;
+}
 
-	trace_seen(tr, t, (int)pid);
-	if (!strcmp(call, "virtual-advance")) {
-		if (*args == '+' && arg_time(args + 1, &v))
-			trace_advance(tr, t, v);
+/* "timerfd_create(CLOCK, FLAGS) = FD": a new timer. */
+static int on_create(struct trace *tr, const struct line *l)
+{
+	char *c = strchr(l->args, ','), *f = c ? c + 2 : NULL, *e;
+	struct timer *tm;
+
+	if (!l->ok || l->fd < 0)
+		return 0; /* failed: no timer */
+	if (!c || c[1] != ' ' || !(e = strrchr(f, ')')))
+		return -1;
+	if (!text(l->args, (size_t)(e - l->args)))
+		return -1; /* the names are shown: text only */
+	tm = trace_new_timer(tr, (int)l->pid, (int)l->res, l->t);
+	snprintf(tm->clock, sizeof(tm->clock), "%.*s", (int)(c - l->args),
+	         l->args);
+	snprintf(tm->flags, sizeof(tm->flags), "%.*s", (int)(e - f), f);
+	return 0;
+}
+
+/* "exec(PROG) = 0": the program of the pid. */
+static int on_exec(struct trace *tr, const struct line *l)
+{
+	char *e = strrchr(l->args, ')');
+
+	if (!e || !text(l->args, (size_t)(e - l->args)))
+		return -1;
+	if (l->ok)
+		trace_program(tr, (int)l->pid, l->args,
+		              (size_t)(e - l->args));
+	return 0;
+}
+
+/* dup, dup2, dup3, fcntl: the new number names the timer; dup2 of
+ * another descriptor over a timer's number takes it away. */
+static void on_dup(struct trace *tr, const struct line *l)
+{
+	int pid = (int)l->pid, fd = (int)l->fd, res = (int)l->res;
+	struct timer *tm = trace_lookup(tr, pid, fd);
+
+	if (l->ok && tm && res != fd) {
+		tm->dups++;
+		trace_name(tr, pid, res, tm, l->t);
+	} else if (l->ok && !tm && res != fd) {
+		trace_unname(tr, pid, res, l->t);
+	}
+}
+
+/* "read(FD, 8) [count N] = 8", or a read that failed. */
+static int on_read(struct timer *tm, const struct line *l)
+{
+	char *c = strstr(l->args, ") [count ");
+	int64_t v;
+
+	if (l->ok && l->res == 8 && c && num(c + 9, &v))
+		trace_read_count(tm, l->t, (uint64_t)v);
+	else if (l->ok)
+		return -1;
+	else
+		trace_read_failed(tm, l->t, l->err);
+	return 0;
+}
+
+static int is_dup(const char *call)
+{
+	return !strcmp(call, "dup") || !strcmp(call, "dup2") ||
+	       !strcmp(call, "dup3") || !strcmp(call, "fcntl");
+}
+
+static int parse_line(struct trace *tr, char *line)
+{
+	struct line l;
+	struct timer *tm;
+	int64_t v;
+
+	if (split_line(line, &l) < 0)
+		return -1;
+	trace_seen(tr, l.t, (int)l.pid);
+	if (!strcmp(l.call, "virtual-advance")) {
+		if (*l.args == '+' && arg_time(l.args + 1, &v))
+			trace_advance(tr, l.t, v);
 		return 0;
 	}
-	if (!strcmp(call, "timerfd_create")) {
-		char *c = strchr(args, ','), *f = c ? c + 2 : NULL, *e;
-
-		if (!ok || fd < 0)
-			return 0; /* failed: no timer */
-		if (!c || c[1] != ' ' || !(e = strrchr(f, ')')))
-			return -1;
-		if (!text(args, (size_t)(e - args)))
-			return -1; /* the names are shown: text only */
-		tm = trace_new_timer(tr, (int)pid, (int)res, t);
-		snprintf(tm->clock, sizeof(tm->clock), "%.*s", (int)(c - args),
-		         args);
-		snprintf(tm->flags, sizeof(tm->flags), "%.*s", (int)(e - f), f);
-		return 0;
-	}
-	if (!strcmp(call, "exec")) { /* of tfd exec: "exec(PROG)" */
-		char *e = strrchr(args, ')');
-
-		if (!e || !text(args, (size_t)(e - args)))
-			return -1;
-		if (ok)
-			trace_program(tr, (int)pid, args, (size_t)(e - args));
-		return 0;
-	}
-	if (fd < 0) {
+	if (!strcmp(l.call, "timerfd_create"))
+		return on_create(tr, &l);
+	if (!strcmp(l.call, "exec")) /* "exec(PROG)" */
+		return on_exec(tr, &l);
+	if (l.fd < 0) {
 		tr->other++;
 		return 0;
 	}
-	if (!strcmp(call, "close")) {
-		if (ok)
-			trace_unname(tr, (int)pid, (int)fd, t);
+	if (!strcmp(l.call, "close")) {
+		if (l.ok)
+			trace_unname(tr, (int)l.pid, (int)l.fd, l.t);
 		return 0;
 	}
-	if (!strcmp(call, "dup") || !strcmp(call, "dup2") ||
-	    !strcmp(call, "dup3") || !strcmp(call, "fcntl")) {
-		/* the new number names the timer; dup2 of another
-		 * descriptor over a timer's number takes it away */
-		tm = trace_lookup(tr, (int)pid, (int)fd);
-		if (ok && tm && res != fd) {
-			tm->dups++;
-			trace_name(tr, (int)pid, (int)res, tm, t);
-		} else if (ok && !tm && res != fd) {
-			trace_unname(tr, (int)pid, (int)res, t);
-		}
+	if (is_dup(l.call)) {
+		on_dup(tr, &l);
 		return 0;
 	}
-	tm = trace_timer_of(tr, (int)pid, (int)fd, t);
-	if (!strcmp(call, "timerfd_settime"))
-		return on_settime(tm, t, args, ok);
-	if (!strcmp(call, "timerfd_gettime")) {
+	tm = trace_timer_of(tr, (int)l.pid, (int)l.fd, l.t);
+	if (!strcmp(l.call, "timerfd_settime"))
+		return on_settime(tm, l.t, l.args, l.ok);
+	if (!strcmp(l.call, "timerfd_gettime"))
 		tm->queries++;
-	} else if (!strcmp(call, "read")) {
-		char *c = strstr(args, ") [count ");
-
-		if (ok && res == 8 && c && num(c + 9, &v))
-			trace_read_count(tm, t, (uint64_t)v);
-		else if (ok)
-			return -1;
-		else
-			trace_read_failed(tm, t, err);
-	} else {
+	else if (!strcmp(l.call, "read"))
+		return on_read(tm, &l);
+	else
 		tr->other++; /* write, ioctl, and what a later version adds */
-	}
 	return 0;
 }
 

@@ -108,11 +108,23 @@ void trace_totals(struct trace *tr, int pid, struct trace_totals *s)
 		qsort(s->late, s->nlate, sizeof(*s->late), cmp_i64);
 }
 
-/* The totals' lines: "WHO: N timers, ..." and their lateness. */
-static void totals_text(FILE *out, const char *who, struct trace_totals *s)
+/* "  lateness      p50 ...", or that there is none to tell. */
+static void lateness_line(FILE *out, const int64_t *late, size_t nlate,
+                          long early)
 {
 	char l[160];
 
+	if (nlate)
+		fprintf(out, "  lateness      %s\n",
+		        trace_late_text(l, sizeof(l), late, nlate, early));
+	else
+		fprintf(out, "  lateness      no read with a count of a known "
+		        "deadline\n");
+}
+
+/* The totals' lines: "WHO: N timers, ..." and their lateness. */
+static void totals_text(FILE *out, const char *who, struct trace_totals *s)
+{
 	fprintf(out, "%s: %ld timer%s, %ld arm%s, %ld read%s with a count "
 	        "(%ld EAGAIN, %ld failed), %" PRIu64 " expiration%s read, ",
 	        who, s->timers, s->timers == 1 ? "" : "s", s->arms,
@@ -123,13 +135,72 @@ static void totals_text(FILE *out, const char *who, struct trace_totals *s)
 		fprintf(out, "? due by the end\n");
 	else
 		fprintf(out, "%" PRIu64 " due by the end\n", s->due);
-	if (s->nlate)
-		fprintf(out, "  lateness      %s\n",
-		        trace_late_text(l, sizeof(l), s->late, s->nlate,
-		                        s->early));
+	lateness_line(out, s->late, s->nlate, s->early);
+}
+
+/* The arming a timer has in force, for its "armed" line: "?", "at ...
+ * (absolute)", or the value as a duration; buf. */
+static const char *last_value(const struct timer *tm, char *buf, size_t n)
+{
+	if (tm->last_value < 0)
+		snprintf(buf, n, "?");
+	else if (tm->absolute && tm->last_value == INT64_MAX)
+		snprintf(buf, n, "at 292 years or more (absolute)");
+	else if (tm->absolute)
+		snprintf(buf, n, "at %lld.%09lld s (absolute)",
+		         tm->last_value / TFD_NSEC, tm->last_value % TFD_NSEC);
 	else
-		fprintf(out, "  lateness      no read with a count of a known "
-		        "deadline\n");
+		trace_dur(buf, n, tm->last_value, "us");
+	return buf;
+}
+
+/* A timer's lines: "timer N  pid P  fd F ...", then its life, arms,
+ * expirations, reads, lateness and the rest. */
+static void timer_text(const struct trace *tr, struct timer *tm, FILE *out)
+{
+	char a[64], b[32];
+	int i;
+
+	trace_sort_late(tm);
+	fprintf(out, "\ntimer %d  pid %d  fd %d  %s  %s%s\n", tm->id, tm->pid,
+	        tm->fd, tm->clock, tm->flags,
+	        tm->inherited ? "  (not created in the trace: inherited, or "
+	                        "the trace began later)"
+	                      : "");
+	fprintf(out, "  life          %.6f s to %.6f s%s\n",
+	        (double)(tm->created - tr->t0) / TFD_NSEC,
+	        (double)((tm->closed >= 0 ? tm->closed : tr->t1) - tr->t0) /
+	                TFD_NSEC,
+	        tm->closed >= 0 ? " (closed)" : " (still open)");
+	fprintf(out, "  armed         %ld (relative %ld, absolute %ld), "
+	        "disarmed %ld, failed %ld", tm->arms, tm->arms - tm->arms_abs,
+	        tm->arms_abs, tm->disarms, tm->sfail);
+	if (tm->arms)
+		fprintf(out, "; last %s, interval %s",
+		        last_value(tm, a, sizeof(a)),
+		        tm->last_interval < 0 ? "?"
+		        : tm->last_interval
+		                ? trace_dur(b, sizeof(b), tm->last_interval,
+		                            "us")
+		                : "0 (one-shot)");
+	fprintf(out, "\n  expirations   %" PRIu64 " read, ", tm->expirations);
+	if (tm->due_unknown) /* an absolute arming without [next] */
+		fprintf(out, "? due by the end (a deadline is not in the "
+		        "trace)\n");
+	else
+		fprintf(out, "%" PRIu64 " due by the end\n", tm->due);
+	fprintf(out, "  reads         %ld with a count, %ld EAGAIN, "
+	        "%ld failed (%ld ECANCELED)", tm->reads, tm->eagain,
+	        tm->rfail, tm->cancels);
+	for (i = 0; i < tm->nhist; i++)
+		fprintf(out, "%s%" PRIu64 " x%ld", i ? ", " : "; counts ",
+		        tm->hist[i].v, tm->hist[i].n);
+	if (tm->hist_other)
+		fprintf(out, ", other x%ld", tm->hist_other);
+	fprintf(out, "\n");
+	lateness_line(out, tm->late, tm->nlate, tm->early);
+	fprintf(out, "  other         %ld queries, %ld duplicates\n",
+	        tm->queries, tm->dups);
 }
 
 void trace_summary(struct trace *tr, FILE *out)
@@ -139,8 +210,6 @@ void trace_summary(struct trace *tr, FILE *out)
 	size_t np, j;
 	char who[160];
 	struct timer *tm;
-	char a[64], b[32];
-	int i;
 
 	fprintf(out, "trace %s: %ld lines, %ld process%s, %d timer%s, "
 	        "%.6f s from the first line to the last\n",
@@ -168,63 +237,6 @@ void trace_summary(struct trace *tr, FILE *out)
 		free(s.late);
 	}
 	free(pids);
-	for (tm = tr->first; tm; tm = tm->next) {
-		trace_sort_late(tm);
-		fprintf(out, "\ntimer %d  pid %d  fd %d  %s  %s%s\n", tm->id,
-		        tm->pid, tm->fd, tm->clock, tm->flags,
-		        tm->inherited ? "  (not created in the trace: "
-		                        "inherited, or the trace began later)"
-		                      : "");
-		fprintf(out, "  life          %.6f s to %.6f s%s\n",
-		        (double)(tm->created - tr->t0) / TFD_NSEC,
-		        (double)((tm->closed >= 0 ? tm->closed : tr->t1) - tr->t0) /
-		                TFD_NSEC,
-		        tm->closed >= 0 ? " (closed)" : " (still open)");
-		fprintf(out, "  armed         %ld (relative %ld, absolute %ld), "
-		        "disarmed %ld, failed %ld",
-		        tm->arms, tm->arms - tm->arms_abs, tm->arms_abs,
-		        tm->disarms, tm->sfail);
-		if (tm->last_value < 0)
-			snprintf(a, sizeof(a), "?");
-		else if (tm->absolute && tm->last_value == INT64_MAX)
-			snprintf(a, sizeof(a), "at 292 years or more (absolute)");
-		else if (tm->absolute)
-			snprintf(a, sizeof(a), "at %lld.%09lld s (absolute)",
-			         tm->last_value / TFD_NSEC,
-			         tm->last_value % TFD_NSEC);
-		else
-			trace_dur(a, sizeof(a), tm->last_value, "us");
-		if (tm->arms)
-			fprintf(out, "; last %s, interval %s", a,
-			        tm->last_interval < 0 ? "?"
-			        : tm->last_interval
-			                ? trace_dur(b, sizeof(b), tm->last_interval,
-			                            "us")
-			                : "0 (one-shot)");
-		fprintf(out, "\n  expirations   %" PRIu64 " read, ",
-		        tm->expirations);
-		if (tm->due_unknown) /* an absolute arming without [next] */
-			fprintf(out, "? due by the end (a deadline is not in "
-			        "the trace)\n");
-		else
-			fprintf(out, "%" PRIu64 " due by the end\n", tm->due);
-		fprintf(out, "  reads         %ld with a count, %ld EAGAIN, "
-		        "%ld failed (%ld ECANCELED)", tm->reads, tm->eagain,
-		        tm->rfail, tm->cancels);
-		for (i = 0; i < tm->nhist; i++)
-			fprintf(out, "%s%" PRIu64 " x%ld", i ? ", " : "; counts ",
-			        tm->hist[i].v, tm->hist[i].n);
-		if (tm->hist_other)
-			fprintf(out, ", other x%ld", tm->hist_other);
-		fprintf(out, "\n");
-		if (tm->nlate)
-			fprintf(out, "  lateness      %s\n",
-			        trace_late_text(who, sizeof(who), tm->late,
-			                        tm->nlate, tm->early));
-		else
-			fprintf(out, "  lateness      no read with a count of "
-			        "a known deadline\n");
-		fprintf(out, "  other         %ld queries, %ld duplicates\n",
-		        tm->queries, tm->dups);
-	}
+	for (tm = tr->first; tm; tm = tm->next)
+		timer_text(tr, tm, out);
 }

@@ -260,23 +260,12 @@ static void deadlines(struct pic *p, const struct timer *tm, const struct ev *e,
 	}
 }
 
-static void lane(struct pic *p, const struct timer *tm, int idx, int64_t t1)
+/* The lane's name, to the left: the program and the timer's number, its
+ * clock and kind, what it did. */
+static void lane_name(struct pic *p, const struct timer *tm, double y0)
 {
-	double y0 = TOP + LANE * idx, y = y0 + MID;
-	int64_t end = tm->closed >= 0 ? tm->closed : t1;
-	int first_due = 1, first_read = 1, first_eagain = 1, first_arm = 1;
-	int64_t r0 = 0, r1 = 0;
-	size_t i, nreads = read_span(tm, &r0, &r1);
 	char buf[128], v[64], iv[32];
-	int dense = too_dense(p, r0, r1, nreads);
-	double armed_x = -1e9, eagain_x = -1e9, fail_x = -1e9;
 
-	memset(p->nused, 0, sizeof(p->nused));
-	p->y0 = y0;
-	p->arm_x = p->due_x = -1e9;
-	fprintf(p->out, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" "
-	        "class=\"%s\"/>\n", y0, W, LANE, idx % 2 ? "odd" : "even");
-	/* the lane's name, to the left: the program, then the timer */
 	fprintf(p->out, "<text x=\"10\" y=\"%.1f\" class=\"name\">", y0 + 22);
 	trace_esc(p->out, trace_proc_name(p->tr, tm->pid, buf, sizeof(buf)));
 	fprintf(p->out, " \xc2\xb7 fd %d</text>\n", tm->fd);
@@ -305,133 +294,179 @@ static void lane(struct pic *p, const struct timer *tm, int idx, int64_t t1)
 		                  trace_pct(tm->late, tm->nlate, 50),
 		                  "\xc2\xb5s"));
 	fprintf(p->out, "</text>\n");
+}
 
+/* What a lane's marks have drawn so far: the first of a kind is labelled,
+ * and marks closer than a few pixels are left out. */
+struct marks {
+	const struct timer *tm;
+	double y;
+	int first_due, first_read, first_eagain, first_arm, dense;
+	double armed_x, eagain_x, fail_x;
+};
+
+/* The arming e at x, in force until until: its bar, its deadlines, its
+ * mark and label. */
+static void arm_mark(struct pic *p, struct marks *m, const struct ev *e,
+                     double x, int64_t until)
+{
+	char buf[128], v[64], iv[32];
+	double y = m->y;
+
+	/* the bar drawn already (armed_x) reaches on; one mark in 3 px */
+	if (X(p, until) > m->armed_x + 1) {
+		double from = x > m->armed_x ? x : m->armed_x;
+
+		fprintf(p->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		        "height=\"6\" class=\"armed\"/>\n", from, y - 3,
+		        X(p, until) - from > 1 ? X(p, until) - from : 1);
+		m->armed_x = X(p, until);
+	}
+	deadlines(p, m->tm, e, until, y, &m->first_due);
+	if (x < p->arm_x + 3)
+		return;
+	p->arm_x = x;
+	fprintf(p->out, "<path d=\"M%.1f %.1f l5 -9 h-10 z\" class=\"arm\">",
+	        x, y - 4);
+	trace_dur(v, sizeof(v), e->a, "\xc2\xb5s");
+	trace_dur(iv, sizeof(iv), e->b, "\xc2\xb5s");
+	mark_title(p->out, "timer %d armed at %.6f s: value %s%s, "
+	           "interval %s", m->tm->id, (double)(e->t - p->t0) / 1e9,
+	           e->a < 0 ? "?" : v, e->flag == 1 ? " (absolute)" : "",
+	           e->b < 0 ? "?" : e->b ? iv : "0");
+	fprintf(p->out, "</path>\n");
+	/* an absolute value says when it is due, from now */
+	if (e->flag == 1 && e->c >= 0)
+		snprintf(v, sizeof(v), "(absolute) due in %s",
+		         trace_dur(buf, sizeof(buf), e->c - e->t,
+		                   "\xc2\xb5s"));
+	else if (e->a < 0 || e->b < 0)
+		snprintf(v, sizeof(v), "?");
+	if (e->b > 0)
+		snprintf(buf, sizeof(buf), "%s %s, every %s",
+		         m->first_arm ? "armed" : "re-armed", v, iv);
+	else
+		snprintf(buf, sizeof(buf), "%s %s, once",
+		         m->first_arm ? "armed" : "re-armed", v);
+	label(p, x - 4, 0, "armlbl", buf);
+	m->first_arm = 0;
+}
+
+/* A read of e at x: with a count, EAGAIN, or failed. */
+static void read_event(struct pic *p, struct marks *m, const struct ev *e,
+                       double x)
+{
+	double at = (double)(e->t - p->t0) / 1e9;
+	int id = m->tm->id;
+	char buf[64];
+
+	switch (e->kind) {
+	case EV_READ:
+		if (m->dense) /* drawn as a band: read_band */
+			break;
+		read_mark(p, x, m->y, "4", "read",
+		          "timer %d read at %.6f s: count %" PRId64, id, at,
+		          e->a);
+		snprintf(buf, sizeof(buf), m->first_read ? "read %" PRId64 :
+		         "%" PRId64, e->a);
+		if (m->first_read || e->a != 1)
+			label(p, x - 3, 2, "readlbl", buf);
+		m->first_read = 0;
+		break;
+	case EV_EAGAIN:
+		if (x < m->eagain_x + 3)
+			break;
+		m->eagain_x = x;
+		read_mark(p, x, m->y, "3.5", "eagain",
+		          "timer %d read at %.6f s: EAGAIN (nothing to read)",
+		          id, at);
+		if (m->first_eagain)
+			label(p, x - 3, 2, "eagainlbl", "read: EAGAIN");
+		m->first_eagain = 0;
+		break;
+	default: /* EV_RFAIL */
+		if (x < m->fail_x + 3)
+			break;
+		m->fail_x = x;
+		read_mark(p, x, m->y, "4", "rfail",
+		          "timer %d read at %.6f s failed%s", id, at,
+		          e->a ? ": ECANCELED" : "");
+		label(p, x - 3, 2, "rfaillbl",
+		      e->a ? "ECANCELED" : "read failed");
+	}
+}
+
+/* A disarm (a cross) or the close (a bar across the lane) of e at x. */
+static void end_mark(struct pic *p, const struct marks *m,
+                     const struct ev *e, double x)
+{
+	double y = m->y, at = (double)(e->t - p->t0) / 1e9;
+
+	if (e->kind == EV_DISARM) {
+		fprintf(p->out, "<path d=\"M%.1f %.1f l8 8 m0 -8 l-8 8\" "
+		        "class=\"disarm\">", x - 4, y - 4);
+		mark_title(p->out, "timer %d disarmed at %.6f s", m->tm->id,
+		           at);
+		fprintf(p->out, "</path>\n");
+		label(p, x + 6, 0, "disarmlbl", "disarmed");
+		return;
+	}
+	fprintf(p->out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+	        "y2=\"%.1f\" class=\"close\">", x, y - 10, x, y + 10);
+	mark_title(p->out, "timer %d closed at %.6f s", m->tm->id, at);
+	fprintf(p->out, "</line>\n");
+	label(p, x + 4, 2, "lifelbl", "closed");
+}
+
+/* The nreads reads from r0 to r1, too close to draw apart: one band. */
+static void read_band(struct pic *p, double y, size_t nreads, int64_t r0,
+                      int64_t r1)
+{
+	char buf[64];
+
+	fprintf(p->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+	        "height=\"8\" class=\"read\">", X(p, r0), y - 4,
+	        X(p, r1) - X(p, r0) + 1);
+	mark_title(p->out, "%zu reads from %.6f s to %.6f s", nreads,
+	           (double)(r0 - p->t0) / 1e9, (double)(r1 - p->t0) / 1e9);
+	fprintf(p->out, "</rect>\n");
+	snprintf(buf, sizeof(buf), "%zu reads, too close to draw apart",
+	         nreads);
+	label(p, X(p, r0), 2, "readlbl", buf);
+}
+
+static void lane(struct pic *p, const struct timer *tm, int idx, int64_t t1)
+{
+	double y0 = TOP + LANE * idx;
+	int64_t end = tm->closed >= 0 ? tm->closed : t1;
+	int64_t r0 = 0, r1 = 0;
+	size_t i, nreads = read_span(tm, &r0, &r1);
+	struct marks m = { tm, y0 + MID, 1, 1, 1, 1, 0, -1e9, -1e9, -1e9 };
+
+	m.dense = too_dense(p, r0, r1, nreads);
+	memset(p->nused, 0, sizeof(p->nused));
+	p->y0 = y0;
+	p->arm_x = p->due_x = -1e9;
+	fprintf(p->out, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" "
+	        "height=\"%.0f\" class=\"%s\"/>\n", y0, W, LANE,
+	        idx % 2 ? "odd" : "even");
+	lane_name(p, tm, y0);
 	/* its life: a thin line from creation to close */
 	fprintf(p->out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-	        "class=\"life\"/>\n", X(p, tm->created), y, X(p, end), y);
-
+	        "class=\"life\"/>\n", X(p, tm->created), m.y, X(p, end), m.y);
 	for (i = 0; i < tm->nev; i++) {
 		const struct ev *e = &tm->ev[i];
 		double x = X(p, e->t);
-		int64_t until = end;
-		size_t k;
 
-		for (k = i + 1; e->kind == EV_ARM && k < tm->nev; k++)
-			if (tm->ev[k].kind == EV_ARM ||
-			    tm->ev[k].kind == EV_DISARM ||
-			    tm->ev[k].kind == EV_CLOSE) {
-				until = tm->ev[k].t;
-				break;
-			}
-		switch (e->kind) {
-		case EV_ARM:
-			/* armed from here to until: the bar drawn already
-			 * (armed_x) reaches on; one mark in 3 px */
-			if (X(p, until) > armed_x + 1) {
-				double from = x > armed_x ? x : armed_x;
-
-				fprintf(p->out, "<rect x=\"%.1f\" y=\"%.1f\" "
-				        "width=\"%.1f\" height=\"6\" "
-				        "class=\"armed\"/>\n", from, y - 3,
-				        X(p, until) - from > 1 ?
-				        X(p, until) - from : 1);
-				armed_x = X(p, until);
-			}
-			deadlines(p, tm, e, until, y, &first_due);
-			if (x < p->arm_x + 3)
-				break;
-			p->arm_x = x;
-			fprintf(p->out, "<path d=\"M%.1f %.1f l5 -9 h-10 z\" "
-			        "class=\"arm\">", x, y - 4);
-			trace_dur(v, sizeof(v), e->a, "\xc2\xb5s");
-			trace_dur(iv, sizeof(iv), e->b, "\xc2\xb5s");
-			mark_title(p->out, "timer %d armed at %.6f s: value %s%s, "
-			           "interval %s", tm->id,
-			           (double)(e->t - p->t0) / 1e9,
-			           e->a < 0 ? "?" : v,
-			           e->flag == 1 ? " (absolute)" : "",
-			           e->b < 0 ? "?" : e->b ? iv : "0");
-			fprintf(p->out, "</path>\n");
-			/* an absolute value says when it is due, from now */
-			if (e->flag == 1 && e->c >= 0)
-				snprintf(v, sizeof(v), "(absolute) due in %s",
-				         trace_dur(buf, sizeof(buf),
-				                   e->c - e->t, "\xc2\xb5s"));
-			else if (e->a < 0 || e->b < 0)
-				snprintf(v, sizeof(v), "?");
-			if (e->b > 0)
-				snprintf(buf, sizeof(buf), "%s %s, every %s",
-				         first_arm ? "armed" : "re-armed", v, iv);
-			else
-				snprintf(buf, sizeof(buf), "%s %s, once",
-				         first_arm ? "armed" : "re-armed", v);
-			label(p, x - 4, 0, "armlbl", buf);
-			first_arm = 0;
-			break;
-		case EV_DISARM:
-			fprintf(p->out, "<path d=\"M%.1f %.1f l8 8 m0 -8 l-8 8\" "
-			        "class=\"disarm\">", x - 4, y - 4);
-			mark_title(p->out, "timer %d disarmed at %.6f s", tm->id,
-			           (double)(e->t - p->t0) / 1e9);
-			fprintf(p->out, "</path>\n");
-			label(p, x + 6, 0, "disarmlbl", "disarmed");
-			break;
-		case EV_READ:
-			if (dense) /* drawn as a band, below */
-				break;
-			read_mark(p, x, y, "4", "read",
-			          "timer %d read at %.6f s: count %" PRId64, tm->id,
-			          (double)(e->t - p->t0) / 1e9, e->a);
-			snprintf(buf, sizeof(buf), first_read ? "read %" PRId64 :
-			         "%" PRId64, e->a);
-			if (first_read || e->a != 1)
-				label(p, x - 3, 2, "readlbl", buf);
-			first_read = 0;
-			break;
-		case EV_EAGAIN:
-			if (x < eagain_x + 3)
-				break;
-			eagain_x = x;
-			read_mark(p, x, y, "3.5", "eagain",
-			          "timer %d read at %.6f s: EAGAIN (nothing to "
-			          "read)", tm->id, (double)(e->t - p->t0) / 1e9);
-			if (first_eagain)
-				label(p, x - 3, 2, "eagainlbl", "read: EAGAIN");
-			first_eagain = 0;
-			break;
-		case EV_RFAIL:
-			if (x < fail_x + 3)
-				break;
-			fail_x = x;
-			read_mark(p, x, y, "4", "rfail",
-			          "timer %d read at %.6f s failed%s", tm->id,
-			          (double)(e->t - p->t0) / 1e9,
-			          e->a ? ": ECANCELED" : "");
-			label(p, x - 3, 2, "rfaillbl",
-			      e->a ? "ECANCELED" : "read failed");
-			break;
-		case EV_CLOSE:
-			fprintf(p->out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			        "y2=\"%.1f\" class=\"close\">", x, y - 10, x,
-			        y + 10);
-			mark_title(p->out, "timer %d closed at %.6f s", tm->id,
-			           (double)(e->t - p->t0) / 1e9);
-			fprintf(p->out, "</line>\n");
-			label(p, x + 4, 2, "lifelbl", "closed");
-			break;
-		}
+		if (e->kind == EV_ARM)
+			arm_mark(p, &m, e, x, trace_arming_until(tm, i, end));
+		else if (e->kind == EV_DISARM || e->kind == EV_CLOSE)
+			end_mark(p, &m, e, x);
+		else
+			read_event(p, &m, e, x);
 	}
-	if (dense) {
-		fprintf(p->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-		        "height=\"8\" class=\"read\">", X(p, r0), y - 4,
-		        X(p, r1) - X(p, r0) + 1);
-		mark_title(p->out, "%zu reads from %.6f s to %.6f s", nreads,
-		           (double)(r0 - p->t0) / 1e9, (double)(r1 - p->t0) / 1e9);
-		fprintf(p->out, "</rect>\n");
-		snprintf(buf, sizeof(buf), "%zu reads, too close to draw apart",
-		         nreads);
-		label(p, X(p, r0), 2, "readlbl", buf);
-	}
+	if (m.dense)
+		read_band(p, m.y, nreads, r0, r1);
 	/* last: where the marks leave room for it */
 	if (!tm->inherited)
 		label(p, X(p, tm->created) + 2, 2, "lifelbl", "created");
@@ -558,8 +593,9 @@ static void folded_lane(struct pic *p, struct timer *const *tm, size_t n,
 	for (b = 0; b < NBIN; b++)
 		for (k = 0; k < 2; k++)
 			most = bin[b][k] > most ? bin[b][k] : most;
-	fprintf(p->out, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" "
-	        "class=\"%s\"/>\n", y0, W, LANE, idx % 2 ? "odd" : "even");
+	fprintf(p->out, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" "
+	        "height=\"%.0f\" class=\"%s\"/>\n", y0, W, LANE,
+	        idx % 2 ? "odd" : "even");
 	fprintf(p->out, "<text x=\"10\" y=\"%.1f\" class=\"name\">%zu more "
 	        "timers, folded</text>\n<text x=\"10\" y=\"%.1f\" class=\"what\">"
 	        "per %.0f px: arms above, reads below, early red"

@@ -145,6 +145,9 @@ void trace_add_ev(struct timer *tm, int64_t t, enum ev_kind k, int64_t a,
  * query gave ("[next R]"), or -1.  v == 0 disarms. */
 void trace_arm(struct timer *tm, int64_t t, int64_t v, int64_t iv, int64_t r,
                int absolute);
+/* The end of the arming that event i of tm starts: the next arming,
+ * disarm or close, else end. */
+int64_t trace_arming_until(const struct timer *tm, size_t i, int64_t end);
 /* A read at t that returned count. */
 void trace_read_count(struct timer *tm, int64_t t, uint64_t count);
 /* A read at t that failed with the error named err ("EAGAIN"...). */
