@@ -161,19 +161,15 @@ const struct tfd_cmd tfd_bench_cmd = {
 	.fn = tfd_cmd_bench,
 };
 
-static int tfd_cmd_bench(int argc, char **argv)
+/* The options into bench; the child to be (--memory-child's side into
+ * *child, --preload-child's workload into *pchild) and the operands left
+ * in a.  -1 when they are all taken, else the exit status. */
+static int options(struct tfd_args *a, int *child, const char **pchild)
 {
-	struct rlimit rl;
-	long limit = 1024, ns[4], v;
-	int i, k, nn = 0, child = -1, r;
-	const char *pchild = NULL;
-	char why[PATH_MAX + 64];
-	struct tfd_args a;
+	long v;
+	int r;
 
-	bench.rounds = 5;
-	bench.sides = 1 << K | 1 << E;
-	tfd_args_init(&a, &tfd_bench_cmd, argc, argv);
-	while ((r = tfd_opt_next(&a)) >= 0) {
+	while ((r = tfd_opt_next(a)) >= 0) {
 		switch (r) {
 		case O_QUICK:
 			bench.quick = 1;
@@ -187,55 +183,41 @@ static int tfd_cmd_bench(int argc, char **argv)
 		case O_FILTER:
 			if (bench.nfilter == 16)
 				return tfd_cmd_bad("%s", "more than 16 --filter");
-			bench.filter[bench.nfilter++] = a.val;
+			bench.filter[bench.nfilter++] = a->val;
 			break;
 		case O_ROUNDS:
-			if (tfd_parse_long(a.val, 1, MAXR, &v))
+			if (tfd_parse_long(a->val, 1, MAXR, &v))
 				return tfd_cmd_bad("bad --rounds '%s': expected "
-				                   "1 to 64", a.val);
+				                   "1 to 64", a->val);
 			bench.rounds = (int)v;
 			break;
 		case O_SIDE:
-			if (!strcmp(a.val, "kernel"))
+			if (!strcmp(a->val, "kernel"))
 				bench.sides = 1 << K;
-			else if (!strcmp(a.val, "engine"))
+			else if (!strcmp(a->val, "engine"))
 				bench.sides = 1 << E;
-			else if (!strcmp(a.val, "both"))
+			else if (!strcmp(a->val, "both"))
 				bench.sides = 1 << K | 1 << E;
 			else
-				return tfd_cmd_bad("bad --side '%s'", a.val);
+				return tfd_cmd_bad("bad --side '%s'", a->val);
 			break;
 		case O_CHILD:
-			child = strcmp(a.val, "kernel") ? E : K;
+			*child = strcmp(a->val, "kernel") ? E : K;
 			break;
 		case O_PCHILD:
-			pchild = a.val;
+			*pchild = a->val;
 			break;
 		}
 	}
-	if (r != TFD_OPT_END)
-		return tfd_opt_status(r);
-	if (pchild) { /* --preload-child=9a|9b: before anything starts */
-		if (strcmp(pchild, "9a") && strcmp(pchild, "9b") &&
-		    strcmp(pchild, "12"))
-			return tfd_cmd_bad("bad --preload-child '%s'", pchild);
-		if (a.argc > 0)
-			return tfd_cmd_bad("unexpected argument '%s'",
-			                   a.argv[0]);
-		return bench_preload_child(pchild);
-	}
-	if (child >= 0) { /* --memory-child=SIDE N */
-		if (a.argc != 1 || tfd_parse_long(a.argv[0], 1, TOP_N, &v))
-			return tfd_cmd_bad("%s", "--memory-child needs a count");
-		nn = (int)v;
-	} else if (a.argc > 0) {
-		return tfd_cmd_bad("unexpected argument '%s'", a.argv[0]);
-	}
-	for (i = 0, k = 0; i < NWORKLOADS; i++)
-		k += selected(i);
-	if (k == 0)
-		return tfd_cmd_bad("no workload matches --filter '%s'",
-		                   bench.filter[0]);
+	return r != TFD_OPT_END ? tfd_opt_status(r) : -1;
+}
+
+/* RLIMIT_NOFILE raised to its hard limit; the largest N that fits. */
+static void limits(void)
+{
+	struct rlimit rl;
+	long limit = 1024;
+
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		if (rl.rlim_cur < rl.rlim_max) {
 			rl.rlim_cur = rl.rlim_max;
@@ -247,26 +229,14 @@ static int tfd_cmd_bench(int argc, char **argv)
 	bench.nofile = limit;
 	bench.kmax = fits(limit, 1);
 	bench.emax = fits(limit, 1); /* and one in the service thread's table */
-	if (tfd_use_backend("engine") < 0) {
-		perror("tfd bench: tfd_use_backend(\"engine\")");
-		return 1;
-	}
-	if (child >= 0)
-		return nn > 0 ? bench_memory_child(child, nn) : 2;
-	bench.started = now_ns();
-	bench_counts_open(); /* before the engine's threads start */
-	bench.overhead = clock_overhead();
-	bench.nboth = bench.kmax < bench.emax ? bench.kmax : bench.emax;
-	bench.nkernel = bench.kmax > bench.nboth ? bench.kmax : 0;
-	if (bench.quick)
-		bench.nkernel = 0;
-	ns[0] = 1;
-	ns[1] = 1024 < bench.nboth ? 1024 : bench.nboth;
-	ns[2] = bench.nboth;
-	ns[3] = bench.nkernel;
+}
 
-	run(W_CREATE, workload_create, 1);
-	/* Rows in the order arm, re-arm, disarm, each over N. */
+/* Workload 2 over each N of ns (the rows first, in the order arm,
+ * re-arm, disarm, each over N). */
+static void arm_workloads(const long *ns)
+{
+	int i, k;
+
 	for (k = 0; k < 3; k++)
 		for (i = 0; i < 4; i++)
 			if (ns[i] && (i == 0 || ns[i] != ns[i - 1]))
@@ -280,6 +250,51 @@ static int tfd_cmd_bench(int argc, char **argv)
 	for (i = 0; i < 4; i++)
 		if (ns[i] && (i == 0 || ns[i] != ns[i - 1]))
 			run(W_ARM, workload_arm, ns[i]);
+}
+
+/* 9a, 9b and 12, each side a fresh process with or without the
+ * preload, if it is found. */
+static void preload_workloads(void)
+{
+	char why[PATH_MAX + 64];
+	int any = selected(W_PRELOAD) || selected(W_FILTER) ||
+	          selected(W_POLL_LATENCY) || selected(W_POLL_LATENCY_LOADED);
+
+	if (tfd_find_preload(bench.preload, sizeof(bench.preload), why,
+	                     sizeof(why)) < 0) {
+		bench.preload[0] = 0;
+		if (any)
+			bench_note("9a, 9b, 12: not run: %s", why);
+		return;
+	}
+	if (!any)
+		return;
+	run(W_PRELOAD, NULL, 1);
+	run(W_FILTER, NULL, 1);
+	run(W_POLL_LATENCY, NULL, 1);
+	run(W_POLL_LATENCY_LOADED, NULL, 1);
+	bench_note("9a, 9b, 12: each round runs this program twice more, "
+	           "fresh: as it is (native) and with %s on the engine "
+	           "(preload; 9b: filter, with TFD_RAW_SYSCALLS=1)",
+	           bench.preload);
+	bench_filter_note();
+}
+
+/* Every workload selected, in their order. */
+static void workloads(void)
+{
+	long ns[4];
+
+	bench.nboth = bench.kmax < bench.emax ? bench.kmax : bench.emax;
+	bench.nkernel = bench.kmax > bench.nboth ? bench.kmax : 0;
+	if (bench.quick)
+		bench.nkernel = 0;
+	ns[0] = 1;
+	ns[1] = 1024 < bench.nboth ? 1024 : bench.nboth;
+	ns[2] = bench.nboth;
+	ns[3] = bench.nkernel;
+	run(W_CREATE, workload_create, 1);
+	arm_workloads(ns);
 	run(W_FORK_ARM, workload_fork_arm, 1);
 	run(W_GETTIME, workload_gettime, 1);
 	run(W_READ_NONE, workload_read_none, 1);
@@ -301,26 +316,12 @@ static int tfd_cmd_bench(int argc, char **argv)
 	run(W_LOOP_LOADED, workload_loop_loaded, 1);
 	run(W_LATENCY_LOADED, workload_latency_loaded, 1);
 	run(W_BURST_LOADED, workload_burst_loaded, bench.nboth);
-	if (tfd_find_preload(bench.preload, sizeof(bench.preload), why,
-	                     sizeof(why)) < 0) {
-		bench.preload[0] = 0;
-		if (selected(W_PRELOAD) || selected(W_FILTER) ||
-		    selected(W_POLL_LATENCY) || selected(W_POLL_LATENCY_LOADED))
-			bench_note("9a, 9b, 12: not run: %s", why);
-	} else if (selected(W_PRELOAD) || selected(W_FILTER) ||
-	           selected(W_POLL_LATENCY) ||
-	           selected(W_POLL_LATENCY_LOADED)) {
-		run(W_PRELOAD, NULL, 1);
-		run(W_FILTER, NULL, 1);
-		run(W_POLL_LATENCY, NULL, 1);
-		run(W_POLL_LATENCY_LOADED, NULL, 1);
-		bench_note("9a, 9b, 12: each round runs this program twice more, "
-		           "fresh: as it is (native) and with %s on the engine "
-		           "(preload; 9b: filter, with TFD_RAW_SYSCALLS=1)",
-		           bench.preload);
-		bench_filter_note();
-	}
+	preload_workloads();
+}
 
+/* The notes of every run, under the table. */
+static void notes(void)
+{
 	if (bench.nboth < TOP_N)
 		bench_note("N = %ld stands in for the issue's 16384 wherever "
 		           "both columns are shown (workloads 2, 6, 7a, 8): "
@@ -333,6 +334,53 @@ static int tfd_cmd_bench(int argc, char **argv)
 	if (!tfd_engine_wakeups)
 		bench_note("the engine's wake-up counter is not exported: no "
 		     "wake-up rows.");
+}
+
+static int tfd_cmd_bench(int argc, char **argv)
+{
+	int i, k, nn = 0, child = -1, r;
+	const char *pchild = NULL;
+	struct tfd_args a;
+	long v;
+
+	bench.rounds = 5;
+	bench.sides = 1 << K | 1 << E;
+	tfd_args_init(&a, &tfd_bench_cmd, argc, argv);
+	if ((r = options(&a, &child, &pchild)) >= 0)
+		return r;
+	if (pchild) { /* --preload-child=9a|9b: before anything starts */
+		if (strcmp(pchild, "9a") && strcmp(pchild, "9b") &&
+		    strcmp(pchild, "12"))
+			return tfd_cmd_bad("bad --preload-child '%s'", pchild);
+		if (a.argc > 0)
+			return tfd_cmd_bad("unexpected argument '%s'",
+			                   a.argv[0]);
+		return bench_preload_child(pchild);
+	}
+	if (child >= 0) { /* --memory-child=SIDE N */
+		if (a.argc != 1 || tfd_parse_long(a.argv[0], 1, TOP_N, &v))
+			return tfd_cmd_bad("%s", "--memory-child needs a count");
+		nn = (int)v;
+	} else if (a.argc > 0) {
+		return tfd_cmd_bad("unexpected argument '%s'", a.argv[0]);
+	}
+	for (i = 0, k = 0; i < NWORKLOADS; i++)
+		k += selected(i);
+	if (k == 0)
+		return tfd_cmd_bad("no workload matches --filter '%s'",
+		                   bench.filter[0]);
+	limits();
+	if (tfd_use_backend("engine") < 0) {
+		perror("tfd bench: tfd_use_backend(\"engine\")");
+		return 1;
+	}
+	if (child >= 0)
+		return nn > 0 ? bench_memory_child(child, nn) : 2;
+	bench.started = now_ns();
+	bench_counts_open(); /* before the engine's threads start */
+	bench.overhead = clock_overhead();
+	workloads();
+	notes();
 	bench_report(bench.json);
 	fflush(stdout);
 	if (!bench.json)

@@ -188,6 +188,9 @@ int *bench_open_set(int side, long n, int arm);
 void bench_close_set(int side, int *fds, long n);
 /* An epoll instance watching fds for EPOLLIN, data = index; -1 on error. */
 int bench_watch(int side, const int *fds, long n);
+/* The epoll instance ep closed (if >= 0), then the n timers fds (if
+ * any). */
+void bench_unwatch(int side, int ep, int *fds, long n);
 unsigned long bench_wakeups(void);
 
 static inline int64_t now_ns(void)

@@ -116,6 +116,14 @@ int bench_watch(int side, const int *fds, long n)
 	return ep;
 }
 
+void bench_unwatch(int side, int ep, int *fds, long n)
+{
+	if (ep >= 0)
+		close(ep);
+	if (fds)
+		bench_close_set(side, fds, n);
+}
+
 unsigned long bench_wakeups(void)
 {
 	return tfd_engine_wakeups ? tfd_engine_wakeups() : 0;

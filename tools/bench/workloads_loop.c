@@ -151,10 +151,7 @@ static void event_loop(int side, int loaded)
 		bench_count_rows("10 event loop", 1, side, c0, (double)total,
 		                 0);
 out:
-	if (ep >= 0)
-		close(ep);
-	if (fds)
-		bench_close_set(side, fds, 1);
+	bench_unwatch(side, ep, fds, 1);
 	bench_busy_stop(busy, nbusy);
 }
 

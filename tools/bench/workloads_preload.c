@@ -572,58 +572,73 @@ static int live_end(struct live *c, int *raw, int stop)
 	return st == 0 ? 0 : -1;
 }
 
-/* One round of workload w: see live_round. */
-static void live_children(int w)
+/* The figures of a round of workload w: per side, measure and slice. */
+typedef double figures[2][NVALUES][SLICES];
+
+static const struct cols *cols_of(int w)
 {
-	const struct cols *cols = w == W_FILTER ? &native_filter
-	                                        : &native_preload;
-	int lat = w == W_POLL_LATENCY || w == W_POLL_LATENCY_LOADED;
-	int n = w == W_FILTER ? 1 : lat ? NLATENCY : NMEASURES;
-	pid_t busy[BUSY_N];
-	int nbusy = 0;
-	int slices = bench.quick ? 5 : SLICES;
+	return w == W_FILTER ? &native_filter : &native_preload;
+}
+
+/* The CPUs the children of w run on: the one this process is on (12: any;
+ * empty: the children run where we may). */
+static void child_cpus(int w, cpu_set_t *cpus)
+{
+	int cpu = sched_getcpu();
+
+	CPU_ZERO(cpus);
+	if (cpu < 0 || sched_getaffinity(0, sizeof(*cpus), cpus) < 0)
+		CPU_ZERO(cpus);
+	else if (CPU_ISSET(cpu, cpus)) {
+		CPU_ZERO(cpus);
+		CPU_SET(cpu, cpus);
+	}
+	if (w == W_POLL_LATENCY || w == W_POLL_LATENCY_LOADED)
+		CPU_ZERO(cpus); /* the waits and the service thread anywhere */
+}
+
+/* The children of w, one per side run: 0, or -1 (said). */
+static int start_children(int w, struct live c[2])
+{
 	char arg[32], *argv[] = { (char *)"tfd", (char *)"bench", arg,
 		                  (char *)(bench.quick ? "--quick" : NULL),
 		                  NULL };
-	double v[2][NVALUES][SLICES];
-	struct child_env env[2];
-	struct live c[2];
-	int s, i, j, m, raw[2] = { -1, -1 }, bad = 0, cpu = sched_getcpu();
+	struct child_env env;
 	cpu_set_t cpus;
+	int s, bad = 0;
 
-	CPU_ZERO(&cpus);
-	if (cpu < 0 || sched_getaffinity(0, sizeof(cpus), &cpus) < 0)
-		CPU_ZERO(&cpus); /* empty: the children run where we may */
-	else if (CPU_ISSET(cpu, &cpus)) {
-		CPU_ZERO(&cpus);
-		CPU_SET(cpu, &cpus);
-	}
-	if (lat) /* the waits and the service thread on any CPU */
-		CPU_ZERO(&cpus);
+	child_cpus(w, &cpus);
 	snprintf(arg, sizeof(arg), "--preload-child=%s", bench_workloads[w].id);
 	for (s = K; s <= E; s++) {
 		c[s].pid = -1;
 		c[s].to = c[s].from = NULL;
 		if (!(bench.sides & 1 << s))
 			continue;
-		if (child_env(&env[s], s == K ? NULL : bench.preload,
+		if (child_env(&env, s == K ? NULL : bench.preload,
 		              w == W_FILTER && s == E) < 0) {
 			bench_fail(s, "environment of a child process");
 			bad = 1;
 			continue;
 		}
-		if (live_start(&c[s], argv, env[s].v, &cpus) < 0) {
+		if (live_start(&c[s], argv, env.v, &cpus) < 0) {
 			bench_fail(s, "starting a child process");
 			bad = 1;
 		}
-		child_env_free(&env[s]);
+		child_env_free(&env);
 	}
-	if (w == W_POLL_LATENCY_LOADED && !bad)
-		nbusy = bench_busy_start(busy);
-	for (j = 0; j < slices && !bad; j++) {
-		double one[NVALUES];
+	return bad ? -1 : 0;
+}
 
-		for (i = 0; i < 2 && !bad; i++) {
+/* slices slices of n figures from each child in turn, into v: 0, or -1
+ * (said). */
+static int take_slices(int w, struct live c[2], int n, int slices,
+                       figures v)
+{
+	double one[NVALUES];
+	int i, j, m, s;
+
+	for (j = 0; j < slices; j++) {
+		for (i = 0; i < 2; i++) {
 			s = (i + j) % 2; /* each side first in turn */
 			if (!c[s].to)
 				continue;
@@ -631,63 +646,103 @@ static void live_children(int w)
 				errno = errno == ETIMEDOUT ? errno : EIO;
 				bench_fail(s, "%s in the %s child process",
 				           bench_workloads[w].id,
-				           cols->name[s]);
-				bad = 1;
+				           cols_of(w)->name[s]);
+				return -1;
 			}
-			for (m = 0; !bad && m < n; m++)
+			for (m = 0; m < n; m++)
 				v[s][m][j] = one[m];
 		}
 	}
-	bench_busy_stop(busy, nbusy);
+	return 0;
+}
+
+/* Ends the children (killed if bad): 0, or -1 if one failed (said);
+ * raw[s] as live_end gives it. */
+static int end_children(int w, struct live c[2], int raw[2], int bad)
+{
+	int s;
+
 	for (s = K; s <= E; s++)
 		if (c[s].pid > 0 && live_end(&c[s], &raw[s], bad) < 0 && !bad) {
 			errno = EIO;
 			bench_fail(s, "%s in the %s child process",
-			           bench_workloads[w].id, cols->name[s]);
+			           bench_workloads[w].id, cols_of(w)->name[s]);
 			bad = 1;
 		}
-	if (bad)
+	return bad ? -1 : 0;
+}
+
+/* The row of figure i of workload w. */
+static struct row *row_of(int w, int i)
+{
+	const struct latency_row *l;
+	int loaded = w == W_POLL_LATENCY_LOADED;
+	char name[64];
+	struct row *r;
+
+	if (w == W_FILTER) {
+		r = bench_row_in(&native_filter, GETPPID_ROW, 1, "ns", G_NONE,
+		                 0);
+		r->ref = "(k+70ns)";
+		return r;
+	}
+	if (w == W_PRELOAD)
+		return bench_row_in(&native_preload, measure_rows[i], 1, "ns",
+		                    G_RATIO_LE, 1.05);
+	l = i / NL == 3   ? &calls_rows[i % NL]
+	    : i / NL == 2 ? &burst_rows[i % NL]
+	                  : &latency_rows[i % NL];
+	snprintf(name, sizeof(name), "12 %s %s%s", latency_groups[i / NL],
+	         l->name, loaded ? ", 2 busy loops" : "");
+	return bench_row_in(&native_preload, name, 1, l->unit,
+	                    l->goal[loaded], l->target[loaded]);
+}
+
+/* The median of the slices of each figure, into its row; a figure of
+ * 12 not counted here (-1) has none. */
+static void add_figures(int w, int n, int slices, figures v)
+{
+	int lat = w == W_POLL_LATENCY || w == W_POLL_LATENCY_LOADED;
+	int s, i;
+
+	for (s = K; s <= E; s++) {
+		if (!(bench.sides & 1 << s))
+			continue;
+		for (i = 0; i < n; i++) {
+			qsort(v[s][i], (size_t)slices, sizeof(double),
+			      bench_cmp_d);
+			if (lat && v[s][i][slices / 2] < 0)
+				continue; /* not counted here */
+			bench_add(row_of(w, i), s, v[s][i][slices / 2]);
+		}
+	}
+}
+
+/* One round of workload w: see live_round. */
+static void live_children(int w)
+{
+	int lat = w == W_POLL_LATENCY || w == W_POLL_LATENCY_LOADED;
+	int n = w == W_FILTER ? 1 : lat ? NLATENCY : NMEASURES;
+	int slices = bench.quick ? 5 : SLICES, nbusy = 0, bad;
+	int raw[2] = { -1, -1 };
+	pid_t busy[BUSY_N];
+	struct live c[2];
+	static figures v;
+
+	bad = start_children(w, c) < 0;
+	if (w == W_POLL_LATENCY_LOADED && !bad)
+		nbusy = bench_busy_start(busy);
+	if (!bad)
+		bad = take_slices(w, c, n, slices, v) < 0;
+	bench_busy_stop(busy, nbusy);
+	if (end_children(w, c, raw, bad) < 0)
 		return;
 	if (w == W_FILTER && (bench.sides & 1 << E) && raw[E] != 1) {
 		bench_note("9b: the filter was not in place in the child "
 		           "(see its message above): no figures");
 		return;
 	}
-	for (s = K; s <= E; s++) {
-		if (!(bench.sides & 1 << s))
-			continue;
-		for (i = 0; i < n; i++) {
-			struct row *r;
-
-			qsort(v[s][i], (size_t)slices, sizeof(double),
-			      bench_cmp_d);
-			if (w == W_FILTER) {
-				r = bench_row_in(cols, GETPPID_ROW, 1, "ns",
-				                 G_NONE, 0);
-				r->ref = "(k+70ns)";
-			} else if (lat) {
-				const struct latency_row *l =
-				        i / NL == 3   ? &calls_rows[i % NL]
-				        : i / NL == 2 ? &burst_rows[i % NL]
-				                      : &latency_rows[i % NL];
-
-				if (v[s][i][slices / 2] < 0)
-					continue; /* not counted here */
-				int loaded = w == W_POLL_LATENCY_LOADED;
-				char name[64];
-
-				snprintf(name, sizeof(name), "12 %s %s%s",
-				         latency_groups[i / NL],
-				         l->name, loaded ? ", 2 busy loops" : "");
-				r = bench_row_in(cols, name, 1, l->unit,
-				                 l->goal[loaded], l->target[loaded]);
-			} else {
-				r = bench_row_in(cols, measure_rows[i], 1, "ns",
-				                 G_RATIO_LE, 1.05);
-			}
-			bench_add(r, s, v[s][i][slices / 2]);
-		}
-	}
+	add_figures(w, n, slices, v);
 }
 
 /* One round of workload w (9a or 9b): the two children in turn, a

@@ -102,10 +102,7 @@ static void latency(int side, int loaded)
 		          side, (double)early);
 	}
 out:
-	if (ep >= 0)
-		close(ep);
-	if (fds)
-		bench_close_set(side, fds, 1);
+	bench_unwatch(side, ep, fds, 1);
 	bench_busy_stop(busy, nbusy);
 	free(lat);
 }
@@ -163,71 +160,124 @@ static void poll_done(struct pollfd *pfds, long *idx, long *pos, long *live,
 	pos[ki] = last;
 }
 
-static void burst(int side, long n, int how)
-{
-	const struct impl *im = &bench_impls[side];
-	struct epoll_event evs[512];
-	long ready[512];
-	pid_t busy[BUSY_N];
-	int nbusy = how == B_LOADED ? bench_busy_start(busy) : 0;
-	int *fds = bench_open_set(side, n, 0);
-	int ep = fds && how != B_POLL ? bench_watch(side, fds, n) : -1;
-	int ok = ep >= 0;
-	char *done = calloc((size_t)n, 1);
-	struct pollfd *pfds = NULL;
-	long *idx = NULL, *pos = NULL, live = n;
-	static int slow;
-	long ndone = 0, early = 0, i;
-	int64_t deadline, t = 0, first = 0, margin = 50 * MS + n * 2 * US;
-	int try;
-	struct itimerspec v;
+/* The timers of a burst read through poll: pfds and idx as poll_ready
+ * and poll_done keep them, pos[k] where fd k is in them. */
+struct poll_set {
+	struct pollfd *pfds;
+	long *idx, *pos, live;
+};
 
-	if (how == B_POLL && fds) {
-		pfds = calloc((size_t)n, sizeof(*pfds));
-		idx = calloc((size_t)n, sizeof(*idx));
-		pos = calloc((size_t)n, sizeof(*pos));
-		for (i = 0; pfds && idx && pos && i < n; i++) {
-			pfds[i].fd = fds[i];
-			pfds[i].events = POLLIN;
-			idx[i] = pos[i] = i;
-		}
-		ok = pfds && idx && pos;
+static int poll_set_init(struct poll_set *ps, const int *fds, long n)
+{
+	long i;
+
+	ps->pfds = calloc((size_t)n, sizeof(*ps->pfds));
+	ps->idx = calloc((size_t)n, sizeof(*ps->idx));
+	ps->pos = calloc((size_t)n, sizeof(*ps->pos));
+	ps->live = n;
+	if (!ps->pfds || !ps->idx || !ps->pos)
+		return -1;
+	for (i = 0; i < n; i++) {
+		ps->pfds[i].fd = fds[i];
+		ps->pfds[i].events = POLLIN;
+		ps->idx[i] = ps->pos[i] = i;
 	}
-	if (!ok || !done)
-		goto out;
-	/* Armed again, with twice the time it took, if arming them took
-	 * longer than the margin (a sanitizer, a busy machine): setting a
-	 * timer discards what it counted. */
+	return 0;
+}
+
+static void poll_set_free(struct poll_set *ps)
+{
+	free(ps->pfds);
+	free(ps->idx);
+	free(ps->pos);
+}
+
+/* A burst being read: its timers, how they are waited for, what was read
+ * (done[k]: fd k at least once) and when. */
+struct burst {
+	int side, how, ep;
+	const int *fds;
+	long n, ndone, early;
+	char *done;
+	struct poll_set ps;
+	int64_t deadline, first, t;
+};
+
+/* The n timers armed at one deadline, margin ahead: 0, or -1 (a call
+ * failed, or arming them took longer than their deadline three times,
+ * each time with twice the time it took: a sanitizer, a busy machine;
+ * setting a timer discards what it counted). */
+static int arm_burst(struct burst *b)
+{
+	const struct impl *im = &bench_impls[b->side];
+	int64_t margin = 50 * MS + b->n * 2 * US;
+	static int slow;
+	struct itimerspec v;
+	long i;
+	int try;
+
 	for (try = 0; try < 3; try++) {
 		int64_t t0 = now_ns();
 
-		deadline = t0 + margin;
-		v = its(deadline, 0);
-		for (i = 0; i < n; i++)
-			if (im->settime(fds[i], TFD_TIMER_ABSTIME, &v, NULL) < 0)
+		b->deadline = t0 + margin;
+		v = its(b->deadline, 0);
+		for (i = 0; i < b->n; i++)
+			if (im->settime(b->fds[i], TFD_TIMER_ABSTIME, &v,
+			                NULL) < 0)
 				break;
-		if (i < n) {
-			bench_fail(side, "arming %ld timers", n);
-			goto out;
+		if (i < b->n) {
+			bench_fail(b->side, "arming %ld timers", b->n);
+			return -1;
 		}
-		if (now_ns() < deadline)
-			break;
+		if (now_ns() < b->deadline)
+			return 0;
 		margin = 2 * (now_ns() - t0) + 50 * MS;
 	}
-	if (try == 3) {
-		if (!slow++)
-			bench_note("6a: arming %ld timers took longer than "
-			           "their deadline, three times: rounds left "
-			           "out", n);
-		goto out;
-	}
-	while (ndone < n) {
-		int r, j;
+	if (!slow++)
+		bench_note("6a: arming %ld timers took longer than their "
+		           "deadline, three times: rounds left out", b->n);
+	return -1;
+}
 
-		if (how == B_POLL) {
-			r = poll_ready(pfds, idx, &live, ready, 512);
+/* The r ready timers of ready[]: read, and when. */
+static void read_burst(struct burst *b, const long *ready, int r)
+{
+	int j;
+
+	for (j = 0; j < r; j++) {
+		long k = ready[j];
+		uint64_t c = 0;
+
+		if (bench_read_ready(b->side, b->fds[k], &c) != sizeof(c))
+			continue;
+		b->t = now_ns();
+		if (!b->first)
+			b->first = b->t;
+		if (b->t < b->deadline)
+			b->early++;
+		if (!b->done[k]) {
+			b->done[k] = 1;
+			b->ndone++;
+			if (b->how == B_POLL)
+				poll_done(b->ps.pfds, b->ps.idx, b->ps.pos,
+				          &b->ps.live, k);
+		}
+	}
+}
+
+/* Waits until every timer has been read: 0, or -1 (said). */
+static int wait_burst(struct burst *b)
+{
+	struct epoll_event evs[512];
+	long ready[512];
+	int r, j;
+
+	while (b->ndone < b->n) {
+		if (b->how == B_POLL) {
+			r = poll_ready(b->ps.pfds, b->ps.idx, &b->ps.live,
+			               ready, 512);
 		} else {
-			r = epoll_wait(ep, evs, 512, 5000);
+			r = epoll_wait(b->ep, evs, 512, 5000);
 			for (j = 0; j < r; j++)
 				ready[j] = (long)evs[j].data.u64;
 		}
@@ -235,57 +285,61 @@ static void burst(int side, long n, int how)
 			if (r < 0 && errno == EINTR)
 				continue;
 			errno = r ? errno : ETIMEDOUT;
-			bench_fail(side, "epoll_wait (%ld of %ld read)", ndone,
-			           n);
-			goto out;
+			bench_fail(b->side, "epoll_wait (%ld of %ld read)",
+			           b->ndone, b->n);
+			return -1;
 		}
-		for (j = 0; j < r; j++) {
-			long k = ready[j];
-			uint64_t c = 0;
-
-			if (bench_read_ready(side, fds[k], &c) != sizeof(c))
-				continue;
-			t = now_ns();
-			if (!first)
-				first = t;
-			if (t < deadline)
-				early++;
-			if (!done[k]) {
-				done[k] = 1;
-				ndone++;
-				if (how == B_POLL)
-					poll_done(pfds, idx, pos, &live, k);
-			}
-		}
+		read_burst(b, ready, r);
 	}
+	return 0;
+}
+
+static void burst_rows(const struct burst *b)
+{
+	long n = b->n;
+	int side = b->side, how = b->how;
+
 	if (how == B_EPOLL) {
 		bench_add(bench_row("6a time until the first read", n, "ms",
 		                    G_NONE, 0),
-		          side, (double)(first - deadline) / MS);
+		          side, (double)(b->first - b->deadline) / MS);
 		bench_add(bench_row("6a time until all read", n, "ms", G_NONE,
 		                    0),
-		          side, (double)(t - deadline) / MS);
+		          side, (double)(b->t - b->deadline) / MS);
 	}
 	bench_add(bench_row(how == B_POLL ? "6a throughput, poll"
 	                    : how == B_EPOLL ? "6a throughput, epoll"
 	                    : "11 burst throughput, 2 busy loops",
 	                    n, "k/s", G_RATIO_GE, how == B_LOADED ? 1.0 : 1.5),
-	          side, (double)n / ((double)(t - deadline) / TFD_NSEC) / 1000);
+	          side,
+	          (double)n / ((double)(b->t - b->deadline) / TFD_NSEC) / 1000);
 	bench_add(bench_row(how == B_POLL ? "6a early reads, poll"
 	                    : how == B_EPOLL ? "6a early reads, epoll"
 	                    : "11 burst early reads, 2 busy loops",
 	                    n, "count", G_ZERO, 0),
-	          side, (double)early);
-out:
-	if (ep >= 0)
-		close(ep);
-	if (fds)
-		bench_close_set(side, fds, n);
+	          side, (double)b->early);
+}
+
+static void burst(int side, long n, int how)
+{
+	pid_t busy[BUSY_N];
+	int nbusy = how == B_LOADED ? bench_busy_start(busy) : 0;
+	int *fds = bench_open_set(side, n, 0);
+	struct burst b = { side, how, -1, fds, n, 0, 0, NULL,
+		           { NULL, NULL, NULL, 0 }, 0, 0, 0 };
+	int ok;
+
+	b.ep = fds && how != B_POLL ? bench_watch(side, fds, n) : -1;
+	ok = b.ep >= 0;
+	if (how == B_POLL && fds)
+		ok = poll_set_init(&b.ps, fds, n) == 0;
+	b.done = calloc((size_t)n, 1);
+	if (ok && b.done && arm_burst(&b) == 0 && wait_burst(&b) == 0)
+		burst_rows(&b);
+	bench_unwatch(side, b.ep, fds, n);
 	bench_busy_stop(busy, nbusy);
-	free(done);
-	free(pfds);
-	free(idx);
-	free(pos);
+	free(b.done);
+	poll_set_free(&b.ps);
 }
 
 void workload_burst(int side, long n)
@@ -305,91 +359,126 @@ void workload_burst_loaded(int side, long n)
 
 /* ---- 6b and 7c: N periodic timers, 100 ms, phases spread ---- */
 
+/* What the periodic timers delivered from start: expirations, reads,
+ * early reads and the sum of how late they were woken for. */
+struct periodic {
+	int side;
+	const int *fds;
+	long n, early;
+	int64_t start, period, late;
+	uint64_t *got, total, reads;
+};
+
+/* The r timers of evs, ready when the wait woke: read. */
+static void read_periodic(struct periodic *pr, const struct epoll_event *evs,
+                          int r, int64_t woke)
+{
+	int j;
+
+	for (j = 0; j < r; j++) {
+		long k = (long)evs[j].data.u64;
+		int64_t last, after;
+		uint64_t c = 0;
+
+		if (bench_read_ready(pr->side, pr->fds[k], &c) != sizeof(c))
+			continue;
+		after = now_ns();
+		pr->got[k] += c;
+		pr->total += c;
+		pr->reads++;
+		last = pr->start + pr->period * k / pr->n +
+		       (int64_t)(pr->got[k] - 1) * pr->period;
+		if (last > after)
+			pr->early++;
+		if (woke > last)
+			pr->late += woke - last;
+	}
+}
+
+/* The rows of 6b and 7c: the process's CPU cpu and the machine's busy
+ * time m (-1: not known) over the run that ended at t. */
+static void periodic_rows(const struct periodic *pr, int64_t t, int64_t cpu,
+                          int64_t m)
+{
+	long n = pr->n;
+	int side = pr->side;
+
+	if (pr->total) {
+		bench_add(bench_row("7c CPU per expiration, process", n, "ns",
+		                    G_RATIO_LE, 1.2),
+		          side, (double)cpu / (double)pr->total);
+		if (m >= 0)
+			bench_add(bench_row("7c CPU per expiration, machine", n,
+			                    "ns", G_RATIO_LE, 1.0),
+			          side, (double)m / (double)pr->total);
+	}
+	bench_add(bench_row("6b expirations delivered", n, "k/s", G_RATIO_GE,
+	                    0.8),
+	          side,
+	          (double)pr->total / ((double)(t - pr->start) / TFD_NSEC) /
+	                  1000);
+	bench_add(bench_row("6b mean lateness", n, "us", G_NONE, 0), side,
+	          pr->reads ? (double)pr->late / (double)pr->reads / US : 0);
+	bench_add(bench_row("6b early reads", n, "count", G_ZERO, 0),
+	          side, (double)pr->early);
+	bench_add(bench_row("7c CPU during 6b (whole process)", n, "%", G_NONE,
+	                    0),
+	          side, 100.0 * (double)cpu / (double)(t - pr->start));
+}
+
+/* Every timer armed periodic from pr->start, their phases spread over a
+ * period: 0, or -1 (said). */
+static int arm_periodic(const struct periodic *pr)
+{
+	const struct impl *im = &bench_impls[pr->side];
+	long i;
+
+	for (i = 0; i < pr->n; i++) {
+		struct itimerspec v = its(pr->start + pr->period * i / pr->n,
+		                          pr->period);
+
+		if (im->settime(pr->fds[i], TFD_TIMER_ABSTIME, &v, NULL) < 0) {
+			bench_fail(pr->side, "settime");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 void workload_periodic(int side, long n)
 {
-	const struct impl *im = &bench_impls[side];
-	const int64_t period = 100 * MS;
 	int64_t dur = bench.quick ? 250 * MS : 2 * TFD_NSEC;
 	struct epoll_event evs[512];
 	int *fds = bench_open_set(side, n, 0);
 	int ep = fds ? bench_watch(side, fds, n) : -1;
-	uint64_t *got = calloc((size_t)n, sizeof(*got)), total = 0, reads = 0;
-	int64_t start, end, cpu0, m0, late = 0, t = 0;
-	long early = 0, i;
+	struct periodic pr = { side, fds, n, 0, 0, 100 * MS, 0,
+		               calloc((size_t)n, sizeof(uint64_t)), 0, 0 };
+	int64_t end, cpu0, m0, t = 0;
 
-	if (ep < 0 || !got)
+	pr.start = now_ns() + 20 * MS + n * 2 * US;
+	if (ep < 0 || !pr.got || arm_periodic(&pr) < 0)
 		goto out;
-	start = now_ns() + 20 * MS + n * 2 * US;
-	for (i = 0; i < n; i++) {
-		struct itimerspec v = its(start + period * i / n, period);
-
-		if (im->settime(fds[i], TFD_TIMER_ABSTIME, &v, NULL) < 0)
-			break;
-	}
-	if (i < n) {
-		bench_fail(side, "settime");
-		goto out;
-	}
-	end = start + dur;
-	while (now_ns() < start)
-		sleep_ns(start - now_ns());
+	end = pr.start + dur;
+	while (now_ns() < pr.start)
+		sleep_ns(pr.start - now_ns());
 	m0 = machine_busy_ns();
 	cpu0 = cpu_ns();
 	while ((t = now_ns()) < end) {
-		int r = epoll_wait(ep, evs, 512, (int)((end - t) / MS + 1)), j;
-		int64_t woke = now_ns();
+		int r = epoll_wait(ep, evs, 512, (int)((end - t) / MS + 1));
 
 		if (r < 0 && errno != EINTR) {
 			bench_fail(side, "epoll_wait");
 			goto out;
 		}
-		for (j = 0; j < r; j++) {
-			long k = (long)evs[j].data.u64;
-			int64_t last, after;
-			uint64_t c = 0;
-
-			if (bench_read_ready(side, fds[k], &c) != sizeof(c))
-				continue;
-			after = now_ns();
-			got[k] += c;
-			total += c;
-			reads++;
-			last = start + period * k / n +
-			       (int64_t)(got[k] - 1) * period;
-			if (last > after)
-				early++;
-			if (woke > last)
-				late += woke - last;
-		}
+		read_periodic(&pr, evs, r, now_ns());
 	}
 	t = now_ns();
 	cpu0 = cpu_ns() - cpu0;
 	m0 = m0 >= 0 && machine_busy_ns() >= 0 ? machine_busy_ns() - m0 : -1;
-	if (total) {
-		bench_add(bench_row("7c CPU per expiration, process", n, "ns",
-		                    G_RATIO_LE, 1.2),
-		          side, (double)cpu0 / (double)total);
-		if (m0 >= 0)
-			bench_add(bench_row("7c CPU per expiration, machine", n,
-			                    "ns", G_RATIO_LE, 1.0),
-			          side, (double)m0 / (double)total);
-	}
-	bench_add(bench_row("6b expirations delivered", n, "k/s", G_RATIO_GE,
-	                    0.8),
-	          side, (double)total / ((double)(t - start) / TFD_NSEC) / 1000);
-	bench_add(bench_row("6b mean lateness", n, "us", G_NONE, 0),
-	          side, reads ? (double)late / (double)reads / US : 0);
-	bench_add(bench_row("6b early reads", n, "count", G_ZERO, 0),
-	          side, (double)early);
-	bench_add(bench_row("7c CPU during 6b (whole process)", n, "%", G_NONE,
-	                    0),
-	          side, 100.0 * (double)cpu0 / (double)(t - start));
+	periodic_rows(&pr, t, cpu0, m0);
 out:
-	if (ep >= 0)
-		close(ep);
-	if (fds)
-		bench_close_set(side, fds, n);
-	free(got);
+	bench_unwatch(side, ep, fds, n);
+	free(pr.got);
 }
 
 /* ---- 7a, 7b: CPU while the program sleeps ---- */
