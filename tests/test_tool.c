@@ -491,6 +491,65 @@ TEST_LIMIT(tool_bench_quick_runs_every_workload, 120)
 	CHECK(strstr(out, "\"native\": {") && strstr(out, "\"preload\": {"));
 }
 
+/* Each line of s is at most 100 columns wide. */
+static void check_width(const char *s, const char *what)
+{
+	const char *p = s, *nl;
+
+	for (; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		CHECKF(nl - p <= 100, "%s: %d columns: '%.*s'", what,
+		       (int)(nl - p), (int)(nl - p), p);
+		if (!*nl)
+			break;
+	}
+}
+
+/* The table of tfd bench fits 100 columns, its verdicts stand in one
+ * column, and its last line counts them: "tfd bench: M of T targets
+ * met".  The cheap workloads, two rounds: the longest names (8, 12), a
+ * target of its own unit (7b), the second kind of columns (9b). */
+TEST_LIMIT(tool_bench_table_fits_and_counts_its_targets, 120)
+{
+	static char out[1 << 16];
+	char err[4096], *line, *last = NULL;
+	int met = 0, missed = 0, col = -1, m = -1, t = -1;
+
+	CHECK_EQ(tool("bench --quick --rounds 2 --filter 3 --filter 5 "
+	              "--filter 7b --filter 8 --filter 9b --filter 12",
+	              out, sizeof(out), err, sizeof(err)), 0);
+	check_width(out, "stdout");
+	check_width(err, "stderr");
+	CHECKF(!strstr(out, "issue"), "'%s'", out);
+	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		size_t len = strlen(line);
+		int at = -1;
+
+		if (len > 4 && !strcmp(line + len - 4, " met")) {
+			met++;
+			at = (int)len - 3;
+		} else if (len > 7 && !strcmp(line + len - 7, " MISSED")) {
+			missed++;
+			at = (int)len - 6;
+		}
+		if (at >= 0 && strncmp(line, "tfd bench:", 10)) {
+			CHECKF(col < 0 || col == at, "verdict at %d, not %d: "
+			       "'%s'", at, col, line);
+			col = at;
+		}
+		last = line;
+	}
+	CHECK_NE(last, NULL);
+	CHECKF(sscanf(last, "tfd bench: %d of %d targets met", &m, &t) == 2,
+	       "last line '%s'", last);
+	met--; /* the last line ends with " met" too */
+	CHECKF(m == met && t == met + missed, "'%s': %d met, %d MISSED", last,
+	       met, missed);
+	CHECK_GT(met + missed, 20);
+}
+
 /* A program built with cc -static into dir, and with -static-pie: 0, or
  * -1 when the C library's static archive is not installed. */
 static int static_programs(const char *dir)

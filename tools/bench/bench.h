@@ -9,11 +9,12 @@
  * Every workload of issue 6 runs on the kernel's timerfd (timerfd_create(2)
  * and friends, called directly) and on the engine (tfd_*), in the same
  * process, interleaved kernel, engine, kernel, engine... for R rounds (5 by
- * default).  The table shows for each measure the median of the rounds,
- * their spread [min-max], the ratio engine/kernel and the target of the
- * issue.  Workloads 9a and 9b (issue 12) compare instead a process as it
- * is with one that has libtfd-preload.so loaded (9b: and its seccomp
- * filter), two children of this program that take turns.  It is a
+ * default, 3 with --quick).  The table shows for each measure the median
+ * of the rounds, their range, the ratio engine/kernel and the target, and
+ * counts the targets met; --json has every round's figure.  Workloads 9a
+ * and 9b (issue 12) compare instead a process as it is with one that has
+ * libtfd-preload.so loaded (9b: and its seccomp filter), two children of
+ * this program that take turns.  It is a
  * benchmark: it prints, it never fails because the machine is slow or
  * busy.  Exit status 1 only when a call failed that must not fail (the
  * figures would then be meaningless), 2 on bad usage.
@@ -170,7 +171,8 @@ struct stat3 bench_stats(const struct row *r, int side);
 /* 1 met, 0 missed, -1 no verdict (no target or a column missing); the
  * ratio engine/kernel of the medians into *ratio, or -1. */
 int bench_verdict(const struct row *r, double *ratio);
-/* The target as the table shows it: "<= 0.2x", "= 0"... */
+/* The target as the table shows it: of the ratio ("<= 0.2x"), of the
+ * second column itself ("e <= 128 B", "e <= k+5us"), of a count ("= 0"). */
 void bench_target_text(const struct row *r, char *buf, size_t n);
 
 /* ---- the report (report.c): the table, or JSON with --json ---- */

@@ -20,12 +20,18 @@ struct shown {
 	char target[32];
 };
 
-/* What the table's footnotes need, gathered on the way. */
+/* What the table's footnotes and verdict need, gathered on the way. */
 struct table {
 	const struct cols *cols; /* of the last header printed */
 	int any_na, early;
-	int width; /* of the first column: the longest name shown */
+	int met, targets; /* rows that met their target; rows with one */
 };
+
+/* The table fits WIDTH columns: a row is "WHAT N UNIT KERNEL ENGINE RANGE
+ * RATIO  TARGET VERDICT" in these widths; a longer name would push the
+ * columns (tests/test_tool.c checks that none does). */
+#define WIDTH 100
+#define ROW_FMT "%-41.41s %5s %-5s %7s %7s %5s %5s  %-10s %s"
 
 static void num(char *buf, size_t n, double v)
 {
@@ -41,77 +47,156 @@ static void num(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.3f", v);
 }
 
+/* text after prefix, its words wrapped at WIDTH columns, the lines after
+ * the first indented as wide as prefix. */
+static void wrapped(const char *prefix, const char *text)
+{
+	int indent = (int)strlen(prefix), col = indent;
+	const char *p = text;
+
+	fputs(prefix, stdout);
+	while (*p) {
+		int len = (int)strcspn(p, " ");
+
+		if (col > indent && col + 1 + len > WIDTH) {
+			printf("\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", len, p);
+		col += len;
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	putchar('\n');
+}
+
 /* ---- the table ---- */
+
+/* A line of the table, ROW_FMT's columns, without the spaces that pad
+ * its last. */
+static void table_line(const char *what, const char *n, const char *unit,
+                       const char *k, const char *e, const char *rg,
+                       const char *rt, const char *target,
+                       const char *verdict)
+{
+	char line[2 * WIDTH];
+	size_t len;
+
+	snprintf(line, sizeof(line), ROW_FMT, what, n, unit, k, e, rg, rt,
+	         target, verdict);
+	len = strlen(line);
+	while (len && line[len - 1] == ' ')
+		line[--len] = 0;
+	puts(line);
+}
 
 static void table_head(void)
 {
-	printf("tfd bench%s: %d rounds, kernel and engine interleaved; "
-	       "median [min-max] of the rounds\n",
-	       bench.quick ? " --quick" : "", bench.rounds);
+	char line[160];
+
+	snprintf(line, sizeof(line), "%d round%s, kernel and engine "
+	         "interleaved: the median of the rounds; range: the widest "
+	         "(max - min) / median of the two columns; e/k: engine / "
+	         "kernel.", bench.rounds, bench.rounds == 1 ? "" : "s");
+	wrapped(bench.quick ? "tfd bench --quick: " : "tfd bench: ", line);
 }
 
-/* "median [min-max]", the sum for counts, or why the column is empty. */
+/* The median, the sum for counts, or why the column is empty. */
 static void cell(const struct row *r, int side, char *buf, size_t n)
 {
 	struct stat3 s = bench_stats(r, side);
-	char a[24], b[24], c[24];
+	char a[24];
 
 	if (!s.n) {
 		snprintf(buf, n, "%s", side == E && r->n > bench.emax
-		                               ? "n/a (fds)*" : "-");
+		                               ? "n/a*" : "-");
 		return;
 	}
-	if (r->goal == G_ZERO) {
-		num(a, sizeof(a), s.sum);
-		snprintf(buf, n, "%s%s", a, s.sum ? " !!" : "");
-		return;
+	num(a, sizeof(a), r->goal == G_ZERO ? s.sum : s.med);
+	snprintf(buf, n, "%s%s", a, r->goal == G_ZERO && s.sum ? " !!" : "");
+}
+
+/* The widest spread of the two columns, (max - min) / median, in %
+ * (999 at most); "-" for counts, a single round or a median of 0. */
+static void range(const struct row *r, char *buf, size_t n)
+{
+	double worst = -1;
+	int side;
+
+	for (side = K; side <= E && r->goal != G_ZERO; side++) {
+		struct stat3 s = bench_stats(r, side);
+		double d;
+
+		if (s.n < 2 || s.med <= 0)
+			continue;
+		d = (s.max - s.min) / s.med * 100;
+		if (d > worst)
+			worst = d;
 	}
-	num(a, sizeof(a), s.med);
-	num(b, sizeof(b), s.min);
-	num(c, sizeof(c), s.max);
-	snprintf(buf, n, "%s [%s-%s]", a, b, c);
+	if (worst < 0)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.0f%%", worst < 999 ? worst : 999);
 }
 
 static void table_row(const struct row *r, const struct shown *s,
                       struct table *t)
 {
-	char nb[24], kc[80], ec[80], rt[24];
+	char nb[24], kc[32], ec[32], rg[16], rt[24];
 
-	if (r->cols != t->cols) /* a header for each kind of columns */
-		printf("%s%-*s %6s %-5s %-24s %-24s %6s  %-12s\n",
-		       t->cols ? "\n" : "", t->width,
-		       t->cols ? "" : "workload", "N",
-		       "unit", r->cols->name[K], r->cols->name[E],
-		       r->cols->ratio, "target");
+	if (r->cols != t->cols) { /* a header for each kind of columns */
+		if (t->cols)
+			putchar('\n');
+		table_line(t->cols ? "" : "workload", "N", "unit",
+		           r->cols->name[K], r->cols->name[E], "range",
+		           r->cols->ratio, "target", "");
+	}
 	t->cols = r->cols;
 	if (!r->nv[E] && r->n > bench.emax)
 		t->any_na = 1;
 	if (r->goal == G_ZERO && s->verdict == 0)
 		t->early = 1;
+	if (s->verdict >= 0) {
+		t->targets++;
+		t->met += s->verdict;
+	}
 	snprintf(nb, sizeof(nb), "%ld", r->n);
 	cell(r, K, kc, sizeof(kc));
 	cell(r, E, ec, sizeof(ec));
-	if (s->ratio >= 0)
+	range(r, rg, sizeof(rg));
+	/* a ratio beside a target of a ratio only */
+	if (s->ratio >= 0 && (r->goal == G_RATIO_LE || r->goal == G_RATIO_GE ||
+	                      r->goal == G_NONE))
 		num(rt, sizeof(rt), s->ratio);
 	else
 		snprintf(rt, sizeof(rt), "-");
-	printf("%-*s %6s %-5s %-24s %-24s %6s  %-12s %s\n", t->width, r->what,
-	       r->n ? nb : "-", r->unit, kc, ec, rt, s->target,
-	       s->verdict < 0 ? "" : s->verdict ? "met" : "MISSED");
+	table_line(r->what, r->n ? nb : "-", r->unit, kc, ec, rg, rt,
+	           s->target,
+	           s->verdict < 0 ? "" : s->verdict ? "met" : "MISSED");
 }
 
 static void table_foot(const struct table *t)
 {
+	char line[160];
 	int i;
 
-	if (t->any_na)
-		printf("* the engine column stops at N = %ld: RLIMIT_NOFILE "
-		       "allows %ld descriptors.\n", bench.emax, bench.nofile);
+	if (t->any_na) {
+		snprintf(line, sizeof(line), "the engine column stops at N = "
+		         "%ld: RLIMIT_NOFILE allows %ld descriptors.",
+		         bench.emax, bench.nofile);
+		wrapped("* ", line);
+	}
 	if (t->early)
-		printf("!! EARLY WAKE-UPS: an expiration was reported before "
-		       "its deadline. That is a bug, not a slow machine.\n");
+		wrapped("!! ", "EARLY WAKE-UPS: an expiration was reported "
+		        "before its deadline. That is a bug, not a slow "
+		        "machine.");
 	for (i = 0; i < bench.nnotes; i++)
-		printf("note: %s\n", bench.notes[i]);
+		wrapped("note: ", bench.notes[i]);
+	printf("tfd bench: %d of %d targets met\n", t->met, t->targets);
 }
 
 /* ---- JSON ---- */
@@ -189,11 +274,12 @@ static void json_row(const struct row *r, const struct shown *s, int first)
 	       s->verdict < 0 ? "null" : s->verdict ? "true" : "false");
 }
 
-static void json_foot(void)
+static void json_foot(const struct table *t)
 {
 	int i;
 
-	printf("\n  ],\n  \"notes\": [");
+	printf("\n  ],\n  \"targets\": %d,\n  \"targets_met\": %d,\n"
+	       "  \"notes\": [", t->targets, t->met);
 	for (i = 0; i < bench.nnotes; i++) {
 		printf("%s\n    ", i ? "," : "");
 		json_str(bench.notes[i]);
@@ -205,13 +291,8 @@ static void json_foot(void)
 
 void bench_report(int json)
 {
-	struct table t = { NULL, 0, 0, 34 };
+	struct table t = { NULL, 0, 0, 0, 0 };
 	int i, printed = 0;
-
-	for (i = 0; i < bench.nrows; i++)
-		if ((bench.rows[i].nv[K] || bench.rows[i].nv[E]) &&
-		    (int)strlen(bench.rows[i].what) > t.width)
-			t.width = (int)strlen(bench.rows[i].what);
 
 	if (json)
 		json_head();
@@ -227,13 +308,16 @@ void bench_report(int json)
 		if (r->goal == G_ZERO) /* a count: no ratio is shown */
 			s.ratio = -1;
 		bench_target_text(r, s.target, sizeof(s.target));
-		if (json)
+		if (json) {
 			json_row(r, &s, !printed++);
-		else
+			t.targets += s.verdict >= 0;
+			t.met += s.verdict > 0;
+		} else {
 			table_row(r, &s, &t);
+		}
 	}
 	if (json)
-		json_foot();
+		json_foot(&t);
 	else
 		table_foot(&t);
 }

@@ -72,11 +72,13 @@ void bench_target_text(const struct row *r, char *buf, size_t n)
 	case G_ZERO:
 		snprintf(buf, n, "= 0");
 		break;
-	case G_ABS_LE:
-		snprintf(buf, n, "<= %g %s", r->target, r->unit);
+	case G_ABS_LE: /* "e <= 128 B": the engine's column itself */
+		snprintf(buf, n, "%c <= %g %s", r->cols->ratio[0], r->target,
+		         r->unit);
 		break;
-	case G_PLUS_LE:
-		snprintf(buf, n, "<= k+%g%s", r->target, r->unit);
+	case G_PLUS_LE: /* "e <= k+5us" */
+		snprintf(buf, n, "%c <= %c+%g%s", r->cols->ratio[0],
+		         r->cols->ratio[2], r->target, r->unit);
 		break;
 	case G_RATIO_LE:
 		snprintf(buf, n, "<= %gx", r->target);

@@ -68,8 +68,10 @@ struct latency_row {
 #define NLATENCY 20 /* 5 measures: poll, epoll, the burst, calls */
 #define NL 5
 #define BURST 1024
-static const char *const latency_groups[4] = { "poll", "epoll",
-	                                       "burst 1024", "calls" };
+/* Their names: "12 GROUP NAME", the calls' "12 NAME"; the burst's N is
+ * BURST. */
+static const char *const latency_groups[4] = { "poll ", "epoll ",
+	                                       "burst ", "" };
 _Static_assert(NMEASURES <= NVALUES && NLATENCY <= NVALUES, "a slice");
 static const struct latency_row latency_rows[NL] = {
 	{ "latency p50", "us", { G_PLUS_LE, G_NONE }, { 5, 0 } },
@@ -96,8 +98,8 @@ static const struct latency_row burst_rows[NL] = {
  * per call (issue 30: a read with no system call, create + close at most
  * twice the kernel's). */
 static const struct latency_row calls_rows[NL] = {
-	{ "read, nothing due", "ns", { G_RATIO_LE, G_RATIO_LE }, { 1.0, 1.0 } },
-	{ "read, nothing due syscalls", "", { G_RATIO_LE, G_RATIO_LE },
+	{ "read, none due", "ns", { G_RATIO_LE, G_RATIO_LE }, { 1.0, 1.0 } },
+	{ "read, none due syscalls", "", { G_RATIO_LE, G_RATIO_LE },
 	  { 0, 0 } },
 	{ "create+close", "ns", { G_NONE, G_NONE }, { 0, 0 } },
 	{ "create+close syscalls", "", { G_RATIO_LE, G_RATIO_LE },
@@ -420,9 +422,10 @@ static char *str(const char *fmt, ...)
 
 /* The environment of a child of workload 9: ours without the TFD_*
  * variables but TFD_DELIVERY (12 with TFD_DELIVERY=post measures the
- * service thread's delivery); with the library lib (NULL: native), LD_PRELOAD with lib
- * added last (a sanitizer's runtime must stay first), ASAN_OPTIONS that
- * let it, TFD_BACKEND=engine, and TFD_RAW_SYSCALLS=1 if raw. */
+ * service thread's delivery); with the library lib (NULL: native),
+ * LD_PRELOAD with lib added last (a sanitizer's runtime must stay first),
+ * ASAN_OPTIONS that let it, TFD_BACKEND=engine, and TFD_RAW_SYSCALLS=1 if
+ * raw. */
 struct child_env {
 	char **v;
 	char *own[2]; /* LD_PRELOAD=, ASAN_OPTIONS= */
@@ -683,7 +686,7 @@ static struct row *row_of(int w, int i)
 	if (w == W_FILTER) {
 		r = bench_row_in(&native_filter, GETPPID_ROW, 1, "ns", G_NONE,
 		                 0);
-		r->ref = "(k+70ns)";
+		r->ref = "(n+70ns)";
 		return r;
 	}
 	if (w == W_PRELOAD)
@@ -692,10 +695,10 @@ static struct row *row_of(int w, int i)
 	l = i / NL == 3   ? &calls_rows[i % NL]
 	    : i / NL == 2 ? &burst_rows[i % NL]
 	                  : &latency_rows[i % NL];
-	snprintf(name, sizeof(name), "12 %s %s%s", latency_groups[i / NL],
+	snprintf(name, sizeof(name), "12 %s%s%s", latency_groups[i / NL],
 	         l->name, loaded ? ", 2 busy loops" : "");
-	return bench_row_in(&native_preload, name, 1, l->unit,
-	                    l->goal[loaded], l->target[loaded]);
+	return bench_row_in(&native_preload, name, i / NL == 2 ? BURST : 1,
+	                    l->unit, l->goal[loaded], l->target[loaded]);
 }
 
 /* The median of the slices of each figure, into its row; a figure of
