@@ -64,10 +64,10 @@ static void example_loop(int secs)
 	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s: %s", cmd,
 	       err);
 	CHECKF(err[0] == 0, "stderr: %s", err);
-	/* the exec line of tfd exec, 3 creates and settimes, a read and a
-	 * move per expiration, 3 closes */
+	/* the exec lines of tfd exec and of the library, 3 creates and
+	 * settimes, a read and a move per expiration, 3 closes */
 	snprintf(want, sizeof(want), ": %d lines, 1 process, 3 timers, %d.000000 s "
-	         "from the first line to the last\n", 1 + 6 + 2 * (beats + 2) + 3,
+	         "from the first line to the last\n", 2 + 6 + 2 * (beats + 2) + 3,
 	         secs);
 	HAS(out, want);
 	snprintf(want, sizeof(want), "virtual time: %d moves\n", beats + 2);
@@ -155,6 +155,56 @@ TEST(trace_of_the_example_loop_for_a_minute)
 TEST(trace_of_the_example_loop_for_an_hour)
 {
 	example_loop(3600);
+}
+
+/* The count of n in s. */
+static int count(const char *s, const char *n)
+{
+	int k = 0;
+
+	for (; (s = strstr(s, n)); s += strlen(n))
+		k++;
+	return k;
+}
+
+/*
+ * Programs that a shell under tfd exec starts are named by their program,
+ * not "pid N": the library writes "exec(PROG)" before a process's first
+ * line.  Two example loops of a second, side by side.
+ */
+TEST(trace_names_the_programs_a_shell_starts)
+{
+	const char *ex = t_examples();
+	static char out[1 << 16], err[4096];
+	char dir[] = "/tmp/tfd-trace.XXXXXX", cmd[1024];
+
+	CHECK(ex != NULL && mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+	         "ASAN_OPTIONS=verify_asan_link_order=0 %s exec --trace %s/t -- "
+	         "sh -c '%s/eventloop-timerfd 1 & %s/eventloop-timerfd 1; wait' "
+	         "</dev/null", tool(), dir, ex, ex);
+	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s: %s", cmd,
+	       err);
+	snprintf(cmd, sizeof(cmd), "grep -c ' - exec(sh) = 0$' %s/t && "
+	         "grep -c ' - exec(%s/eventloop-timerfd) = 0$' %s/t", dir, ex,
+	         dir);
+	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0 &&
+	               !strcmp(out, "1\n2\n"),
+	       "exec lines: '%s'", out);
+	snprintf(cmd, sizeof(cmd), "%s trace %s/t --svg %s/t.svg --chrome-json "
+	         "%s/t.json && cat %s/t.svg %s/t.json", tool(), dir, dir, dir, dir,
+	         dir);
+	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s: %s", cmd,
+	       err);
+	/* the summary's totals of each process, the picture's two blocks and
+	 * each lane, the viewer's two processes */
+	CHECKF(count(out, " eventloop-timerfd: 3 timers") == 2, "%s", out);
+	CHECKF(count(out, ">eventloop-timerfd ") == 2 + 6, "%s", out);
+	CHECKF(count(out, "\"name\":\"eventloop-timerfd\"}") == 2, "%s", out);
+	CHECKF(!strstr(out, ">pid ") && !strstr(out, "\"name\":\"pid "), "%s",
+	       out);
+	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
+	CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 0);
 }
 
 /* A trace that cannot be read is one line on stderr, exit 1 (2 is for

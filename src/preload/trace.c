@@ -10,6 +10,10 @@
  * privileged program append to a file of the user's choosing.  The file
  * is opened with O_NOFOLLOW and O_APPEND, and created only when the
  * process runs as the user it acts for (real and effective ids equal).
+ *
+ * A process's first line comes after "TIME PID - exec(PROG) = 0", the
+ * program it runs (its argv[0] when the library was loaded): tfd trace
+ * names the process by it, not only the one tfd exec started.
  */
 #include "preload/preload.h"
 
@@ -26,10 +30,13 @@ const char *tfd_trace_path;
 static char path[PATH_MAX];
 static int trace_fd = -1; /* 1 or 2 for /dev/stdout, /dev/stderr */
 static int may_create;
+static char prog[256]; /* argv[0] as text, for the exec line */
+static int named;      /* the pid whose exec line was written */
 
 void tfd_trace_init(void)
 {
 	const char *p = secure_getenv("TFD_TRACE");
+	size_t i;
 
 	if (!p || !*p || strlen(p) >= sizeof(path))
 		return;
@@ -39,6 +46,10 @@ void tfd_trace_init(void)
 	else if (!strcmp(path, "/dev/stdout") || !strcmp(path, "/dev/fd/1"))
 		trace_fd = 1;
 	may_create = getuid() == geteuid() && getgid() == getegid();
+	p = program_invocation_name;
+	for (i = 0; p && p[i] && i < sizeof(prog) - 1; i++)
+		prog[i] = p[i] < 0x20 || p[i] > 0x7e ? '?' : p[i];
+	prog[i] = 0;
 	tfd_trace_path = path;
 }
 
@@ -86,14 +97,22 @@ void tfd_trace(int fd, long ret, int err, const char *fmt, ...)
 	char line[512];
 	struct timespec now;
 	va_list ap;
-	int saved = errno, n, m;
+	int saved = errno, n, m, pid;
 
 	if (!tfd_trace_path)
 		return;
 	now = stamped ? stamp : trace_now();
 	stamped = 0;
+	pid = (int)getpid();
+	if (prog[0] &&
+	    __atomic_exchange_n(&named, pid, __ATOMIC_RELAXED) != pid) {
+		n = snprintf(line, sizeof(line),
+		             "%lld.%09ld %d - exec(%s) = 0\n",
+		             (long long)now.tv_sec, now.tv_nsec, pid, prog);
+		trace_write(line, (size_t)n);
+	}
 	n = snprintf(line, sizeof(line), "%lld.%09ld %d ", (long long)now.tv_sec,
-	             now.tv_nsec, (int)getpid());
+	             now.tv_nsec, pid);
 	n += fd >= 0 ? snprintf(line + n, sizeof(line) - (size_t)n, "%d ", fd)
 	             : snprintf(line + n, sizeof(line) - (size_t)n, "- ");
 	va_start(ap, fmt);
