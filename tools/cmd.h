@@ -61,6 +61,9 @@ int tfd_opt_status(int r);
  * 0, or -1 when s is anything else. */
 int tfd_parse_long(const char *s, long min, long max, long *v);
 
+/* The help of --backend NAME, which tfd run and tfd exec take. */
+extern const char tfd_backend_help[];
+
 /* The library tfd exec preloads, into path: $TFD_PRELOAD (made
  * absolute), else libtfd-preload.so next to this program, else in the
  * directory tfd/ of the library directory it was built for (LIBDIR/tfd).

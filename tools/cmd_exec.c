@@ -173,9 +173,7 @@ static int bad(const char *fmt, const char *arg)
 
 enum { O_BACKEND, O_TRACE, O_RAW, O_RATE, O_START, O_SLACK, O_STATIC };
 static const struct tfd_opt opts[] = {
-	[O_BACKEND] = { "backend", "NAME",
-	                "engine, virtual or kernel (default: $TFD_BACKEND,\n"
-	                "else engine)" },
+	[O_BACKEND] = { "backend", "NAME", tfd_backend_help },
 	[O_TRACE] = { "trace", "FILE",
 	              "append one line per timer operation to FILE\n"
 	              "(read it with tfd trace FILE)" },
@@ -482,93 +480,128 @@ const struct tfd_cmd tfd_exec_cmd = {
 	.options_first = 1,
 };
 
-static int tfd_cmd_exec(int argc, char **argv)
+/* What the options ask for. */
+struct exec_opts {
+	const char *backend, *trace;
+	uint32_t rate, slack;
+	int64_t start;
+	int raw, allow_static;
+};
+
+/* The options into x: -1, or the exit status. */
+static int exec_options(struct tfd_args *a, struct exec_opts *x)
 {
-	const char *backend = NULL, *trace = NULL, *env;
-	uint32_t rate = 0, slack = TFD_DEFAULT_SLACK_NS;
-	int64_t start = INT64_MIN;
-	int raw = 0, allow_static = 0;
-	char path[PATH_MAX], why[PATH_MAX + 64], shown[128], runtime[128];
-	struct tfd_args a;
 	int o;
 
-	tfd_args_init(&a, &tfd_exec_cmd, argc, argv);
-	while ((o = tfd_opt_next(&a)) >= 0) {
+	while ((o = tfd_opt_next(a)) >= 0) {
 		if (o == O_BACKEND) {
-			backend = a.val;
-			if (!known_backend(backend))
-				return bad("unknown backend '%s'", backend);
+			x->backend = a->val;
+			if (!known_backend(x->backend))
+				return bad("unknown backend '%s'", x->backend);
 		} else if (o == O_TRACE) {
-			trace = a.val;
-			if (!*trace)
+			x->trace = a->val;
+			if (!*x->trace)
 				return bad("%s", "--trace needs a file");
 		} else if (o == O_RAW) {
-			raw = 1;
+			x->raw = 1;
 		} else if (o == O_RATE) {
-			if (parse_rate(a.val, &rate) < 0)
+			if (parse_rate(a->val, &x->rate) < 0)
 				return bad("--virtual-rate: '%s' is not a "
-				           "factor from 0 to 1000", a.val);
+				           "factor from 0 to 1000", a->val);
 		} else if (o == O_START) {
-			if (parse_start(a.val, &start) < 0)
+			if (parse_start(a->val, &x->start) < 0)
 				return bad("--virtual-start: '%s' is not @SECONDS "
 				           "nor YYYY-MM-DD [HH:MM:SS] (UTC)",
-				           a.val);
+				           a->val);
 		} else if (o == O_SLACK) {
-			if (parse_slack(a.val, &slack) < 0)
+			if (parse_slack(a->val, &x->slack) < 0)
 				return bad("--virtual-slack: '%s' is not a whole "
 				           "number of microseconds from 0 to "
-				           "1000000", a.val);
+				           "1000000", a->val);
 		} else if (o == O_STATIC) {
-			allow_static = 1;
+			x->allow_static = 1;
 		}
 	}
 	if (o != TFD_OPT_END)
 		return o == TFD_OPT_HELP ? 0 : FAILED;
+	return -1;
+}
+
+/* prog (or the interpreter of a script) is statically linked: say so,
+ * 1; else 0. */
+static int refused_static(const char *prog)
+{
+	char path[PATH_MAX], shown[128], name[128];
+	int o = tfd_program_static(prog, 1, path, sizeof(path));
+
+	if (!o)
+		return 0;
+	tfd_printable(path, shown, sizeof(shown));
+	if (o == 2) /* a script */
+		fprintf(stderr, "tfd: exec: %s runs on %s, which",
+		        tfd_printable(prog, name, sizeof(name)), shown);
+	else
+		fprintf(stderr, "tfd: exec: %s", shown);
+	fprintf(stderr, " is statically linked: libtfd-preload.so cannot be "
+	        "loaded into it, its timers would be the kernel's "
+	        "(--allow-static runs it so)\n");
+	return 1;
+}
+
+/* The environment PROG runs in: the preload (after prog's sanitizer
+ * runtime, if any), the trace file, the backend, raw system calls.
+ * 0, or -1 (said). */
+static int exec_env(const struct exec_opts *x, const char *prog)
+{
+	char path[PATH_MAX], why[PATH_MAX + 64], runtime[128];
+
+	if (tfd_find_preload(path, sizeof(path), why, sizeof(why)) < 0) {
+		fprintf(stderr, "tfd: exec: %s\n", why);
+		return -1;
+	}
+	errno = 0;
+	if (set_preload(path, tfd_program_runtime(prog, runtime,
+	                                          sizeof(runtime))
+	                              ? runtime : NULL) < 0 ||
+	    (x->trace && set_trace(x->trace) < 0) ||
+	    (x->backend && setenv("TFD_BACKEND", x->backend, 1) < 0) ||
+	    (x->raw && setenv("TFD_RAW_SYSCALLS", "1", 1) < 0)) {
+		if (errno) /* else the message is out already */
+			fprintf(stderr, "tfd: exec: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int tfd_cmd_exec(int argc, char **argv)
+{
+	struct exec_opts x = { NULL, NULL, 0, TFD_DEFAULT_SLACK_NS, INT64_MIN,
+		               0, 0 };
+	const char *env;
+	char shown[128];
+	struct tfd_args a;
+	int st;
+
+	tfd_args_init(&a, &tfd_exec_cmd, argc, argv);
+	if ((st = exec_options(&a, &x)) >= 0)
+		return st;
 	if (a.argc == 0)
 		return bad("%s", "missing PROG: nothing to run");
 	/* TFD_BACKEND=virtaul is refused as --backend virtaul is: the
 	 * library would create no timer (tfd_use_backend(3)). */
 	env = getenv("TFD_BACKEND");
-	if (!backend && env && *env && !known_backend(env))
+	if (!x.backend && env && *env && !known_backend(env))
 		return bad("TFD_BACKEND='%s' names no backend (engine, "
 		           "virtual or kernel)", env);
-	if (!allow_static &&
-	    (o = tfd_program_static(a.argv[0], 1, path, sizeof(path)))) {
-		char prog[128];
-
-		tfd_printable(path, shown, sizeof(shown));
-		if (o == 2) /* a script */
-			fprintf(stderr, "tfd: exec: %s runs on %s, which",
-			        tfd_printable(a.argv[0], prog, sizeof(prog)),
-			        shown);
-		else
-			fprintf(stderr, "tfd: exec: %s", shown);
-		fprintf(stderr, " is statically linked: libtfd-preload.so "
-		        "cannot be loaded into it, its timers would be the "
-		        "kernel's (--allow-static runs it so)\n");
+	if ((!x.allow_static && refused_static(a.argv[0])) ||
+	    exec_env(&x, a.argv[0]) < 0)
 		return FAILED;
-	}
-	if (tfd_find_preload(path, sizeof(path), why, sizeof(why)) < 0) {
-		fprintf(stderr, "tfd: exec: %s\n", why);
-		return FAILED;
-	}
-	errno = 0;
-	if (set_preload(path, tfd_program_runtime(a.argv[0], runtime,
-	                                          sizeof(runtime))
-	                              ? runtime : NULL) < 0 ||
-	    (trace && set_trace(trace) < 0) ||
-	    (backend && setenv("TFD_BACKEND", backend, 1) < 0) ||
-	    (raw && setenv("TFD_RAW_SYSCALLS", "1", 1) < 0)) {
-		if (errno) /* else the message is out already */
-			fprintf(stderr, "tfd: exec: %s\n", strerror(errno));
-		return FAILED;
-	}
-	env = backend ? backend : getenv("TFD_BACKEND");
+	env = x.backend ? x.backend : getenv("TFD_BACKEND");
 	if (env && !strcmp(env, "virtual"))
-		return run_in_domain(a.argv, rate, start, slack);
+		return run_in_domain(a.argv, x.rate, x.start, x.slack);
 	unsetenv("TFD_DOMAIN");
 	fflush(NULL);
-	if (trace) {
+	if (x.trace) {
 		struct timespec now;
 
 		clock_gettime(CLOCK_MONOTONIC, &now);

@@ -120,9 +120,7 @@ static const struct tfd_opt opts[] = {
 	            "linux: tfd_create/tfd_settime/tfd_gettime/tfd_read\n"
 	            "(default); revised: the 2007 timerfd() call and\n"
 	            "plain read()" },
-	[O_BACKEND] = { "backend", "NAME",
-	                "engine, virtual or kernel (default: $TFD_BACKEND,\n"
-	                "else engine)" },
+	[O_BACKEND] = { "backend", "NAME", tfd_backend_help },
 	{ NULL, NULL, NULL },
 };
 
@@ -142,68 +140,81 @@ const struct tfd_cmd tfd_run_cmd = {
 	.fn = tfd_cmd_run,
 };
 
-static int tfd_cmd_run(int argc, char **argv)
-{
-	clockid_t clock = CLOCK_MONOTONIC;
-	int absolute = 0, revised = 0, fd, nclock = -1, o;
-	const char *backend = NULL, *env = getenv("TFD_BACKEND");
-	int64_t value, interval = 0, start;
-	uint64_t count = 1, total = 0, n;
-	struct itimerspec its, cur;
-	struct tfd_args a;
-	size_t c;
+/* What the command line asks for. */
+struct run {
+	clockid_t clock;
+	int absolute, revised;
+	const char *backend;
+	int64_t value, interval;
+	uint64_t count;
+};
 
-	tfd_args_init(&a, &tfd_run_cmd, argc, argv);
-	while ((o = tfd_opt_next(&a)) >= 0) {
+/* The options into r: -1, or the exit status. */
+static int run_options(struct tfd_args *a, struct run *r)
+{
+	size_t c;
+	int o, nclock;
+
+	while ((o = tfd_opt_next(a)) >= 0) {
 		switch (o) {
 		case O_ABS:
-			absolute = 1;
+			r->absolute = 1;
 			break;
 		case O_API:
-			if (!strcmp(a.val, "revised"))
-				revised = 1;
-			else if (!strcmp(a.val, "linux"))
-				revised = 0;
+			if (!strcmp(a->val, "revised"))
+				r->revised = 1;
+			else if (!strcmp(a->val, "linux"))
+				r->revised = 0;
 			else
-				return tfd_cmd_bad("unknown API '%s'", a.val);
+				return tfd_cmd_bad("unknown API '%s'", a->val);
 			break;
 		case O_CLOCK:
 			for (c = 0, nclock = -1;
 			     c < sizeof(clocks) / sizeof(*clocks); c++)
-				if (!strcmp(a.val, clocks[c].name))
+				if (!strcmp(a->val, clocks[c].name))
 					nclock = (int)c;
 			if (nclock < 0)
-				return tfd_cmd_bad("unknown clock '%s'", a.val);
-			clock = clocks[nclock].id;
+				return tfd_cmd_bad("unknown clock '%s'", a->val);
+			r->clock = clocks[nclock].id;
 			break;
 		case O_BACKEND:
-			backend = a.val;
+			r->backend = a->val;
 			break;
 		}
 	}
-	if (o != TFD_OPT_END)
-		return tfd_opt_status(o);
-	argc = a.argc;
-	argv = a.argv;
+	return o != TFD_OPT_END ? tfd_opt_status(o) : -1;
+}
+
+/* VALUE [INTERVAL [COUNT]] into r: -1, or the exit status. */
+static int run_operands(int argc, char **argv, struct run *r)
+{
 	if (argc < 1)
 		return tfd_cmd_bad("%s", "missing VALUE");
 	if (argc > 3)
 		return tfd_cmd_bad("unexpected argument '%s'", argv[3]);
-	if (parse_time(argv[0], &value))
+	if (parse_time(argv[0], &r->value))
 		return tfd_cmd_bad("invalid VALUE '%s': expected seconds such as 0.5",
 		           argv[0]);
-	if (argc > 1 && parse_time(argv[1], &interval))
+	if (argc > 1 && parse_time(argv[1], &r->interval))
 		return tfd_cmd_bad("invalid INTERVAL '%s': expected seconds such as 0.5",
 		           argv[1]);
-	if (argc > 2 && parse_count(argv[2], &count))
+	if (argc > 2 && parse_count(argv[2], &r->count))
 		return tfd_cmd_bad("invalid COUNT '%s': expected a positive integer",
 		           argv[2]);
-	if (value == 0)
+	if (r->value == 0)
 		return tfd_cmd_bad("%s", "VALUE must be more than 0 (0 disarms)");
-	if (count > 1 && interval == 0)
+	if (r->count > 1 && r->interval == 0)
 		return tfd_cmd_bad("%s", "a COUNT above 1 needs an INTERVAL");
-	/* The library's own list judges a name: --backend's, or that of
-	 * TFD_BACKEND, which would else make every create fail (EINVAL). */
+	return -1;
+}
+
+/* The backend of --backend, else of TFD_BACKEND: -1, or the exit status.
+ * The library's own list judges a name, which would else make every
+ * create fail (EINVAL). */
+static int run_backend(const char *backend)
+{
+	const char *env = getenv("TFD_BACKEND");
+
 	if (!backend && env && *env)
 		backend = env;
 	else
@@ -215,43 +226,55 @@ static int tfd_cmd_run(int argc, char **argv)
 		                         "(engine, virtual or kernel)"
 		                       : "unknown backend '%s'", backend);
 	}
+	return -1;
+}
 
-	virt = !strcmp(tfd_backend_name(), "virtual");
-	start = now(CLOCK_MONOTONIC);
-	if (absolute) /* now + VALUE, saturating like the library */
-		value = value > INT64_MAX - now(clock) ? INT64_MAX
-		                                       : now(clock) + value;
+/* The timer armed as r asks, into *fd: -1, or the exit status. */
+static int run_arm(const struct run *r, int *fd)
+{
+	struct itimerspec its;
+	int64_t value = r->value;
+	int flags = r->absolute ? TFD_TIMER_ABSTIME : 0;
+
+	if (r->absolute) /* now + VALUE, saturating like the library */
+		value = value > INT64_MAX - now(r->clock)
+		                ? INT64_MAX : now(r->clock) + value;
 	its.it_value = ts_of(value);
-	its.it_interval = ts_of(interval);
-	if (revised) {
-		fd = timerfd(-1, clock, absolute ? TFD_TIMER_ABSTIME : 0, &its,
-		             NULL);
-		if (fd < 0)
-			return fail("timerfd");
-	} else {
-		fd = tfd_create(clock, 0);
-		if (fd < 0)
-			return fail("tfd_create");
-		if (tfd_settime(fd, absolute ? TFD_TIMER_ABSTIME : 0, &its,
-		                NULL) < 0)
-			return fail("tfd_settime");
+	its.it_interval = ts_of(r->interval);
+	if (r->revised) {
+		*fd = timerfd(-1, r->clock, flags, &its, NULL);
+		return *fd < 0 ? fail("timerfd") : -1;
 	}
+	*fd = tfd_create(r->clock, 0);
+	if (*fd < 0)
+		return fail("tfd_create");
+	if (tfd_settime(*fd, flags, &its, NULL) < 0)
+		return fail("tfd_settime");
+	return -1;
+}
+
+/* A line per read of fd until COUNT expirations, the time from start. */
+static int run_reads(const struct run *r, int fd, int64_t start)
+{
+	struct itimerspec cur;
+	uint64_t total = 0, n;
+
 	printf("%10s %8s %8s %12s\n", "elapsed", "read", "total", "remaining");
 	fflush(stdout);
-	while (total < count) {
-		ssize_t r;
+	while (total < r->count) {
+		ssize_t got;
 		int64_t el;
 
 		virtual_wait(fd);
-		r = revised ? read(fd, &n, sizeof(n))
-		            : tfd_read(fd, &n, sizeof(n));
+		got = r->revised ? read(fd, &n, sizeof(n))
+		                 : tfd_read(fd, &n, sizeof(n));
 		el = now(CLOCK_MONOTONIC) - start;
 
-		if (r != (ssize_t)sizeof(n))
+		if (got != (ssize_t)sizeof(n))
 			return fail("read");
-		if ((revised ? timerfd(fd, -1, 0, NULL, &cur)
-		             : tfd_gettime(fd, &cur)) < 0)
-			return fail(revised ? "timerfd" : "tfd_gettime");
+		if ((r->revised ? timerfd(fd, -1, 0, NULL, &cur)
+		                : tfd_gettime(fd, &cur)) < 0)
+			return fail(r->revised ? "timerfd" : "tfd_gettime");
 		total += n;
 		printf("%3lld.%06lld %8" PRIu64 " %8" PRIu64 " %5lld.%06lld\n",
 		       el / TFD_NSEC, el % TFD_NSEC / 1000, n, total,
@@ -264,3 +287,21 @@ static int tfd_cmd_run(int argc, char **argv)
 	return 0;
 }
 
+static int tfd_cmd_run(int argc, char **argv)
+{
+	struct run r = { CLOCK_MONOTONIC, 0, 0, NULL, 0, 0, 1 };
+	struct tfd_args a;
+	int64_t start;
+	int st, fd;
+
+	tfd_args_init(&a, &tfd_run_cmd, argc, argv);
+	if ((st = run_options(&a, &r)) >= 0 ||
+	    (st = run_operands(a.argc, a.argv, &r)) >= 0 ||
+	    (st = run_backend(r.backend)) >= 0)
+		return st;
+	virt = !strcmp(tfd_backend_name(), "virtual");
+	start = now(CLOCK_MONOTONIC);
+	if ((st = run_arm(&r, &fd)) >= 0)
+		return st;
+	return run_reads(&r, fd, start);
+}

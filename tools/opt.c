@@ -144,6 +144,9 @@ int tfd_opt_status(int r)
 	return r == TFD_OPT_HELP ? 0 : 2;
 }
 
+const char tfd_backend_help[] =
+	"engine, virtual or kernel (default: $TFD_BACKEND,\nelse engine)";
+
 int tfd_parse_long(const char *s, long min, long max, long *v)
 {
 	char *end;
