@@ -39,6 +39,7 @@ const struct workload bench_workloads[NWORKLOADS] = {
 	[W_POLL_LATENCY] = { "12", "preload: poll, epoll latency" },
 	[W_POLL_LATENCY_LOADED] = {
 		"12", "preload: poll, epoll latency, 2 busy loops" },
+	[W_SETS] = { "13", "timer sets" },
 };
 
 static int selected(int w)
@@ -319,6 +320,8 @@ static void workloads(void)
 	run(W_LOOP_LOADED, workload_loop_loaded, 1);
 	run(W_LATENCY_LOADED, workload_latency_loaded, 1);
 	run(W_BURST_LOADED, workload_burst_loaded, bench.nboth);
+	/* (the kernel's side needs one timer more than N) */
+	run(W_SETS, workload_sets, bench.nboth > 1 ? bench.nboth - 1 : 1);
 	preload_workloads();
 }
 

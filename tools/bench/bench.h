@@ -40,6 +40,8 @@
  *   workloads_loop.c     10 an event loop (one timer re-armed to the next
  *                        of 1,000 random deadlines), quiet and with two
  *                        busy loops; the busy loops of 10 and 11
+ *   workloads_sets.c     13 timer sets against a timerfd per timer, and a
+ *                        million keys on the engine alone
  *   workloads_preload.c  9a what libtfd-preload.so adds to calls on other
  *                        descriptors, 9b what its seccomp filter adds:
  *                        two child processes that take turns
@@ -236,7 +238,7 @@ enum { W_CREATE, W_ARM, W_FORK_ARM, W_GETTIME, W_READ_NONE, W_READ_SOME,
        W_LATENCY, W_BURST, W_BURST_POLL, W_PERIODIC, W_IDLE, W_FAST,
        W_MEMORY, W_PRELOAD, W_FILTER, W_LOOP, W_LOOP_LOADED,
        W_LATENCY_LOADED, W_BURST_LOADED, W_POLL_LATENCY,
-       W_POLL_LATENCY_LOADED, NWORKLOADS };
+       W_POLL_LATENCY_LOADED, W_SETS, NWORKLOADS };
 /* Their numbers and names, for --filter and the progress lines. */
 struct workload {
 	const char *id, *name;
@@ -251,6 +253,8 @@ void workload_fork_arm(int side, long n);
 void workload_gettime(int side, long n);
 void workload_read_none(int side, long n);
 void workload_read_some(int side, long n);
+/* workloads_sets.c */
+void workload_sets(int side, long n);
 /* workloads_wakeups.c */
 void workload_latency(int side, long n);
 void workload_latency_loaded(int side, long n);
