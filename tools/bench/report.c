@@ -31,7 +31,7 @@ struct table {
  * RATIO  TARGET VERDICT" in these widths; a longer name would push the
  * columns (tests/test_tool.c checks that none does). */
 #define WIDTH 100
-#define ROW_FMT "%-41.41s %5s %-5s %7s %7s %5s %5s  %-10s %s"
+#define ROW_FMT "%-40.40s %5s %-5s %7s %7s %5s %5s  %-11s %s"
 
 static void num(char *buf, size_t n, double v)
 {
@@ -164,7 +164,10 @@ static void table_row(const struct row *r, const struct shown *s,
 		t->targets++;
 		t->met += s->verdict;
 	}
-	snprintf(nb, sizeof(nb), "%ld", r->n);
+	if (r->n >= 1000000 && r->n % 1000000 == 0) /* (fits 5 columns) */
+		snprintf(nb, sizeof(nb), "%ldM", r->n / 1000000);
+	else
+		snprintf(nb, sizeof(nb), "%ld", r->n);
 	cell(r, K, kc, sizeof(kc));
 	cell(r, E, ec, sizeof(ec));
 	range(r, rg, sizeof(rg));
