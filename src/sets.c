@@ -5,9 +5,9 @@
  * A set is a timer of the backend in use (its descriptor is the set's)
  * and the keys of core/set.c.  The timer is armed, absolute, at the
  * earliest deadline of the keys and disarmed when none is armed: the
- * descriptor is readable from the moment a key is due until a read takes
- * it, and the backend is asked for one deadline whatever the number of
- * keys.  Arming, re-arming and cancelling a key touch the backend only
+ * descriptor is readable from the moment a key is due (or, right after a
+ * read, a slack later: rearm()) until a read takes it, and the backend
+ * is asked for one deadline whatever the number of keys.  Arming, re-arming and cancelling a key touch the backend only
  * when the earliest deadline changes.  A read takes the due keys from
  * memory; with none due it waits in the timer's own read (blocking, or
  * EAGAIN), then looks again.
@@ -100,18 +100,32 @@ static int64_t now_of(const struct tfd_backend *be, const struct tfd_set *s)
 	return tfd_ts_to_ns(&ts);
 }
 
-/* The timer at the earliest deadline, if that changed. */
-static int rearm(const struct tfd_backend *be, int fd, struct tfd_set *s)
+/*
+ * The timer at the earliest deadline, if that changed; a deadline after
+ * now but before not_before at not_before.  A read that took keys passes
+ * now + SET_SLACK_NS on real clocks: the keys of a dense set (a million
+ * due within a second come a microsecond apart) are then read some at a
+ * time, each at most that late, instead of one post and one wake-up of
+ * the reader each; a key alone comes at its deadline.  Never early.
+ * Linux gives the timeouts of poll(2) and its kin a slack of 50 us; on
+ * the virtual clock, where a wake-up costs nothing, there is none.
+ */
+#define SET_SLACK_NS 50000
+
+static int rearm(const struct tfd_backend *be, int fd, struct tfd_set *s,
+                 int64_t now, int64_t not_before)
 {
-	int64_t next = tfd_set_core_next(&s->core);
+	int64_t next = tfd_set_core_next(&s->core), at = next;
 	struct itimerspec its;
 	int e;
 
 	if (next == s->armed)
 		return 0;
+	if (next > now && next < not_before)
+		at = not_before;
 	memset(&its, 0, sizeof(its));
 	if (next >= 0)
-		its.it_value = tfd_ns_to_ts(next > 0 ? next : 1);
+		its.it_value = tfd_ns_to_ts(at > 0 ? at : 1);
 	e = be->settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
 	s->armed = e ? -2 : next;
 	return e;
@@ -210,7 +224,7 @@ int tfd_sets_settime(const struct tfd_backend *be, int sfd, uint64_t key,
 	e = tfd_set_core_arm(&s->core, key, now, tfd_ts_to_ns(&nv->it_value),
 	                     tfd_ts_to_ns(&nv->it_interval), abs, old);
 	if (!e)
-		e = rearm(be, sfd, s);
+		e = rearm(be, sfd, s, 0, 0);
 	pthread_mutex_unlock(&sets_lock);
 	return e;
 }
@@ -229,15 +243,19 @@ int tfd_sets_gettime(const struct tfd_backend *be, int sfd, uint64_t key,
 	return s ? e : not_set(sfd);
 }
 
-/* The keys due now into buf (max): how many, 0 if none.  Locked. */
+/* The keys due now into buf (max): how many, 0 if none.  Keys that
+ * came due while it took the others are taken too, while there is room:
+ * the timer is re-armed once, in the future, instead of at a deadline
+ * already past (a post, and a wake-up, for each key of a dense set).
+ * Locked. */
 static size_t take(const struct tfd_backend *be, int sfd, struct tfd_set *s,
                    struct tfd_expiry *buf, size_t max)
 {
 	struct tfd_set_out out[64];
-	int64_t now = now_of(be, s);
+	int64_t now = now_of(be, s), next;
 	size_t n = 0, k, i;
 
-	do {
+	while (n < max) {
 		k = max - n < 64 ? max - n : 64;
 		k = tfd_set_core_take(&s->core, now, out, k);
 		for (i = 0; i < k; i++) {
@@ -245,8 +263,15 @@ static size_t take(const struct tfd_backend *be, int sfd, struct tfd_set *s,
 			buf[n + i].count = out[i].count;
 		}
 		n += k;
-	} while (k == 64 && n < max);
-	rearm(be, sfd, s); /* (a failure leaves armed -2: tried again) */
+		if (k)
+			continue;
+		next = tfd_set_core_next(&s->core);
+		if (next < 0 || next > (now = now_of(be, s)))
+			break;
+	}
+	/* (a failure leaves armed -2: tried again) */
+	rearm(be, sfd, s, now,
+	      n && !be->virtual_now ? tfd_ns_add(now, SET_SLACK_NS) : 0);
 	return n;
 }
 

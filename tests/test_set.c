@@ -213,6 +213,104 @@ TEST(set_never_early_on_the_kernel_backend)
 	never_early("kernel");
 }
 
+/* A dense set on real time: keys 10 us apart, read through epoll as
+ * they come, none early, none lost, none twice. */
+TEST(set_dense_keys_never_early)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct tfd_expiry rec[64];
+	int64_t start, now;
+	int sfd, ep, k, got = 0, seen[400] = { 0 };
+
+	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, TFD_NONBLOCK));
+	ep = (int)CHECK_OK(epoll_create1(0));
+	CHECK_OK(epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev));
+	start = t_now(CLOCK_MONOTONIC) + 20 * MS;
+	for (k = 0; k < 400; k++) {
+		struct itimerspec v = t_its(start + k * 10 * US, 0);
+
+		CHECK_OK(tfd_set_settime(sfd, (uint64_t)k, TFD_TIMER_ABSTIME,
+		                         &v, NULL));
+	}
+	while (got < 400) {
+		ssize_t r;
+
+		CHECK_EQ(epoll_wait(ep, &ev, 1, 5000), 1);
+		while ((r = tfd_set_read(sfd, rec, sizeof(rec))) > 0) {
+			now = t_now(CLOCK_MONOTONIC);
+			for (k = 0; k < r / REC; k++) {
+				CHECK_LT(rec[k].key, 400u);
+				CHECK_EQ(seen[rec[k].key]++, 0);
+				CHECK_GE(now, start + (int64_t)rec[k].key * 10 * US);
+			}
+			got += (int)(r / REC);
+		}
+	}
+	close(ep);
+	CHECK_OK(tfd_close(sfd));
+}
+
+/* Right after a read that took keys, the set's timer is not armed for
+ * the next before the slack has passed (50 us: tfd_set(3), NOTES), so
+ * that dense keys are read some at a time: a key due 30 us after the one
+ * read is not readable until 50 us after that read began.  (Armed at its
+ * deadline, as before, it was.)  Skipped if the machine is too slow to
+ * read the first before the second is due. */
+TEST(set_slack_after_a_read_on_real_time)
+{
+	struct tfd_expiry rec[2];
+	int sfd, tries;
+
+	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, TFD_NONBLOCK));
+	for (tries = 0; tries < 20; tries++) {
+		int64_t start = t_now(CLOCK_MONOTONIC) + 2 * MS, before;
+		struct itimerspec a = t_its(start, 0), b = t_its(start + 30 * US, 0);
+		ssize_t r;
+
+		CHECK_OK(tfd_set_settime(sfd, 1, TFD_TIMER_ABSTIME, &a, NULL));
+		CHECK_OK(tfd_set_settime(sfd, 2, TFD_TIMER_ABSTIME, &b, NULL));
+		while ((before = t_now(CLOCK_MONOTONIC)) < start)
+			; /* read as soon as it is due, not when a wake comes */
+		r = tfd_set_read(sfd, rec, sizeof(rec));
+		if (r != REC) { /* both due already: too slow */
+			CHECK_EQ(r, 2 * REC);
+			continue;
+		}
+		check_rec(&rec[0], 1, 1);
+		while (t_now(CLOCK_MONOTONIC) < before + 45 * US)
+			CHECK_EQ(t_readable(sfd, 0), 0);
+		CHECK_EQ(t_readable(sfd, 1000), 1);
+		read_n(sfd, rec, 2, 1);
+		check_rec(&rec[0], 2, 1);
+		break;
+	}
+	CHECK_OK(tfd_close(sfd));
+	if (tries == 20)
+		t_skip("the first key was never read before the second was "
+		       "due (a slow machine)");
+}
+
+/* On the virtual clock there is no slack: a key due 10 us after a read
+ * is readable at its deadline. */
+TEST(set_virtual_clock_has_no_slack)
+{
+	struct tfd_expiry rec[2];
+	int sfd;
+
+	use_virtual();
+	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, TFD_NONBLOCK));
+	arm(sfd, 1, MS, 0);
+	arm(sfd, 2, MS + 10 * US, 0);
+	advance(MS);
+	read_n(sfd, rec, 2, 1);
+	CHECK_EQ(t_readable(sfd, 0), 0);
+	advance(10 * US);
+	CHECK_EQ(t_readable(sfd, 0), 1);
+	read_n(sfd, rec, 2, 1);
+	check_rec(&rec[0], 2, 1);
+	CHECK_OK(tfd_close(sfd));
+}
+
 struct arm_later {
 	int sfd;
 	uint64_t key;
