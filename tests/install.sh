@@ -41,31 +41,11 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/tfd-install.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
 b=$work/build prefix=$work/prefix
-pass=0 fail=0 skipped=0
 version=$(awk '/^.define TFD_VERSION_(MAJOR|MINOR|PATCH) / {
 	v = v (v == "" ? "" : ".") $3 } END { print v }' "$top/include/tfd.h")
 
-ok() {
-	pass=$((pass + 1))
-	echo "ok   $1"
-}
-
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL $1"
-	[ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/    /' "$2" | tail -n 20
-}
-
-skip() {
-	skipped=$((skipped + 1))
-	echo "skip $1"
-}
-
-finish() {
-	echo "install: $pass passed, $fail failed, $skipped skipped"
-	[ "$fail" = 0 ]
-	exit
-}
+stage=install
+. "$top/tests/report.sh"
 
 # make dist: the tarball holds what git tracks, as it is in the work tree
 # (a file deleted but still tracked is not packed).  Then the rest builds
