@@ -378,7 +378,7 @@ FALLBACK_TESTS ?= never_early periodic readiness rearm blocked_reader \
 # its name contains one of the NAMEs (any, if none is given) and none of
 # those after -x.  The stages and what is named in each: unit (the
 # runner's tests: build/tfd-test -l), fallback (the same), realprog
-# (its groups: tests/realprog/run.sh), host (its cases: build/host/host
+# (its groups: tests/realprog/groups/), host (its cases: build/host/host
 # --list), install (the whole stage).
 CHECK_STAGES := check-header check-unit check-fallback check-realprog \
     check-host check-install
