@@ -232,10 +232,10 @@ int t_sh(const char *cmd, char *out, size_t outn, char *err, size_t errn)
 	FILE *p, *e;
 	size_t n;
 
-	CHECK(efd >= 0);
-	CHECK(asprintf(&full, "( %s ) 2>%s", cmd, ef) > 0);
+	CHECK_GE(efd, 0);
+	CHECK_GT(asprintf(&full, "( %s ) 2>%s", cmd, ef), 0);
 	p = popen(full, "r");
-	CHECK(p != NULL);
+	CHECK(p);
 	n = fread(out, 1, outn - 1, p);
 	out[n] = 0;
 	while (fread(out + n, 1, 1, p) == 1) /* the rest, thrown away */
@@ -244,7 +244,7 @@ int t_sh(const char *cmd, char *out, size_t outn, char *err, size_t errn)
 	st = pclose(p);
 	free(full);
 	e = fdopen(efd, "r");
-	CHECK(e != NULL);
+	CHECK(e);
 	n = fread(err, 1, errn - 1, e);
 	err[n] = 0;
 	fclose(e);

@@ -97,17 +97,30 @@ const char *t_str_p(char *buf, const void *v);
 #define CHECK_GT(a, b) CHECK_CMP(a, >, b)
 #define CHECK_GE(a, b) CHECK_CMP(a, >=, b)
 
-/* tfd_read(fd, np, 8) returns 8 and counts want (*np holds it). */
-#define CHECK_READ(fd, np, want)                                            \
+/* tfd_read(fd, np, 8) returns 8 and counts want (*np holds it);
+ * CHECK_READ_SYS the same through read(2), the C library's call. */
+#define CHECK_READ(fd, np, want) T_CHECK_READ(tfd_read, fd, np, want)
+#define CHECK_READ_SYS(fd, np, want) T_CHECK_READ(read, fd, np, want)
+#define T_CHECK_READ(rd, fd, np, want)                                      \
 	do {                                                                \
-		long r_ = (long)tfd_read((fd), (np), 8);                    \
+		long r_ = (long)rd((fd), (np), 8);                          \
 		unsigned long long w_ = (want);                             \
 		if (r_ != 8 || *(np) != w_)                                 \
 			t_fail(__FILE__, __LINE__,                          \
-			       "tfd_read(%s): %ld (%s), count %llu, want "  \
-			       "8, count %llu", #fd, r_,                    \
+			       "%s(%s): %ld (%s), count %llu, want 8, "     \
+			       "count %llu", #rd, #fd, r_,                  \
 			       r_ < 0 ? strerrorname_np(errno) : "-",       \
 			       (unsigned long long)*(np), w_);              \
+	} while (0)
+
+/* st, a status from waitpid(), is an exit with status code. */
+#define CHECK_EXIT(st, code)                                                \
+	do {                                                                \
+		int s_ = (st), c_ = (code);                                 \
+		if (!WIFEXITED(s_) || WEXITSTATUS(s_) != c_)                \
+			t_fail(__FILE__, __LINE__,                          \
+			       "%s: status %#x, want exit %d", #st, s_,     \
+			       c_);                                         \
 	} while (0)
 
 /* expr must be -1 with errno == e. */

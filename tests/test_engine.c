@@ -59,11 +59,11 @@ TEST(never_early_plain_read_and_poll)
 		if (round % 2) {
 			CHECK(t_readable(fd, 5000));
 		} else {
-			CHECK(read(fd, &n, 8) == 8 && n == 1);
+			CHECK_READ_SYS(fd, &n, 1);
 		}
 		CHECK_GE(t_now(CLOCK_MONOTONIC) - t0, v);
 		if (round % 2)
-			CHECK(read(fd, &n, 8) == 8 && n == 1);
+			CHECK_READ_SYS(fd, &n, 1);
 	}
 	CHECK_OK(tfd_close(fd));
 }
@@ -119,7 +119,8 @@ TEST(one_nanosecond_interval_counts_from_the_clock)
 	before = t_now(CLOCK_MONOTONIC);
 	CHECK_EQ(tfd_read(fd, &n, 8), 8);
 	after = t_now(CLOCK_MONOTONIC);
-	CHECK(n >= t_due(e0, 1, before) && n <= t_due(e0, 1, after));
+	CHECK_GE(n, t_due(e0, 1, before));
+	CHECK_LE(n, t_due(e0, 1, after));
 	CHECK_GT(n, 40000000); /* tens of millions per 50 ms, not wake-ups */
 	CHECK_OK(tfd_close(fd));
 }
@@ -133,11 +134,13 @@ TEST(past_absolute_time_counts_every_interval)
 	t_arm(fd, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) - 20 * SEC, SEC);
 	CHECK_READ(fd, &n, 21);
 	CHECK_EQ(tfd_gettime(fd, &cur), 0);
-	CHECK(t_ns(&cur.it_value) > 0 && t_ns(&cur.it_value) <= SEC);
+	CHECK_GT(t_ns(&cur.it_value), 0);
+	CHECK_LE(t_ns(&cur.it_value), SEC);
 	/* One-shot in the past: one expiration, then disarmed. */
 	t_arm(fd, TFD_TIMER_ABSTIME, 1, 0);
 	CHECK_READ(fd, &n, 1);
-	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0);
+	CHECK_EQ(tfd_gettime(fd, &cur), 0);
+	CHECK_EQ(t_ns(&cur.it_value), 0);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -150,12 +153,15 @@ TEST(gettime_reports_remaining_and_interval)
 	t_arm(fd, 0, 10 * SEC, 250 * MS);
 	CHECK_EQ(tfd_gettime(fd, &cur), 0);
 	r = t_ns(&cur.it_value);
-	CHECK(r <= 10 * SEC && r >= 10 * SEC - (t_now(CLOCK_MONOTONIC) - t0));
-	CHECK(cur.it_interval.tv_sec == 0 && cur.it_interval.tv_nsec == 250 * MS);
+	CHECK_LE(r, 10 * SEC);
+	CHECK_GE(r, 10 * SEC - (t_now(CLOCK_MONOTONIC) - t0));
+	CHECK_EQ(cur.it_interval.tv_sec, 0);
+	CHECK_EQ(cur.it_interval.tv_nsec, 250 * MS);
 	/* Absolute timers report relative time too. */
 	t_arm(fa, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) + 5 * SEC, 0);
 	CHECK_EQ(tfd_gettime(fa, &cur), 0);
-	CHECK(t_ns(&cur.it_value) > 4 * SEC && t_ns(&cur.it_value) <= 5 * SEC);
+	CHECK_GT(t_ns(&cur.it_value), 4 * SEC);
+	CHECK_LE(t_ns(&cur.it_value), 5 * SEC);
 	/* A huge value saturates like Linux (about 292 years), no error. */
 	{
 		struct itimerspec big = t_its(0, 0);
@@ -180,7 +186,8 @@ TEST(fired_one_shot_reads_zero_and_query_keeps_the_count)
 	t_sleep_ns(30 * MS);
 	for (i = 0; i < 5; i++) {
 		CHECK_EQ(tfd_gettime(fd, &cur), 0);
-		CHECK(cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec == 0);
+		CHECK_EQ(cur.it_value.tv_sec, 0);
+		CHECK_EQ(cur.it_value.tv_nsec, 0);
 	}
 	CHECK_READ(fd, &n, 1);
 	/* Periodic: queries while expirations pile up lose none. */
@@ -188,10 +195,12 @@ TEST(fired_one_shot_reads_zero_and_query_keeps_the_count)
 	for (i = 0; i < 10; i++) {
 		t_sleep_ns(MS);
 		CHECK_EQ(tfd_gettime(fd, &cur), 0);
-		CHECK(t_ns(&cur.it_value) > 0 && t_ns(&cur.it_value) <= 2 * MS);
+		CHECK_GT(t_ns(&cur.it_value), 0);
+		CHECK_LE(t_ns(&cur.it_value), 2 * MS);
 	}
 	t_sleep_ns(2 * MS);
-	CHECK(tfd_read(fd, &n, 8) == 8 && n >= 5);
+	CHECK_EQ(tfd_read(fd, &n, 8), 8);
+	CHECK_GE(n, 5);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -221,8 +230,9 @@ TEST(rearm_and_disarm_clear_pending_and_readiness)
 	{
 		struct itimerspec cur;
 
-		CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0 &&
-		      t_ns(&cur.it_interval) == 7 * MS);
+		CHECK_EQ(tfd_gettime(fd, &cur), 0);
+		CHECK_EQ(t_ns(&cur.it_value), 0);
+		CHECK_EQ(t_ns(&cur.it_interval), 7 * MS);
 	}
 	/* Expired but not yet posted: the re-arm discards it as well. */
 	t_arm(fd, 0, 1, 0);
@@ -250,18 +260,23 @@ TEST(readiness_poll_select_epoll_match_the_count)
 	t_arm(fd, 0, 5 * MS, 0);
 	FD_ZERO(&rd);
 	FD_SET(fd, &rd);
-	CHECK(select(fd + 1, &rd, NULL, NULL, &tv) == 1 && FD_ISSET(fd, &rd));
-	CHECK(poll(&p, 1, 0) == 1 && (p.revents & POLLIN));
-	CHECK(epoll_wait(ep, &out, 1, 0) == 1 && (out.events & EPOLLIN));
+	CHECK_EQ(select(fd + 1, &rd, NULL, NULL, &tv), 1);
+	CHECK(FD_ISSET(fd, &rd));
+	CHECK_EQ(poll(&p, 1, 0), 1);
+	CHECK(p.revents & POLLIN);
+	CHECK_EQ(epoll_wait(ep, &out, 1, 0), 1);
+	CHECK(out.events & EPOLLIN);
 	CHECK_READ(fd, &n, 1);
 	CHECK_EQ(poll(&p, 1, 0), 0);
 	CHECK_EQ(epoll_wait(ep, &out, 1, 0), 0);
 	/* Periodic through epoll, edge-triggered: a fresh edge each expiry. */
 	t_arm(fd, 0, 2 * MS, 2 * MS);
 	CHECK_EQ(epoll_wait(ep, &out, 1, 5000), 1);
-	CHECK(read(fd, &n, 8) == 8 && n >= 1);
+	CHECK_EQ(read(fd, &n, 8), 8);
+	CHECK_GE(n, 1);
 	CHECK_EQ(epoll_wait(ep, &out, 1, 5000), 1);
-	CHECK(tfd_read(fd, &n, 8) == 8 && n >= 1);
+	CHECK_EQ(tfd_read(fd, &n, 8), 8);
+	CHECK_GE(n, 1);
 	close(ep);
 	CHECK_OK(tfd_close(fd));
 }
@@ -293,10 +308,12 @@ TEST(ready_for_a_waiter_is_never_early_and_gives_the_deadline)
 		CHECK_EQ(b->ready(fd, &m, &drifts), 0);
 		CHECK_EQ(drifts, clocks[c] != CLOCK_MONOTONIC); /* told on
 		                                                 * another */
-		if (clocks[c] == CLOCK_MONOTONIC)
+		if (clocks[c] == CLOCK_MONOTONIC) {
 			CHECK_EQ(m, at);
-		else /* two clocks read apart: within 1 ms */
-			CHECK(m > want - MS && m < want + MS);
+		} else { /* two clocks read apart: within 1 ms */
+			CHECK_GT(m, want - MS);
+			CHECK_LT(m, want + MS);
+		}
 		while ((r = b->ready(fd, &m, NULL)) == 0 && tries++ < 2000)
 			t_sleep_ns(MS / 4);
 		CHECKF(t_now(clocks[c]) >= at, "clock %d: ready before %ld",
@@ -355,7 +372,7 @@ TEST(a_waiter_posts_a_due_timer_once_and_never_early)
 		if (t_now(CLOCK_MONOTONIC) < at)
 			break;
 		b->ready_end(k);
-		CHECK(lead < 10000 * MS);
+		CHECK_LT(lead, 10000 * MS);
 		lead *= 4;
 		t_arm(fd, 0, 0, 0);
 		(void)tfd_read(fd, &n, 8);
@@ -366,14 +383,14 @@ TEST(a_waiter_posts_a_due_timer_once_and_never_early)
 		t_sleep_ns(MS / 4);
 	CHECK_EQ(r, 1);
 	t_sleep_ns(2 * period + 2 * MS); /* two more periods */
-	CHECK(t_now(CLOCK_MONOTONIC) >= at);
+	CHECK_GE(t_now(CLOCK_MONOTONIC), at);
 	CHECK_EQ(b->post(fd), 1);
 	CHECK_EQ(b->post(fd), 0); /* posted: not twice */
 	/* Posted (2); due again (1) only once a further period has passed
 	 * since the post, as it may on a slow machine (valgrind). */
 	r = b->ready(fd, &m, NULL);
 	if (r == 1)
-		CHECK(t_now(CLOCK_MONOTONIC) >= at + 3 * period);
+		CHECK_GE(t_now(CLOCK_MONOTONIC), at + 3 * period);
 	else
 		CHECK_EQ(r, 2);
 	b->ready_end(k);
@@ -483,7 +500,7 @@ TEST(quiet_tells_nothing_due_without_the_lock_and_misses_nothing)
 		CHECK_ERR(tfd_read(fd, &n, sizeof(n)), EAGAIN);
 		CHECK_OK(tfd_settime(fd, TFD_TIMER_ABSTIME, &past, NULL));
 		CHECK_EQ(b->quiet(fd), 0);
-		CHECK(tfd_read(fd, &n, sizeof(n)) == 8 && n == 1);
+		CHECK_READ(fd, &n, 1);
 	}
 	t_arm(fd, 0, 0, 0);
 	CHECK(quiet_soon(fd)); /* disarmed: nothing will come */
@@ -608,9 +625,11 @@ TEST(plain_close_never_writes_to_a_reused_number)
 	t_arm(fd, 0, MS, MS);
 	CHECK_EQ(close(fd), 0);
 	f = tmpfile();
-	CHECK(f && fileno(f) == fd); /* the lowest free number comes back */
+	CHECK(f);
+	CHECK_EQ(fileno(f), fd); /* the lowest free number comes back */
 	t_sleep_ns(50 * MS);
-	CHECK(fstat(fileno(f), &st) == 0 && st.st_size == 0);
+	CHECK_EQ(fstat(fileno(f), &st), 0);
+	CHECK_EQ(st.st_size, 0);
 	fclose(f);
 	/* The number comes back as a timer: the old one is forgotten. */
 	again = t_timer(CLOCK_MONOTONIC, TFD_NONBLOCK);
@@ -619,8 +638,9 @@ TEST(plain_close_never_writes_to_a_reused_number)
 		struct itimerspec cur;
 		uint64_t n;
 
-		CHECK(tfd_gettime(again, &cur) == 0 && t_ns(&cur.it_value) == 0 &&
-		      t_ns(&cur.it_interval) == 0);
+		CHECK_EQ(tfd_gettime(again, &cur), 0);
+		CHECK_EQ(t_ns(&cur.it_value), 0);
+		CHECK_EQ(t_ns(&cur.it_interval), 0);
 		t_sleep_ns(5 * MS);
 		CHECK_ERR(tfd_read(again, &n, 8), EAGAIN);
 	}
@@ -672,7 +692,8 @@ static void *read_one(void *arg)
 	uint64_t n = 0;
 
 	__atomic_store_n(&r->tid, gettid(), __ATOMIC_RELEASE);
-	CHECK(tfd_read(r->fd, &n, 8) == 8 && n >= 1);
+	CHECK_EQ(tfd_read(r->fd, &n, 8), 8);
+	CHECK_GE(n, 1);
 	return NULL;
 }
 
@@ -729,7 +750,8 @@ TEST(duplicated_descriptors_name_the_same_timer)
 	d = (int)CHECK_OK(fcntl(fd, F_DUPFD_CLOEXEC, 0));
 	CHECK_EQ(tfd_engine_backend.dup(fd, d), 0);
 	t_arm(d, 0, 100 * MS, 0); /* still armed when queried, under valgrind too */
-	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) > 0);
+	CHECK_EQ(tfd_gettime(fd, &cur), 0);
+	CHECK_GT(t_ns(&cur.it_value), 0);
 	CHECK(t_readable(fd, 5000));
 	CHECK_READ(fd, &n, 1);
 	CHECK(!t_readable(d, 0));
@@ -765,7 +787,8 @@ TEST(fast_unread_timer_is_coalesced_and_counted_exactly)
 	before = t_now(CLOCK_MONOTONIC);
 	CHECK_EQ(tfd_read(fd, &n, 8), 8);
 	after = t_now(CLOCK_MONOTONIC);
-	CHECK(n >= t_due(e0, 10 * US, before) && n <= t_due(e0, 10 * US, after));
+	CHECK_GE(n, t_due(e0, 10 * US, before));
+	CHECK_LE(n, t_due(e0, 10 * US, after));
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -779,7 +802,8 @@ TEST(plain_reads_of_a_fast_timer_lose_nothing)
 
 	t_arm(fd, TFD_TIMER_ABSTIME, e0, i);
 	for (k = 0; k < 50; k++) {
-		CHECK(read(fd, &n, 8) == 8 && n >= 1);
+		CHECK_EQ(read(fd, &n, 8), 8);
+		CHECK_GE(n, 1);
 		total += n;
 		if (k % 10 == 0)
 			t_sleep_ns(MS); /* let some posts go unread */
@@ -861,14 +885,15 @@ TEST(fork_child_reads_inherited_timer_and_runs_its_own)
 
 		close(p[0]);
 		/* The inherited timer is the parent's too: a query sees it. */
-		CHECK(tfd_gettime(fd, &cur) == 0 &&
-		      t_ns(&cur.it_interval) == i &&
-		      t_ns(&cur.it_value) <= i);
+		CHECK_EQ(tfd_gettime(fd, &cur), 0);
+		CHECK_EQ(t_ns(&cur.it_interval), i);
+		CHECK_LE(t_ns(&cur.it_value), i);
 		CHECK_ERR(tfd_read(fd, NULL, 8), EFAULT);
 		CHECK_ERR(tfd_read(fd, &n, 7), EINVAL);
 		/* Its expirations arrive from the parent's engine. */
 		for (k = 0; k < 3; k++) {
-			CHECK(tfd_read(fd, &n, 8) == 8 && n >= 1);
+			CHECK_EQ(tfd_read(fd, &n, 8), 8);
+			CHECK_GE(n, 1);
 			child_total += n;
 		}
 		/* The engine works in the child for its own timers (it starts
@@ -885,8 +910,8 @@ TEST(fork_child_reads_inherited_timer_and_runs_its_own)
 		_exit(0);
 	}
 	close(p[1]);
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	      WEXITSTATUS(st) == 0);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK_EXIT(st, 0);
 	CHECK_EQ(read(p[0], &child_total, 8), 8);
 	close(p[0]);
 	CHECK_EQ(tfd_read(fd, &n, 8), 8);
@@ -926,8 +951,8 @@ static void fds_after_exec(unsigned char *open_map, size_t n)
 		if (fd >= 0 && (size_t)fd < n)
 			open_map[fd] = 1;
 	fclose(f);
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	      WEXITSTATUS(st) == 0);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK_EXIT(st, 0);
 }
 
 TEST(exec_honours_close_on_exec_and_hides_private_descriptors)
@@ -940,7 +965,8 @@ TEST(exec_honours_close_on_exec_and_hides_private_descriptors)
 	gone = t_timer(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	t_arm(keep, 0, 3600 * SEC, 0); /* the service thread's fds exist too */
 	fds_after_exec(map, sizeof(map));
-	CHECK(map[keep] && !base[keep]);
+	CHECK(map[keep]);
+	CHECK(!base[keep]);
 	CHECK(!map[gone]);
 	/* Only the user's descriptor without TFD_CLOEXEC crosses exec: the
 	 * private duplicates and the thread's descriptors do not. */
@@ -976,8 +1002,8 @@ TEST(exec_leaves_a_descriptor_that_never_fires_again)
 	close(p[1]);
 	CHECK_GT(read(p[0], out, sizeof(out) - 1), 0);
 	close(p[0]);
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	      WEXITSTATUS(st) == 0);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK_EXIT(st, 0);
 	CHECKF(!strcmp(out, "idle\n"), "exec'd program saw: %s", out);
 }
 
@@ -1032,13 +1058,15 @@ TEST(no_descriptor_of_ours_survives_the_last_timer)
 
 		t_arm(a, 0, MS, 0);
 		t_arm(b, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) + MS, 0);
-		CHECK(t_readable(a, 5000) && t_readable(b, 5000));
+		CHECK(t_readable(a, 5000));
+		CHECK(t_readable(b, 5000));
 		CHECK_OK(tfd_close(a));
 		CHECK_OK(tfd_close(b));
 		/* The runner checks the descriptors after the test; here:
 		 * the next timer gets the lowest numbers back. */
 		a = t_timer(CLOCK_MONOTONIC, 0);
-		CHECK(a == 3 || fcntl(3, F_GETFD) >= 0);
+		CHECKF(a == 3 || fcntl(3, F_GETFD) >= 0,
+		       "timer %d, while 3 is free", a);
 		CHECK_OK(tfd_close(a));
 	}
 }
@@ -1116,16 +1144,16 @@ TEST(holds_in_chunks_come_and_go)
 	pid = fork();
 	CHECK_GE(pid, 0);
 	if (pid == 0) {
-		CHECK(tfd_gettime(fd[MANY - 2], &cur) == 0 &&
-		      t_ns(&cur.it_interval) == SEC);
+		CHECK_EQ(tfd_gettime(fd[MANY - 2], &cur), 0);
+		CHECK_EQ(t_ns(&cur.it_interval), SEC);
 		for (i = 0; i < MANY; i++)
 			if (open_[i])
 				CHECK_OK(tfd_close(fd[i]));
 		CHECK_EQ(tfd_engine_holds(), 0);
 		_exit(0);
 	}
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	      WEXITSTATUS(st) == 0);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK_EXIT(st, 0);
 	/* Made again, into the free holds. */
 	for (i = 0; i < MANY; i++)
 		if (!open_[i]) {

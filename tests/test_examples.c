@@ -12,10 +12,13 @@ static char *slurp(const char *path, size_t *len)
 	long n;
 
 	CHECKF(f != NULL, "%s: %s", path, strerror(errno));
-	CHECK(fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0);
+	CHECK_EQ(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	CHECK_GE(n, 0);
 	rewind(f);
 	buf = malloc((size_t)n + 1);
-	CHECK(buf && fread(buf, 1, (size_t)n, f) == (size_t)n);
+	CHECK(buf);
+	CHECK_EQ(fread(buf, 1, (size_t)n, f), (size_t)n);
 	buf[n] = 0;
 	fclose(f);
 	*len = (size_t)n;
@@ -69,7 +72,9 @@ TEST(examples_readme_runs)
 		last = total;
 		n++;
 	}
-	CHECK(n >= 1 && n <= 5 && last >= 5);
+	CHECK_GE(n, 1);
+	CHECK_LE(n, 5);
+	CHECK_GE(last, 5);
 }
 
 /* epoll cannot watch /dev/null or a regular file (EPERM): the loop takes

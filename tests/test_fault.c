@@ -284,7 +284,8 @@ TEST(enfile_is_passed_through)
 	fail_eventfd = 1;
 	CHECK_ERR(timerfd(-1, CLOCK_MONOTONIC, 0, &v, NULL), ENFILE);
 	fd = (int)CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0));
-	CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0);
+	CHECK_EQ(tfd_gettime(fd, &cur), 0);
+	CHECK_EQ(t_ns(&cur.it_value), 0);
 	works(fd);
 	CHECK_OK(tfd_close(fd));
 }

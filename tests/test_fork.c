@@ -31,7 +31,8 @@ static void reap(pid_t pid)
 {
 	int st;
 
-	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	CHECK_GT(pid, 0);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
 	CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child: status %#x", st);
 }
 
@@ -58,14 +59,17 @@ TEST(fork_child_polls_and_epolls_the_inherited_timer)
 		uint64_t n;
 
 		close(go[0]);
-		CHECK(ep >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0);
-		CHECK(!t_readable(fd, 0) && epoll_wait(ep, &out, 1, 0) == 0);
+		CHECK_GE(ep, 0);
+		CHECK_EQ(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev), 0);
+		CHECK(!t_readable(fd, 0));
+		CHECK_EQ(epoll_wait(ep, &out, 1, 0), 0);
 		CHECK_EQ(write(go[1], &c, 1), 1);
 		/* The parent re-arms it: the parent's engine posts here. */
 		CHECK_EQ(epoll_wait(ep, &out, 1, 5000), 1);
 		CHECK(t_readable(fd, 0));
 		CHECK_READ(fd, &n, 1);
-		CHECK(!t_readable(fd, 0) && epoll_wait(ep, &out, 1, 0) == 0);
+		CHECK(!t_readable(fd, 0));
+		CHECK_EQ(epoll_wait(ep, &out, 1, 0), 0);
 		close(ep);
 		_exit(0);
 	}
@@ -93,13 +97,13 @@ TEST(fork_child_changes_and_queries_the_inherited_timer)
 
 		close(go[0]);
 		CHECK_EQ(tfd_gettime(fd, &out), 0);
-		CHECK(t_ns(&out.it_value) > 3000 * SEC &&
-		      t_ns(&out.it_interval) == SEC);
+		CHECK_GT(t_ns(&out.it_value), 3000 * SEC);
+		CHECK_EQ(t_ns(&out.it_interval), SEC);
 		CHECK_EQ(tfd_settime(fd, 0, &v, &out), 0);
 		CHECK_GT(t_ns(&out.it_value), 3000 * SEC); /* the old one */
 		CHECK_EQ(timerfd(fd, -1, 0, NULL, &out), fd);
-		CHECK(t_ns(&out.it_value) <= 1800 * SEC &&
-		      t_ns(&out.it_interval) == 2 * SEC);
+		CHECK_LE(t_ns(&out.it_value), 1800 * SEC);
+		CHECK_EQ(t_ns(&out.it_interval), 2 * SEC);
 		CHECK_EQ(write(go[1], &c, 1), 1);
 		CHECK_EQ(tfd_close(fd), 0);
 		CHECK_ERR(tfd_close(fd), EBADF);
@@ -110,9 +114,9 @@ TEST(fork_child_changes_and_queries_the_inherited_timer)
 	close(go[0]);
 	/* The child's setting, in the parent. */
 	CHECK_OK(tfd_gettime(fd, &cur));
-	CHECK(t_ns(&cur.it_value) <= 1800 * SEC &&
-	      t_ns(&cur.it_value) > 1700 * SEC &&
-	      t_ns(&cur.it_interval) == 2 * SEC);
+	CHECK_LE(t_ns(&cur.it_value), 1800 * SEC);
+	CHECK_GT(t_ns(&cur.it_value), 1700 * SEC);
+	CHECK_EQ(t_ns(&cur.it_interval), 2 * SEC);
 	reap(pid);
 	/* And the child's disarm, once it is gone, is still the timer's. */
 	CHECK_OK(tfd_gettime(fd, &cur));
@@ -162,8 +166,10 @@ TEST(fork_child_holds_only_the_users_descriptors)
 			if (map[fd] && !base[fd] && fd != a && fd != b)
 				extra++;
 		CHECKF(extra == 0, "%d more descriptors in the child", extra);
-		CHECK(map[a] && map[b]);
-		CHECK(tfd_close(a) == 0 && tfd_close(b) == 0);
+		CHECK(map[a]);
+		CHECK(map[b]);
+		CHECK_EQ(tfd_close(a), 0);
+		CHECK_EQ(tfd_close(b), 0);
 		open_map(map, 256);
 		CHECK(!memcmp(map, base, sizeof(map)));
 		_exit(0);
@@ -223,7 +229,8 @@ TEST(fork_both_read_one_timer_each_expiration_counted_once)
 	       (unsigned long long)total,
 	       (unsigned long long)t_due(e0, i, before),
 	       (unsigned long long)t_due(e0, i, after));
-	CHECK(theirs > 0 && mine > 0);
+	CHECK_GT(theirs, 0);
+	CHECK_GT(mine, 0);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -237,7 +244,8 @@ TEST(fork_parent_close_leaves_the_timer_running_in_the_child)
 	char c = 0;
 
 	t_arm(fd, TFD_TIMER_ABSTIME, e0, i);
-	CHECK(pipe(go) == 0 && pipe(done) == 0);
+	CHECK_OK(pipe(go));
+	CHECK_OK(pipe(done));
 	pid = fork();
 	if (pid == 0) {
 		struct itimerspec cur;
@@ -419,7 +427,7 @@ static void *read_one(void *arg)
 {
 	uint64_t n;
 
-	CHECK(tfd_read(*(int *)arg, &n, 8) == 8 && n == 1);
+	CHECK_READ(*(int *)arg, &n, 1);
 	return NULL;
 }
 
@@ -438,7 +446,8 @@ TEST(fork_while_a_thread_waits_in_tfd_read)
 	if (pid == 0) {
 		struct itimerspec cur;
 
-		CHECK(tfd_gettime(fd, &cur) == 0 && t_ns(&cur.it_value) == 0);
+		CHECK_EQ(tfd_gettime(fd, &cur), 0);
+		CHECK_EQ(t_ns(&cur.it_value), 0);
 		CHECK_EQ(tfd_close(fd), 0);
 		_exit(0);
 	}
@@ -475,7 +484,8 @@ TEST(fork_child_and_grandchild_run_their_own_timers)
 			again = t_timer(CLOCK_BOOTTIME, 0);
 			t_arm(again, 0, 2 * MS, 0);
 			CHECK_READ(again, &n, 1);
-			CHECK(tfd_close(again) == 0 && tfd_close(mine) == 0);
+			CHECK_EQ(tfd_close(again), 0);
+			CHECK_EQ(tfd_close(mine), 0);
 			_exit(0);
 		}
 		reap(gc);
@@ -523,7 +533,8 @@ TEST(exec_keeps_the_pending_count_and_honours_cloexec)
 	t_arm(keep, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) - 7200 * SEC - MS,
 	    3600 * SEC);
 	t_arm(gone, 0, 1, 0);
-	CHECK(t_readable(keep, 5000) && t_readable(gone, 5000));
+	CHECK(t_readable(keep, 5000));
+	CHECK(t_readable(gone, 5000));
 	exec_self("--read", gone, out, sizeof(out));
 	CHECKF(!strcmp(out, "EBADF\n"), "close-on-exec timer: %s", out);
 	exec_self("--read", keep, out, sizeof(out));
@@ -832,9 +843,10 @@ TEST(fork_virtual_move_to_moves_the_family_once)
 	CHECK_EQ(tfd_virtual_now(CLOCK_MONOTONIC, &ts), 0);
 	CHECKF(t_ns(&ts) == 6 * SEC, "monotonic at %lld ns",
 	       (long long)t_ns(&ts));
-	CHECK(tfd_virtual_now(CLOCK_REALTIME, &ts) == 0 && t_ns(&ts) == 8 * SEC);
-	CHECK(tfd_virtual_now(CLOCK_BOOTTIME, &ts) == 0 &&
-	      t_ns(&ts) == 10 * SEC);
+	CHECK_EQ(tfd_virtual_now(CLOCK_REALTIME, &ts), 0);
+	CHECK_EQ(t_ns(&ts), 8 * SEC);
+	CHECK_EQ(tfd_virtual_now(CLOCK_BOOTTIME, &ts), 0);
+	CHECK_EQ(t_ns(&ts), 10 * SEC);
 	CHECK_EQ(tfd_read(fd, &n, 8), 8);
 	CHECKF(n == 1, "count %llu", (unsigned long long)n);
 	CHECK_OK(tfd_close(fd));

@@ -53,9 +53,11 @@ TEST(closefrom_above_a_timer_never_reaches_our_files)
 	t_sleep_ns(30 * MS);
 	CHECK_EQ(fstat(f, &st), 0);
 	CHECKF(st.st_size == 5, "the file grew to %ld bytes", (long)st.st_size);
-	CHECK(tfd_read(fd, &n, 8) == 8 && n >= 1);
+	CHECK_EQ(tfd_read(fd, &n, 8), 8);
+	CHECK_GE(n, 1);
 	t_sleep_ns(5 * MS);
-	CHECK(tfd_read(fd, &n, 8) == 8 && n >= 1);
+	CHECK_EQ(tfd_read(fd, &n, 8), 8);
+	CHECK_GE(n, 1);
 	close(f);
 	CHECK_OK(tfd_close(fd));
 }
@@ -76,7 +78,8 @@ TEST(dup2_onto_the_number_above_a_timer)
 	CHECK_EQ(write(above, "ping", 4), 4);
 	t_sleep_ns(30 * MS);
 	CHECK_EQ(read(p[0], buf, sizeof(buf)), 4);
-	CHECK(tfd_read(fd, &n, 8) == 8 && n >= 1);
+	CHECK_EQ(tfd_read(fd, &n, 8), 8);
+	CHECK_GE(n, 1);
 	close(above);
 	close(p[0]);
 	close(p[1]);
@@ -187,7 +190,8 @@ TEST(cancelling_a_blocked_tfd_read_leaves_nothing_behind)
 		CHECK_EQ(pthread_create(&th, NULL, reader, &fd), 0);
 		t_sleep_ns(2 * MS);
 		CHECK_EQ(pthread_cancel(th), 0);
-		CHECK(pthread_join(th, &res) == 0 && res == PTHREAD_CANCELED);
+		CHECK_EQ(pthread_join(th, &res), 0);
+		CHECK_EQ(res, PTHREAD_CANCELED);
 		CHECK_OK(tfd_gettime(fd, &cur)); /* not locked */
 	}
 	CHECK_OK(tfd_close(fd));
@@ -277,7 +281,8 @@ TEST_LIMIT(kernel_backend_survives_fork_of_a_threaded_parent, 60)
 			alarm(5);
 			_exit(tfd_kernel_backend.create(CLOCK_MONOTONIC, 0, &fd));
 		}
-		CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+		CHECK_GT(pid, 0);
+		CHECK_EQ(waitpid(pid, &st, 0), pid);
 		hung += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
 	}
 	__atomic_store_n(&stop_churn, 1, __ATOMIC_RELAXED);
@@ -298,7 +303,8 @@ TEST(a_child_that_execs_leaves_the_engine_running)
 		execl("/bin/true", "true", (char *)NULL);
 		_exit(127);
 	}
-	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st));
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st));
 	CHECK_READ(fd, &n, 1);
 	CHECK_OK(tfd_close(fd));
 }
@@ -317,7 +323,8 @@ TEST(reading_a_held_back_timer_queues_its_next_expiry)
 		t_skip("no next_due");
 	t_arm(fd, 0, iv, iv);
 	t_sleep_ns(30 * MS); /* unread: held back, up to 4 ms */
-	CHECK(tfd_read(fd, &n, 8) == 8 && n >= 1);
+	CHECK_EQ(tfd_read(fd, &n, 8), 8);
+	CHECK_GE(n, 1);
 	CHECK_OK(tfd_engine_backend.next_due(&due));
 	CHECKF(due <= iv, "next deadline in %lld us, the interval is %lld us",
 	       (long long)due / US, (long long)iv / US);
@@ -358,7 +365,8 @@ TEST_LIMIT(many_fast_unread_timers_never_starve_the_program, 60)
 	}
 	printf("%ld gettime calls in 1 s with %d timers at 1 MHz\n", calls, N);
 	CHECK_GE(calls, 1000);
-	CHECK(tfd_read(fd[0], &n, 8) == 8 && n >= 1);
+	CHECK_EQ(tfd_read(fd[0], &n, 8), 8);
+	CHECK_GE(n, 1);
 	for (i = 0; i < N; i++)
 		CHECK_OK(tfd_close(fd[i]));
 	CHECK_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);

@@ -199,9 +199,10 @@ TEST(jump_cancelled_reader_lets_a_closed_timer_go)
 	CHECK_EQ(pthread_create(&th, NULL, reader, &fd), 0);
 	t_sleep_ns(20 * MS);
 	CHECK_OK(tfd_close(fd));
-	CHECK(tfd_engine_holds() == 1); /* kept for the reader */
+	CHECK_EQ(tfd_engine_holds(), 1); /* kept for the reader */
 	CHECK_EQ(pthread_cancel(th), 0);
-	CHECK(pthread_join(th, &res) == 0 && res == PTHREAD_CANCELED);
+	CHECK_EQ(pthread_join(th, &res), 0);
+	CHECK_EQ(res, PTHREAD_CANCELED);
 	CHECK_EQ(tfd_engine_holds(), 0);
 }
 
@@ -278,9 +279,10 @@ static void interrupt_then_close(int alt)
 		t_sleep_ns(MS);
 	CHECK(t_wait_asleep(w.tid));
 	CHECK_OK(tfd_close(w.fd));
-	CHECK(tfd_engine_holds() == 2); /* other, and the read's */
+	CHECK_EQ(tfd_engine_holds(), 2); /* other, and the read's */
 	CHECK_EQ(pthread_join(th, NULL), 0);
-	CHECK(w.r == (ssize_t)sizeof(w.n) && w.n == 1);
+	CHECK_EQ(w.r, (ssize_t)sizeof(w.n));
+	CHECK_EQ(w.n, 1);
 	CHECK_EQ(tfd_engine_holds(), 1);
 	CHECK_OK(tfd_close(other));
 }
@@ -308,7 +310,7 @@ TEST(jump_out_of_a_holding_wait_lets_the_timer_go)
 	on(JUMP, jump, 0);
 	if (!sigsetjmp(env, 1)) {
 		h = tfd_engine_backend.hold(fd);
-		CHECK(h != NULL);
+		CHECK(h);
 		tfd_engine_waits_block();
 		jump_when_blocked(POLL_NR, SYS_ppoll, &p);
 		poll(&p, 1, -1);
@@ -322,7 +324,7 @@ TEST(jump_out_of_a_holding_wait_lets_the_timer_go)
 	t_arm(fd, 0, 5 * MS, 0);
 	p.fd = fd;
 	h = tfd_engine_backend.hold(fd);
-	CHECK(h != NULL);
+	CHECK(h);
 	{
 		uintptr_t b = tfd_engine_waits_block();
 
@@ -330,7 +332,7 @@ TEST(jump_out_of_a_holding_wait_lets_the_timer_go)
 		tfd_engine_waits_unblock(b);
 	}
 	CHECK_OK(tfd_close(fd));
-	CHECK(tfd_engine_holds() == 1); /* held still */
+	CHECK_EQ(tfd_engine_holds(), 1); /* held still */
 	tfd_engine_backend.unhold(h);
 	CHECK_EQ(tfd_engine_holds(), 0);
 }
@@ -344,7 +346,7 @@ static void *poller(void *arg)
 {
 	char c;
 
-	CHECK(tfd_engine_backend.hold(*(int *)arg) != NULL);
+	CHECK(tfd_engine_backend.hold(*(int *)arg));
 	tfd_engine_waits_block();
 	if (read(pipe_fds[0], &c, 1) < 0)
 		return NULL;
@@ -363,7 +365,8 @@ TEST(jump_cancelled_holding_wait_lets_a_closed_timer_go)
 	CHECK_OK(tfd_close(fd));
 	CHECK_EQ(tfd_engine_holds(), 1);
 	CHECK_EQ(pthread_cancel(th), 0);
-	CHECK(pthread_join(th, &res) == 0 && res == PTHREAD_CANCELED);
+	CHECK_EQ(pthread_join(th, &res), 0);
+	CHECK_EQ(res, PTHREAD_CANCELED);
 	CHECK_EQ(tfd_engine_holds(), 0);
 	close(pipe_fds[0]);
 	close(pipe_fds[1]);
@@ -398,10 +401,11 @@ TEST(jump_out_of_a_read_then_pthread_exit)
 	on(JUMP, jump, 0);
 	sigemptyset(&s);
 	sigaddset(&s, JUMP);
-	CHECK(pthread_sigmask(SIG_BLOCK, &s, NULL) == 0); /* the thread's
-	                                                   * alone */
+	/* the thread's alone */
+	CHECK_EQ(pthread_sigmask(SIG_BLOCK, &s, NULL), 0);
 	CHECK_EQ(pthread_create(&th, NULL, jump_then_exit, &fd), 0);
-	CHECK(pthread_join(th, &res) == 0 && res == (void *)2);
+	CHECK_EQ(pthread_join(th, &res), 0);
+	CHECK_EQ(res, (void *)2);
 	CHECK_OK(tfd_close(fd));
 	CHECK_EQ(tfd_engine_holds(), 0);
 }

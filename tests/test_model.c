@@ -35,7 +35,8 @@ TEST(model_timespec_conversion_saturates)
 	t = ts(1, 5);
 	CHECK_EQ(tfd_ts_to_ns(&t), 1000000005LL);
 	back = tfd_ns_to_ts(1000000005LL);
-	CHECK(back.tv_sec == 1 && back.tv_nsec == 5);
+	CHECK_EQ(back.tv_sec, 1);
+	CHECK_EQ(back.tv_nsec, 5);
 	CHECK_EQ(tfd_ns_add(TFD_NS_MAX, 1), TFD_NS_MAX);
 	CHECK_EQ(tfd_ns_add(TFD_NS_MAX - 5, 5), TFD_NS_MAX);
 	CHECK_EQ(tfd_ns_mul(TFD_NS_MAX / 2, 3), TFD_NS_MAX);
@@ -49,11 +50,14 @@ TEST(model_expiry_exactly_now_counts)
 	tfd_model_set(&m, 1000, 100, 0, 0);
 	CHECK_EQ(m.next, 1100);
 	CHECK_EQ(tfd_model_advance(&m, 1099), 0);
-	CHECK(m.ticks == 0 && m.next == 1100);
+	CHECK_EQ(m.ticks, 0);
+	CHECK_EQ(m.next, 1100);
 	CHECK_EQ(tfd_model_advance(&m, 1100), 1);
-	CHECK(m.ticks == 1 && m.next == 0); /* one-shot disarms */
+	CHECK_EQ(m.ticks, 1);
+	CHECK_EQ(m.next, 0); /* one-shot disarms */
 	CHECK_EQ(tfd_model_advance(&m, 5000), 0);
-	CHECK(tfd_model_take(&m) == 1 && m.ticks == 0);
+	CHECK_EQ(tfd_model_take(&m), 1);
+	CHECK_EQ(m.ticks, 0);
 }
 
 TEST(model_periodic_counts)
@@ -64,10 +68,12 @@ TEST(model_periodic_counts)
 	CHECK_EQ(tfd_model_advance(&m, 1100), 1);
 	CHECK_EQ(m.next, 1110);
 	CHECK_EQ(tfd_model_advance(&m, 1129), 2); /* 1110, 1120 */
-	CHECK(m.ticks == 3 && m.next == 1130);
+	CHECK_EQ(m.ticks, 3);
+	CHECK_EQ(m.next, 1130);
 	CHECK_EQ(tfd_model_advance(&m, 1130), 1); /* exactly on 1130 */
 	CHECK_EQ(tfd_model_advance(&m, 2129), 99); /* 1140 .. 2120 */
-	CHECK(m.ticks == 103 && m.next == 2130);
+	CHECK_EQ(m.ticks, 103);
+	CHECK_EQ(m.next, 2130);
 	CHECK_EQ(tfd_model_take(&m), 103);
 }
 
@@ -108,7 +114,8 @@ TEST(model_past_absolute_counts_every_interval)
 	CHECK_EQ(m.next, now + SEC);
 	/* Past, one-shot: fires once. */
 	tfd_model_set(&m, now, 5, 0, 1);
-	CHECK(tfd_model_advance(&m, now) == 1 && m.next == 0);
+	CHECK_EQ(tfd_model_advance(&m, now), 1);
+	CHECK_EQ(m.next, 0);
 }
 
 TEST(model_zero_value_disarms_and_keeps_interval)
@@ -119,14 +126,19 @@ TEST(model_zero_value_disarms_and_keeps_interval)
 	tfd_model_set(&m, 1000, 50, 0, 0);
 	m.ticks = 3;
 	tfd_model_set(&m, 1010, 0, 7 * SEC, 0);
-	CHECK(m.next == 0 && m.ticks == 0 && m.interval == 7 * SEC);
+	CHECK_EQ(m.next, 0);
+	CHECK_EQ(m.ticks, 0);
+	CHECK_EQ(m.interval, 7 * SEC);
 	CHECK_EQ(tfd_model_advance(&m, TFD_NS_MAX), 0);
 	tfd_model_query(&m, 2000, &q);
-	CHECK(q.it_value.tv_sec == 0 && q.it_value.tv_nsec == 0);
-	CHECK(q.it_interval.tv_sec == 7 && q.it_interval.tv_nsec == 0);
+	CHECK_EQ(q.it_value.tv_sec, 0);
+	CHECK_EQ(q.it_value.tv_nsec, 0);
+	CHECK_EQ(q.it_interval.tv_sec, 7);
+	CHECK_EQ(q.it_interval.tv_nsec, 0);
 	/* The same with absolute. */
 	tfd_model_set(&m, 1010, 0, 3, 1);
-	CHECK(m.next == 0 && m.interval == 3);
+	CHECK_EQ(m.next, 0);
+	CHECK_EQ(m.interval, 3);
 }
 
 TEST(model_remaining_never_changes_the_model)
@@ -208,7 +220,7 @@ static int least_accept(const struct tfd_qent *e, void *arg)
 	struct least_ctx *c = arg;
 	const struct item *it = (const struct item *)(const void *)e->node;
 
-	CHECK(e->key < c->best);
+	CHECK_LT(e->key, c->best);
 	c->calls++;
 	if (it->key % 3 == 0)
 		return 0;
@@ -290,7 +302,12 @@ TEST(queue_random_operations_match_brute_force)
 		}
 		CHECK_EQ(q.len, (size_t)live);
 		top = tfd_queue_top(&q);
-		CHECK(live ? top && top->key == min : top == NULL);
+		if (live) {
+			CHECK(top);
+			CHECK_EQ(top->key, min);
+		} else {
+			CHECK(!top);
+		}
 		if (step % 1000 == 0)
 			for (j = 1; j < (int)q.len; j++)
 				CHECK_LE(q.a[(j - 1) / 4].key, q.a[j].key);

@@ -161,26 +161,33 @@ TEST(revised_calls_return_the_descriptor_and_keep_errno)
 
 	errno = 77;
 	fd = timerfd(-1, CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC, &v, NULL);
-	CHECK(fd >= 0 && errno == 77);
+	CHECK_GE(fd, 0);
+	CHECK_EQ(errno, 77);
 	CHECK(fcntl(fd, F_GETFL) & O_NONBLOCK);
 	CHECK(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	/* Query. */
-	CHECK(timerfd(fd, -1, 0, NULL, &out) == fd && errno == 77);
-	CHECK(t_ns(&out.it_value) > 9 * SEC && t_ns(&out.it_value) <= 10 * SEC);
-	CHECK(out.it_interval.tv_sec == 2 && out.it_interval.tv_nsec == 0);
+	CHECK_EQ(timerfd(fd, -1, 0, NULL, &out), fd);
+	CHECK_EQ(errno, 77);
+	CHECK_GT(t_ns(&out.it_value), 9 * SEC);
+	CHECK_LE(t_ns(&out.it_value), 10 * SEC);
+	CHECK_EQ(out.it_interval.tv_sec, 2);
+	CHECK_EQ(out.it_interval.tv_nsec, 0);
 	/* Change, getting the old setting. */
 	v = t_its(5 * SEC, 0);
 	CHECK_EQ(timerfd(fd, -1, 0, &v, &out), fd);
-	CHECK(t_ns(&out.it_value) > 9 * SEC && out.it_interval.tv_sec == 2);
+	CHECK_GT(t_ns(&out.it_value), 9 * SEC);
+	CHECK_EQ(out.it_interval.tv_sec, 2);
 	/* Change without old. */
 	v = t_its(0, 0);
 	CHECK_EQ(timerfd(fd, -1, TFD_TIMER_ABSTIME, &v, NULL), fd);
 	CHECK_EQ(timerfd(fd, -1, 0, NULL, &out), fd);
-	CHECK(t_ns(&out.it_value) == 0 && t_ns(&out.it_interval) == 0);
+	CHECK_EQ(t_ns(&out.it_value), 0);
+	CHECK_EQ(t_ns(&out.it_interval), 0);
 	CHECK_OK(tfd_close(fd));
 	/* Created disarmed ({0,0}) is allowed, as in the seed program. */
 	fd = made(t_its(0, 0), 0);
-	CHECK(timerfd(fd, -1, 0, NULL, &out) == fd && t_ns(&out.it_value) == 0);
+	CHECK_EQ(timerfd(fd, -1, 0, NULL, &out), fd);
+	CHECK_EQ(t_ns(&out.it_value), 0);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -193,12 +200,14 @@ TEST(revised_departure_query_reports_zero_not_one_ns)
 	t_sleep_ns(20 * MS);
 	/* The proposal said {0, 1 ns} here; a fired one-shot is {0,0}. */
 	CHECK_EQ(timerfd(fd, -1, 0, NULL, &out), fd);
-	CHECK(out.it_value.tv_sec == 0 && out.it_value.tv_nsec == 0);
+	CHECK_EQ(out.it_value.tv_sec, 0);
+	CHECK_EQ(out.it_value.tv_nsec, 0);
 	/* And the query did not forward it: exactly one expiration. */
 	t_sleep_ns(20 * MS);
-	CHECK(read(fd, &n, 8) == 8 && n == 1);
+	CHECK_READ_SYS(fd, &n, 1);
 	CHECK_EQ(timerfd(fd, -1, 0, NULL, &out), fd);
-	CHECK(out.it_value.tv_sec == 0 && out.it_value.tv_nsec == 0);
+	CHECK_EQ(out.it_value.tv_sec, 0);
+	CHECK_EQ(out.it_value.tv_nsec, 0);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -216,7 +225,8 @@ TEST(revised_queries_lose_no_expiration)
 	CHECK_EQ(tfd_read(fd, &n, 8), 8);
 	total = n;
 	end = t_now(CLOCK_MONOTONIC);
-	CHECK(total >= 1 && total <= 1 + (uint64_t)((end - e0 + MS) / (5 * MS)));
+	CHECK_GE(total, 1);
+	CHECK_LE(total, 1 + (uint64_t)((end - e0 + MS) / (5 * MS)));
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -244,7 +254,7 @@ static void run_seed(const char *backend)
 	}
 	st = pclose(p);
 	CHECK(ok);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_EXIT(st, 0);
 }
 
 TEST_LIMIT(seed_program_passes_unmodified, 60)

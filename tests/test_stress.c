@@ -95,8 +95,9 @@ static void stable_op(struct stable *s, unsigned what)
 		CHECK_GE(poll(&p, 1, 0), 0);
 	if (what == 3) {
 		CHECK_OK(tfd_gettime(s->fd, &cur));
-		CHECK(t_ns(&cur.it_value) >= 1 && t_ns(&cur.it_value) <= s->iv &&
-		      t_ns(&cur.it_interval) == s->iv);
+		CHECK_GE(t_ns(&cur.it_value), 1);
+		CHECK_LE(t_ns(&cur.it_value), s->iv);
+		CHECK_EQ(t_ns(&cur.it_interval), s->iv);
 	}
 }
 
@@ -410,5 +411,6 @@ TEST_LIMIT(stress_settime_races_close_on_one_descriptor, 30)
 	CHECK_OK(tfd_close(victim));
 	printf("%lu settime succeeded, %lu found the descriptor closed, %lu "
 	       "close and create\n", set_ok, set_badf, closes);
-	CHECK(closes >= 10 && set_ok >= 10);
+	CHECK_GE(closes, 10);
+	CHECK_GE(set_ok, 10);
 }

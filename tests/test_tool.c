@@ -105,7 +105,8 @@ static int tool_argv(char *const *argv, char *out, size_t outn, char *err,
 	size_t n;
 	pid_t pid;
 
-	CHECK(o && e);
+	CHECK(o);
+	CHECK(e);
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
@@ -114,7 +115,8 @@ static int tool_argv(char *const *argv, char *out, size_t outn, char *err,
 		execv(bin, argv);
 		_exit(127);
 	}
-	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	CHECK_GT(pid, 0);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
 	rewind(o);
 	rewind(e);
 	n = fread(out, 1, outn - 1, o);
@@ -245,7 +247,8 @@ TEST(tool_help_and_version)
 	size_t n;
 
 	CHECK_EQ(tool("--help", out, sizeof(out), err, sizeof(err)), 0);
-	CHECK(strstr(out, "usage: tfd COMMAND") && err[0] == 0);
+	CHECK(strstr(out, "usage: tfd COMMAND"));
+	CHECK_EQ(err[0], 0);
 	CHECK_EQ(tool("--version", out, sizeof(out), err, sizeof(err)), 0);
 	/* "tfd 0.2.0", then " (git DESCRIBE)" when built from git */
 	n = (size_t)snprintf(want, sizeof(want), "tfd %s", TFD_VERSION_STRING);
@@ -275,18 +278,21 @@ TEST(tool_every_command_answers_help)
 		snprintf(want, sizeof(want), "usage: tfd %s ", cmds[i]);
 		CHECKF(!strncmp(out[0], want, strlen(want)), "tfd %s: '%.60s'",
 		       args, out[0]);
-		CHECK(strstr(out[0], "\noptions:\n") &&
-		      strstr(out[0], "  --help "));
+		CHECK(strstr(out[0], "\noptions:\n"));
+		CHECK(strstr(out[0], "  --help "));
 		snprintf(args, sizeof(args), "%s -h", cmds[i]);
 		CHECK_EQ(tool(args, out[1], sizeof(out[1]), err, sizeof(err)), 0);
-		CHECK(!strcmp(out[0], out[1]) && err[0] == 0);
+		CHECK(!strcmp(out[0], out[1]));
+		CHECK_EQ(err[0], 0);
 		snprintf(args, sizeof(args), "help %s", cmds[i]);
 		CHECK_EQ(tool(args, out[2], sizeof(out[2]), err, sizeof(err)), 0);
-		CHECK(!strcmp(out[0], out[2]) && err[0] == 0);
+		CHECK(!strcmp(out[0], out[2]));
+		CHECK_EQ(err[0], 0);
 	}
 	CHECK_EQ(tool("help", out[0], sizeof(out[0]), err, sizeof(err)), 0);
 	CHECK_EQ(tool("--help", out[1], sizeof(out[1]), err, sizeof(err)), 0);
-	CHECK(!strcmp(out[0], out[1]) && err[0] == 0);
+	CHECK(!strcmp(out[0], out[1]));
+	CHECK_EQ(err[0], 0);
 	for (i = 0; i < sizeof(cmds) / sizeof(*cmds); i++) {
 		snprintf(want, sizeof(want), "\ntfd %s [OPTION]...", cmds[i]);
 		CHECKF(strstr(out[0], want), "tfd --help lacks '%s'", want + 1);
@@ -365,9 +371,11 @@ TEST(tool_option_values_with_equals_and_after_operands)
 	asan_any_link_order(out, sizeof(out));
 
 	CHECK_EQ(tool("run --clock=realtime --api=revised 0.01", out, sizeof(out), err, sizeof(err)), 0);
-	CHECK(lines(out) == 2 && err[0] == 0);
+	CHECK_EQ(lines(out), 2);
+	CHECK_EQ(err[0], 0);
 	CHECK_EQ(tool("run 0.01 --clock boottime", out, sizeof(out), err, sizeof(err)), 0);
-	CHECK(lines(out) == 2 && err[0] == 0);
+	CHECK_EQ(lines(out), 2);
+	CHECK_EQ(err[0], 0);
 	CHECK_EQ(tool("exec --backend=virtual -- sh -c 'echo $TFD_BACKEND'", out, sizeof(out), err, sizeof(err)), 0);
 	CHECKF(!strcmp(out, "virtual\n"), "'%s' '%s'", out, err);
 	CHECK_EQ(tool("exec --backend kernel sh -c 'echo $TFD_BACKEND' --backend", out, sizeof(out), err, sizeof(err)), 0);
@@ -375,7 +383,8 @@ TEST(tool_option_values_with_equals_and_after_operands)
 	CHECK_EQ(tool("conform --filter=backend.name --backend=kernel", out, sizeof(out), err, sizeof(err)), 0);
 	CHECK(strstr(out, "1 cases: 1 ok"));
 	CHECK_EQ(tool("bench --rounds=1 --filter=3 --json --quick", out, sizeof(out), err, sizeof(err)), 0);
-	CHECK(strstr(out, "\"3 gettime") && !strstr(out, "\"1 create"));
+	CHECK(strstr(out, "\"3 gettime"));
+	CHECK(!strstr(out, "\"1 create"));
 }
 
 /* tfd(1) documents every option each command's --help lists, and no
@@ -388,7 +397,7 @@ TEST(tool_help_and_manual_list_the_same_options)
 
 	snprintf(cmd, sizeof(cmd), "sh tests/help.sh %s man/tfd.1 2>&1", bin);
 	st = system(cmd);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_EXIT(st, 0);
 }
 
 TEST(tool_run_prints_one_line_per_read)
@@ -400,18 +409,25 @@ TEST(tool_run_prints_one_line_per_read)
 	CHECK_EQ(tool("run 0.05 0.02 5", out, sizeof(out), err, sizeof(err)), 0);
 	CHECK_EQ(err[0], 0);
 	line = strtok(out, "\n");
-	CHECK(line && strstr(line, "elapsed") && strstr(line, "remaining"));
+	CHECK(line);
+	CHECK(strstr(line, "elapsed"));
+	CHECK(strstr(line, "remaining"));
 	while ((line = strtok(NULL, "\n"))) {
 		CHECK_EQ(sscanf(line, "%lf %lu %lu %lf", &el, &n, &t, &rem), 4);
 		total += n;
-		CHECK(t == total && n >= 1);
+		CHECK_EQ(t, total);
+		CHECK_GE(n, 1);
 		/* Expiry k is at 0.05 + 0.02 (k - 1): never before it. */
 		CHECK_GE(el, 0.05 + 0.02 * (double)(t - 1) - 1e-6);
-		CHECK(el >= last && rem > 0 && rem <= 0.02);
+		CHECK_GE(el, last);
+		CHECK_GT(rem, 0);
+		CHECK_LE(rem, 0.02);
 		last = el;
 		i++;
 	}
-	CHECK(total >= 5 && i >= 1 && i <= 5);
+	CHECK_GE(total, 5);
+	CHECK_GE(i, 1);
+	CHECK_LE(i, 5);
 }
 
 TEST(tool_run_other_clocks_and_revised_api)
@@ -419,12 +435,14 @@ TEST(tool_run_other_clocks_and_revised_api)
 	char out[4096], err[4096];
 
 	CHECK_EQ(tool("run --clock realtime --abs --api revised 0.01 0.01 2", out, sizeof(out), err, sizeof(err)), 0);
-	CHECK(lines(out) >= 2 && err[0] == 0);
+	CHECK_GE(lines(out), 2);
+	CHECK_EQ(err[0], 0);
 	CHECK_EQ(tool("run --clock boottime 0.01", out, sizeof(out), err, sizeof(err)), 0);
 	CHECK_EQ(lines(out), 2);
 	/* A library error: one line, exit 1. */
 	CHECK_EQ(tool("run --clock realtime-alarm 1", out, sizeof(out), err, sizeof(err)), 1);
-	CHECK(lines(err) == 1 && strstr(err, "tfd_create"));
+	CHECK_EQ(lines(err), 1);
+	CHECK(strstr(err, "tfd_create"));
 }
 
 /* tfd run on the virtual backend moves its own time (issue 13: it hung):
@@ -488,7 +506,8 @@ TEST_LIMIT(tool_bench_quick_runs_every_workload, 120)
 	CHECKF(strstr(out, "\"9b getppid(2)\"") ||
 	       strstr(out, "9b: the filter was not in place"),
 	       "neither 9b nor why in the JSON");
-	CHECK(strstr(out, "\"native\": {") && strstr(out, "\"preload\": {"));
+	CHECK(strstr(out, "\"native\": {"));
+	CHECK(strstr(out, "\"preload\": {"));
 }
 
 /* Each line of s is at most 100 columns wide. */
@@ -711,7 +730,9 @@ static int exec_filtered(const struct sock_fprog *prog, const char *const *cmd,
 
 	for (i = 0; i < 8 && cmd[i]; i++)
 		argv[5 + i] = (char *)(uintptr_t)cmd[i]; /* execv() does not write */
-	CHECK(argv[0] != NULL && cmd[i] == NULL && pipe(p) == 0);
+	CHECK(argv[0]);
+	CHECK(!cmd[i]);
+	CHECK_OK(pipe(p));
 	asan_any_link_order(opts, sizeof(opts));
 	fflush(NULL);
 	pid = fork();

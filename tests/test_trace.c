@@ -50,7 +50,8 @@ static void example_loop(int secs)
 	char dir[] = "/tmp/tfd-trace.XXXXXX", cmd[1024], want[256];
 	int beats = secs / 7;
 
-	CHECK(ex != NULL && mkdtemp(dir));
+	CHECK(ex);
+	CHECK(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd),
 	         "ASAN_OPTIONS=verify_asan_link_order=0 %s exec --backend virtual "
 	         "--trace %s/t -- %s/eventloop-timerfd %d </dev/null", tool(), dir,
@@ -291,8 +292,10 @@ TEST(trace_bad_input_is_one_line_exit_1)
 
 		snprintf(cmd, sizeof(cmd), "%s trace /nonexistent/trace", tool());
 		CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 1);
-		CHECK(!strcmp(err, "tfd: trace: /nonexistent/trace: No such file "
-		                   "or directory\n") && out[0] == 0);
+		CHECKF(!strcmp(err, "tfd: trace: /nonexistent/trace: No such "
+		                    "file or directory\n"),
+		       "stderr: %s", err);
+		CHECK_EQ(out[0], 0);
 		snprintf(cmd, sizeof(cmd), "%s trace - </dev/null", tool());
 		CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 0);
 		CHECKF(strstr(out, "no timer in the trace\n") && err[0] == 0,
@@ -333,8 +336,9 @@ TEST(trace_summary_of_lines_written_by_hand)
 	static char out[1 << 16], err[4096], b[4096];
 	int fd = mkstemp(file);
 
-	CHECK(fd >= 0 && write(fd, lines, sizeof(lines) - 1) ==
-	                         (ssize_t)sizeof(lines) - 1);
+	CHECK_GE(fd, 0);
+	CHECK_EQ(write(fd, lines, sizeof(lines) - 1),
+	         (ssize_t)sizeof(lines) - 1);
 	close(fd);
 	snprintf(cmd, sizeof(cmd), "%s trace %s", tool(), file);
 	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
@@ -388,8 +392,9 @@ TEST(found_trace_with_a_time_beyond_292_years)
 	static char out[1 << 16], err[4096], b[4096];
 	int fd = mkstemp(file);
 
-	CHECK(fd >= 0 && write(fd, lines, sizeof(lines) - 1) ==
-	                         (ssize_t)sizeof(lines) - 1);
+	CHECK_GE(fd, 0);
+	CHECK_EQ(write(fd, lines, sizeof(lines) - 1),
+	         (ssize_t)sizeof(lines) - 1);
 	close(fd);
 	snprintf(cmd, sizeof(cmd), "%s trace %s --svg %s.svg", tool(), file,
 	         file);

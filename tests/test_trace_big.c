@@ -78,7 +78,9 @@ static void write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
 
-	CHECK(f != NULL && fputs(text, f) >= 0 && fclose(f) == 0);
+	CHECK(f);
+	CHECK_GE(fputs(text, f), 0);
+	CHECK_EQ(fclose(f), 0);
 }
 
 static long file_size(const char *path)
@@ -403,8 +405,10 @@ TEST_LIMIT(trace_chrome_json_of_a_hundred_thousand_reads, 60)
 	}
 	snprintf(path, sizeof(path), "%s/check.py", dir);
 	f = fopen(path, "w");
-	CHECK(f != NULL && fputs(chrome_rules, f) >= 0 &&
-	      fputs(chrome_check, f) >= 0 && fclose(f) == 0);
+	CHECK(f);
+	CHECK_GE(fputs(chrome_rules, f), 0);
+	CHECK_GE(fputs(chrome_check, f), 0);
+	CHECK_EQ(fclose(f), 0);
 	snprintf(cmd, sizeof(cmd), "python3 %s/check.py %s/t.json", dir, dir);
 	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
 	CHECKF(!strcmp(out,

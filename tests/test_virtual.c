@@ -88,7 +88,7 @@ TEST(virtual_seed_scenarios_exact_and_instant)
 	advance(499 * MS);
 	CHECK(!t_readable(ufd, 0));
 	advance(1 * MS);
-	CHECK(read(ufd, &ticks, 8) == 8 && ticks == 1);
+	CHECK_READ_SYS(ufd, &ticks, 1);
 	/* Value 1 s, interval 2 s, ten 1-second steps with queries: 5. */
 	utmr = t_its(SEC, 2 * SEC);
 	CHECK_EQ(timerfd(ufd, -1, 0, &utmr, NULL), ufd);
@@ -98,23 +98,24 @@ TEST(virtual_seed_scenarios_exact_and_instant)
 		/* At t = j+1: next expiry at the next odd second. */
 		CHECK_EQ(t_ns(&outmr.it_value), (j % 2 ? SEC : 2 * SEC));
 	}
-	CHECK(read(ufd, &ticks, 8) == 8 && ticks == 5);
+	CHECK_READ_SYS(ufd, &ticks, 5);
 	/* Changed to value 1 s, interval 4 s: 3. */
 	utmr = t_its(SEC, 4 * SEC);
 	CHECK_EQ(timerfd(ufd, -1, 0, &utmr, &outmr), ufd);
-	CHECK(t_ns(&outmr.it_value) == SEC && t_ns(&outmr.it_interval) == 2 * SEC);
+	CHECK_EQ(t_ns(&outmr.it_value), SEC);
+	CHECK_EQ(t_ns(&outmr.it_interval), 2 * SEC);
 	for (j = 0; j < 10; j++) {
 		advance(SEC);
 		CHECK_EQ(timerfd(ufd, -1, 0, NULL, &outmr), ufd);
 		CHECK_EQ(t_ns(&outmr.it_value), (4 - (j + 4) % 4) * SEC);
 	}
-	CHECK(read(ufd, &ticks, 8) == 8 && ticks == 3);
+	CHECK_READ_SYS(ufd, &ticks, 3);
 	CHECK_OK(tfd_close(ufd));
 	/* Absolute, 20 s in the past, interval 1 s: 21 at once. */
 	utmr = t_its(vnow(CLOCK_REALTIME) - 20 * SEC, SEC);
 	ufd = (int)CHECK_OK(timerfd(-1, CLOCK_REALTIME, TFD_TIMER_ABSTIME,
 	                            &utmr, NULL));
-	CHECK(read(ufd, &ticks, 8) == 8 && ticks == 21);
+	CHECK_READ_SYS(ufd, &ticks, 21);
 	CHECK_EQ(remaining(ufd), SEC);
 	CHECK_OK(tfd_close(ufd));
 	spent = t_now(CLOCK_MONOTONIC) - t0;
@@ -135,9 +136,11 @@ TEST(virtual_gettime_is_exact_to_the_nanosecond)
 	CHECK_EQ(remaining(fd), 7);
 	CHECK_EQ(count(fd), 0);
 	advance(7);
-	CHECK(remaining(fd) == 333 && count(fd) == 1);
+	CHECK_EQ(remaining(fd), 333);
+	CHECK_EQ(count(fd), 1);
 	advance(333 * 1000 - 1);
-	CHECK(count(fd) == 999 && remaining(fd) == 1);
+	CHECK_EQ(count(fd), 999);
+	CHECK_EQ(remaining(fd), 1);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -156,7 +159,8 @@ TEST(virtual_counts_every_interval_of_a_long_step)
 	CHECK_EQ(count(a), (uint64_t)3600 * SEC);
 	CHECK_EQ(count(b), 1200);
 	CHECK_EQ(count(c), 1);
-	CHECK(remaining(b) == SEC && remaining(c) == 0);
+	CHECK_EQ(remaining(b), SEC);
+	CHECK_EQ(remaining(c), 0);
 	CHECK_OK(tfd_close(a));
 	CHECK_OK(tfd_close(b));
 	CHECK_OK(tfd_close(c));
@@ -173,10 +177,12 @@ TEST(virtual_readiness_through_poll_epoll_and_plain_read)
 	ep = (int)CHECK_OK(epoll_create1(EPOLL_CLOEXEC));
 	CHECK_OK(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
 	arm(fd, 0, 10 * MS, 10 * MS);
-	CHECK(epoll_wait(ep, &out, 1, 0) == 0 && !t_readable(fd, 0));
+	CHECK_EQ(epoll_wait(ep, &out, 1, 0), 0);
+	CHECK(!t_readable(fd, 0));
 	advance(25 * MS);
-	CHECK(epoll_wait(ep, &out, 1, 0) == 1 && t_readable(fd, 0));
-	CHECK(read(fd, &n, 8) == 8 && n == 2);
+	CHECK_EQ(epoll_wait(ep, &out, 1, 0), 1);
+	CHECK(t_readable(fd, 0));
+	CHECK_READ_SYS(fd, &n, 2);
 	CHECK_EQ(epoll_wait(ep, &out, 1, 0), 0);
 	CHECK_ERR(read(fd, &n, 8), EAGAIN);
 	/* Re-arm clears readiness on the virtual clock too. */
@@ -214,7 +220,7 @@ TEST(virtual_blocking_read_waits_for_another_thread)
 		arm(fd, 0, SEC, 0);
 		CHECK_EQ(pthread_create(&th, NULL, move_later, &m), 0);
 		if (plain)
-			CHECK(read(fd, &n, 8) == 8 && n == 1);
+			CHECK_READ_SYS(fd, &n, 1);
 		else
 			CHECK_READ(fd, &n, 1);
 		pthread_join(th, NULL);
@@ -256,7 +262,8 @@ TEST(virtual_realtime_forward_step_fires_absolute_timers)
 	CHECK_OK(tfd_virtual_set_realtime(&to));
 	CHECK_EQ(count(abs_t), 1);
 	/* The relative one measures elapsed time: not moved. */
-	CHECK(count(rel_t) == 0 && remaining(rel_t) == 60 * SEC);
+	CHECK_EQ(count(rel_t), 0);
+	CHECK_EQ(remaining(rel_t), 60 * SEC);
 	advance(60 * SEC);
 	CHECK_EQ(count(rel_t), 1);
 	CHECK_OK(tfd_close(abs_t));
@@ -280,7 +287,8 @@ TEST(virtual_realtime_backward_step_delays_absolute_timers)
 	advance(110 * SEC - 1);
 	CHECK_EQ(count(fd), 0);
 	advance(1);
-	CHECK(count(fd) == 1 && vnow(CLOCK_REALTIME) == at);
+	CHECK_EQ(count(fd), 1);
+	CHECK_EQ(vnow(CLOCK_REALTIME), at);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -303,13 +311,15 @@ TEST(virtual_clock_set_back_gives_a_zero_read_and_the_same_expiry)
 	CHECK(t_readable(fd, 0));
 	to = ts_of(vnow(CLOCK_REALTIME) - SEC);
 	CHECK_OK(tfd_virtual_set_realtime(&to));
-	CHECK(tfd_read(fd, &n, 8) == 0 && n == 99);
+	CHECK_EQ(tfd_read(fd, &n, 8), 0);
+	CHECK_EQ(n, 99);
 	CHECK(!t_readable(fd, 0));
 	CHECK_EQ(remaining(fd), SEC); /* at `at` again */
 	advance(SEC - 1);
 	CHECK_EQ(count(fd), 0);
 	advance(1);
-	CHECK(vnow(CLOCK_REALTIME) == at && count(fd) == 1);
+	CHECK_EQ(vnow(CLOCK_REALTIME), at);
+	CHECK_EQ(count(fd), 1);
 	CHECK_OK(tfd_close(fd));
 }
 
@@ -360,7 +370,8 @@ TEST(virtual_cancel_on_set)
 	CHECK(t_readable(on, 0));
 	CHECK_ERR(tfd_read(on, &n, 8), ECANCELED);
 	CHECK_ERR(tfd_read(on, &n, 8), EAGAIN);
-	CHECK(!t_readable(off, 0) && !t_readable(mono, 0));
+	CHECK(!t_readable(off, 0));
+	CHECK(!t_readable(mono, 0));
 	/* A settime keeping the flag while a cancel is pending: ECANCELED,
 	 * armed anyway. */
 	to.tv_sec += 1;
@@ -408,10 +419,12 @@ TEST(virtual_suspend_freezes_monotonic_and_moves_boottime)
 	CHECK_EQ(vnow(CLOCK_MONOTONIC), m0);
 	CHECK_EQ(vnow(CLOCK_BOOTTIME), b0 + 100 * SEC);
 	CHECK_EQ(vnow(CLOCK_REALTIME), r0 + 100 * SEC);
-	CHECK(count(m) == 0 && remaining(m) == 50 * SEC);
+	CHECK_EQ(count(m), 0);
+	CHECK_EQ(remaining(m), 50 * SEC);
 	CHECK_EQ(count(b), 6); /* 50, 60, ..., 100 */
 	CHECK_EQ(count(r), 1);
-	CHECK(count(rr) == 0 && remaining(rr) == 50 * SEC);
+	CHECK_EQ(count(rr), 0);
+	CHECK_EQ(remaining(rr), 50 * SEC);
 	CHECK_OK(tfd_close(m));
 	CHECK_OK(tfd_close(b));
 	CHECK_OK(tfd_close(r));
@@ -541,22 +554,26 @@ TEST(virtual_event_loop_one_hour_exact_order_and_counts)
 		int64_t at = r.e[i].at;
 
 		CHECK_EQ(r.e[i].count, 1);
-		CHECK(i == 0 || at >= r.e[i - 1].at);
+		if (i > 0)
+			CHECK_GE(at, r.e[i - 1].at);
 		switch (r.e[i].ev) {
 		case LOOP_HEARTBEAT:
 			CHECKF(at == (int64_t)(++hb) * 7 * SEC,
 			       "heartbeat %d at %ld", hb, (long)at);
 			break;
 		case LOOP_IDLE:
-			CHECK(at == 35 * SEC || at == 131 * SEC ||
-			      at == 2030 * SEC);
+			CHECKF(at == 35 * SEC || at == 131 * SEC ||
+			               at == 2030 * SEC,
+			       "idle at %lld ns", (long long)at);
 			break;
 		case LOOP_ACTIVITY:
-			CHECK(at == 5 * SEC || at == 100 * SEC ||
-			      at == 101 * SEC || at == 2000 * SEC);
+			CHECKF(at == 5 * SEC || at == 100 * SEC ||
+			               at == 101 * SEC || at == 2000 * SEC,
+			       "activity at %lld ns", (long long)at);
 			break;
 		case LOOP_DEADLINE:
-			CHECK(at == 3600 * SEC && i == r.n - 1);
+			CHECK_EQ(at, 3600 * SEC);
+			CHECK_EQ(i, r.n - 1);
 			break;
 		}
 	}
@@ -577,12 +594,16 @@ TEST(virtual_start_sets_the_clocks_with_no_timer_open)
 	CHECK_EQ(tfd_use_backend("virtual"), 0);
 	CHECK_EQ(tfd_engine_virtual_start(5000000000LL, 7000000000LL, 9000000000LL), 0);
 	CHECK_EQ(tfd_virtual_now(CLOCK_MONOTONIC, &ts), 0);
-	CHECK(ts.tv_sec == 5 && ts.tv_nsec == 0);
-	CHECK(tfd_virtual_now(CLOCK_REALTIME, &ts) == 0 && ts.tv_sec == 7);
-	CHECK(tfd_virtual_now(CLOCK_BOOTTIME, &ts) == 0 && ts.tv_sec == 9);
+	CHECK_EQ(ts.tv_sec, 5);
+	CHECK_EQ(ts.tv_nsec, 0);
+	CHECK_EQ(tfd_virtual_now(CLOCK_REALTIME, &ts), 0);
+	CHECK_EQ(ts.tv_sec, 7);
+	CHECK_EQ(tfd_virtual_now(CLOCK_BOOTTIME, &ts), 0);
+	CHECK_EQ(ts.tv_sec, 9);
 	fd = CHECK_OK(tfd_create(CLOCK_MONOTONIC, 0));
 	CHECK_EQ(tfd_engine_virtual_start(1, 1, 1), EBUSY);
-	CHECK(tfd_virtual_now(CLOCK_MONOTONIC, &ts) == 0 && ts.tv_sec == 5);
+	CHECK_EQ(tfd_virtual_now(CLOCK_MONOTONIC, &ts), 0);
+	CHECK_EQ(ts.tv_sec, 5);
 	CHECK_EQ(tfd_close(fd), 0);
 	CHECK_EQ(tfd_use_backend("engine"), 0);
 }
@@ -686,7 +707,7 @@ TEST(virtual_unread_deadline_sees_the_family)
 	CHECK_OK(pipe(go));
 	CHECK_OK(pipe(back));
 	pid = fork();
-	CHECK(pid >= 0);
+	CHECK_GE(pid, 0);
 	if (pid == 0) {
 		int ok = unread_at(&c) == m0 + 10 * MS; /* the parent's */
 
