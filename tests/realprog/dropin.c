@@ -39,28 +39,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "facts.h"
+
 #define MS 1000000LL
 
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE (1U << 1)
 #endif
-
-static void show(const char *what, long r, int e)
-{
-	if (r == -1)
-		printf("%s: -1 %s\n", what, strerrorname_np(e));
-	else
-		printf("%s: %ld\n", what, r);
-	fflush(stdout);
-}
-
-#define SHOW(what, expr)                                                    \
-	do {                                                                \
-		long r_;                                                    \
-		errno = 0;                                                  \
-		r_ = (long)(expr);                                          \
-		show(what, r_, errno);                                      \
-	} while (0)
 
 static int64_t now_ns(void)
 {

@@ -46,24 +46,9 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
+#include "facts.h"
+
 #define MS 1000000L
-
-static void show(const char *what, long r, int e)
-{
-	if (r == -1)
-		printf("%s: -1 %s\n", what, strerrorname_np(e));
-	else
-		printf("%s: %ld\n", what, r);
-	fflush(stdout);
-}
-
-#define SHOW(what, expr)                                                    \
-	do {                                                                \
-		long r_;                                                    \
-		errno = 0;                                                  \
-		r_ = (long)(expr);                                          \
-		show(what, r_, errno);                                      \
-	} while (0)
 
 /* The C library's syscall(), reached as a program reaches it (rawsys), or
  * looked up in the C library itself (rawsys libc): a preload's syscall()

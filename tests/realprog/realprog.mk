@@ -60,6 +60,9 @@ $(RP)/wl_timers: tests/realprog/wl_timers.c tests/realprog/helper.h | $(RP)
 $(RP)/sd_timers: tests/realprog/sd_timers.c tests/realprog/helper.h | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $$(pkg-config --cflags libsystemd) $< \
 	    -o $@ $$(pkg-config --libs libsystemd) $(RP_LDFLAGS) -pthread
+# The headers the programs share.
+$(RP)/timerfd_glibc $(RP)/dropin $(RP)/rawsys: tests/realprog/facts.h
+$(RP)/vclock $(RP)/vwaits: tests/realprog/units.h
 
 .PHONY: check-realprog realprog-overhead
 check-realprog: $(PRELOAD) $(TOOL) $(RP_BIN) $(EX)/eventloop-timerfd

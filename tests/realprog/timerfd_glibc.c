@@ -29,25 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "facts.h"
+
 #define MS 1000000LL
 #define SEC 1000000000LL
-
-/* "what: result" where result is the value or "-1 ENAME". */
-static void show(const char *what, long r, int e)
-{
-	if (r == -1)
-		printf("%s: -1 %s\n", what, strerrorname_np(e));
-	else
-		printf("%s: %ld\n", what, r);
-}
-
-#define SHOW(what, expr)                                                    \
-	do {                                                                \
-		long r_;                                                    \
-		errno = 0;                                                  \
-		r_ = (long)(expr);                                          \
-		show(what, r_, errno);                                      \
-	} while (0)
 
 static int64_t now_ns(clockid_t c)
 {

@@ -101,6 +101,36 @@ static void sleep_ms(int64_t ms)
 		;
 }
 
+/* A timer's expirations, read: 1 if there were some. */
+static int expired(int fd)
+{
+	uint64_t k;
+
+	return read(fd, &k, sizeof(k)) == sizeof(k);
+}
+
+/* One wait of an event loop on ep: on(ctx, fd) for each descriptor
+ * ready. */
+static void wait_once(int ep, void (*on)(void *, int), void *ctx)
+{
+	struct epoll_event ev[3];
+	int n = epoll_wait(ep, ev, 3, -1), i;
+
+	for (i = 0; i < n; i++)
+		on(ctx, ev[i].data.fd);
+}
+
+/* The messages one recv() on the socket brings, each "WORD N" and its
+ * NUL: on(ctx, message, N) for each. */
+static void received(void (*on)(void *, const char *, int), void *ctx)
+{
+	char buf[256], *p;
+	ssize_t r = recv(sock, buf, sizeof(buf), 0);
+
+	for (p = buf; r > 0 && p < buf + r; p += strlen(p) + 1)
+		on(ctx, p, atoi(strchr(p, ' ') + 1));
+}
+
 /* ---- client ---- */
 
 static void *watchdog(void *arg)
@@ -115,43 +145,42 @@ static void *watchdog(void *arg)
 	return NULL;
 }
 
+struct client {
+	int hb, pings;
+};
+
+static void client_msg(void *ctx, const char *msg, int num)
+{
+	(void)ctx;
+	(void)msg;
+	say("client", "pong %d", num);
+	if (num == 10) {
+		send_msg("bye %d", 0);
+		__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+	}
+}
+
+static void client_ready(void *ctx, int fd)
+{
+	struct client *c = ctx;
+
+	if (fd != c->hb)
+		received(client_msg, c);
+	else if (expired(fd) && c->pings < 10)
+		send_msg("ping %d", ++c->pings);
+}
+
 static int client(void)
 {
-	int ep = epoll_create1(EPOLL_CLOEXEC), hb = timer(700, 700), pings = 0;
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct client c = { timer(700, 700), 0 };
 	pthread_t th;
-	char buf[256];
 
-	watch(ep, hb);
+	watch(ep, c.hb);
 	watch(ep, sock);
 	pthread_create(&th, NULL, watchdog, NULL);
-	while (!done) {
-		struct epoll_event ev[2];
-		int n = epoll_wait(ep, ev, 2, -1), i;
-		uint64_t k;
-
-		for (i = 0; i < n; i++) {
-			if (ev[i].data.fd == hb) {
-				if (read(hb, &k, sizeof(k)) == sizeof(k) &&
-				    pings < 10)
-					send_msg("ping %d", ++pings);
-			} else {
-				ssize_t r = recv(sock, buf, sizeof(buf), 0);
-				char *p;
-
-				for (p = buf; r > 0 && p < buf + r;
-				     p += strlen(p) + 1) {
-					int num = atoi(strchr(p, ' ') + 1);
-
-					say("client", "pong %d", num);
-					if (num == 10) {
-						send_msg("bye %d", 0);
-						__atomic_store_n(&done, 1,
-						                 __ATOMIC_RELEASE);
-					}
-				}
-			}
-		}
-	}
+	while (!done)
+		wait_once(ep, client_ready, &c);
 	pthread_join(th, NULL);
 	return 0;
 }
@@ -176,56 +205,57 @@ static void *stats(void *arg)
 	return NULL;
 }
 
+struct server {
+	int tick, reply, ticks, pending, bye;
+};
+
+static void server_msg(void *ctx, const char *msg, int num)
+{
+	struct server *s = ctx;
+
+	if (!strncmp(msg, "bye", 3)) {
+		say("server", "bye %d", num);
+		s->bye = 1;
+		return;
+	}
+	say("server", !strncmp(msg, "wd", 2) ? "wd %d" : "ping %d", num);
+	if (msg[0] == 'p') {
+		struct itimerspec v = its(30, 0);
+
+		s->pending = num;
+		timerfd_settime(s->reply, 0, &v, NULL);
+	}
+}
+
+static void server_ready(void *ctx, int fd)
+{
+	struct server *s = ctx;
+
+	if (fd == s->tick) {
+		if (expired(fd))
+			say("server", "tick %d", ++s->ticks);
+	} else if (fd == s->reply) {
+		if (expired(fd))
+			send_msg("pong %d", s->pending);
+	} else {
+		received(server_msg, s);
+	}
+}
+
 static int server(pid_t child)
 {
-	int ep = epoll_create1(EPOLL_CLOEXEC), tick = timer(1150, 1150);
-	int reply = timer(0, 0), ticks = 0, pending = 0, st = 0, bye = 0;
+	int ep = epoll_create1(EPOLL_CLOEXEC), st = 0;
+	struct server s = { 0 };
 	pthread_t th;
-	char buf[256];
 
-	watch(ep, tick);
-	watch(ep, reply);
+	s.tick = timer(1150, 1150);
+	s.reply = timer(0, 0);
+	watch(ep, s.tick);
+	watch(ep, s.reply);
 	watch(ep, sock);
 	pthread_create(&th, NULL, stats, NULL);
-	while (!bye) {
-		struct epoll_event ev[3];
-		int n = epoll_wait(ep, ev, 3, -1), i;
-		uint64_t k;
-
-		for (i = 0; i < n; i++) {
-			if (ev[i].data.fd == tick) {
-				if (read(tick, &k, sizeof(k)) == sizeof(k))
-					say("server", "tick %d", ++ticks);
-			} else if (ev[i].data.fd == reply) {
-				if (read(reply, &k, sizeof(k)) == sizeof(k))
-					send_msg("pong %d", pending);
-			} else {
-				ssize_t r = recv(sock, buf, sizeof(buf), 0);
-				char *p;
-
-				for (p = buf; r > 0 && p < buf + r;
-				     p += strlen(p) + 1) {
-					int num = atoi(strchr(p, ' ') + 1);
-
-					if (!strncmp(p, "bye", 3)) {
-						say("server", "bye %d", num);
-						bye = 1;
-						continue;
-					}
-					say("server", !strncmp(p, "wd", 2)
-					                      ? "wd %d"
-					                      : "ping %d",
-					    num);
-					if (p[0] == 'p') {
-						struct itimerspec v = its(30, 0);
-
-						pending = num;
-						timerfd_settime(reply, 0, &v, NULL);
-					}
-				}
-			}
-		}
-	}
+	while (!s.bye)
+		wait_once(ep, server_ready, &s);
 	pthread_join(th, NULL);
 	waitpid(child, &st, 0);
 	say("server", "client exited %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
