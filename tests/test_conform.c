@@ -112,9 +112,10 @@ TEST(conformance_tool_prints_the_table)
 	CHECK_EQ(shell(cmd), 0);
 }
 
-/* TFD_BACKEND is read at the first call of the library: each choice in a
+/* fn(arg) in a child process: its exit status (-1: it did not exit).
+ * TFD_BACKEND is read at the first call of the library: each choice in a
  * process of its own. */
-static void backend_from_env(const char *value, const char *want)
+static int in_child(int (*fn)(const void *), const void *arg)
 {
 	pid_t pid;
 	int st;
@@ -122,16 +123,34 @@ static void backend_from_env(const char *value, const char *want)
 	fflush(NULL);
 	pid = fork();
 	CHECK_GE(pid, 0);
-	if (pid == 0) {
-		if (value)
-			setenv("TFD_BACKEND", value, 1);
-		else
-			unsetenv("TFD_BACKEND");
-		_exit(strcmp(tfd_backend_name(), want) ? 1 : 0);
-	}
+	if (pid == 0)
+		_exit(fn(arg));
 	CHECK_EQ(waitpid(pid, &st, 0), pid);
-	CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	       "TFD_BACKEND=%s: not %s", value ? value : "(unset)", want);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+struct env_choice {
+	const char *value, *want;
+};
+
+/* TFD_BACKEND set to value (unset if NULL) selects the backend want: 0. */
+static int backend_chosen(const void *arg)
+{
+	const struct env_choice *c = arg;
+
+	if (c->value)
+		setenv("TFD_BACKEND", c->value, 1);
+	else
+		unsetenv("TFD_BACKEND");
+	return strcmp(tfd_backend_name(), c->want) ? 1 : 0;
+}
+
+static void backend_from_env(const char *value, const char *want)
+{
+	struct env_choice c = { value, want };
+
+	CHECKF(in_child(backend_chosen, &c) == 0, "TFD_BACKEND=%s: not %s",
+	       value ? value : "(unset)", want);
 }
 
 TEST(backend_chosen_by_environment)
@@ -152,42 +171,39 @@ TEST(backend_chosen_by_environment)
  * "none" (tfd_use_backend(3)): no timer can be created, EINVAL, until
  * tfd_use_backend() selects a backend; nothing is printed.
  */
+static int unknown_backend_steps(const void *arg)
+{
+	struct itimerspec its = { { 0, 0 }, { 1, 0 } };
+	int p[2], fd;
+
+	(void)arg;
+	setenv("TFD_BACKEND", "virtaul", 1);
+	if (tfd_create(CLOCK_MONOTONIC, 0) != -1 || errno != EINVAL)
+		return 1;
+	if (timerfd(-1, CLOCK_MONOTONIC, 0, &its, NULL) != -1 ||
+	    errno != EINVAL)
+		return 2;
+	if (strcmp(tfd_backend_name(), "none"))
+		return 3;
+	/* a descriptor is no timer of it; closing one is close(2) */
+	if (pipe(p) < 0 || tfd_settime(p[0], 0, &its, NULL) != -1 ||
+	    errno != EINVAL || tfd_gettime(99999, &its) != -1 ||
+	    errno != EBADF || tfd_close(p[0]) != 0 || tfd_close(p[1]) != 0 ||
+	    tfd_close(p[1]) != -1 || errno != EBADF)
+		return 4;
+	/* "none" is not a name tfd_use_backend() takes */
+	if (tfd_use_backend("none") != -1 || errno != EINVAL)
+		return 5;
+	if (tfd_use_backend("engine") != 0 ||
+	    strcmp(tfd_backend_name(), "engine"))
+		return 6;
+	fd = tfd_create(CLOCK_MONOTONIC, 0);
+	return fd >= 0 && tfd_close(fd) == 0 ? 0 : 7;
+}
+
 TEST(backend_unknown_in_environment_creates_nothing)
 {
-	pid_t pid;
-	int st;
+	int st = in_child(unknown_backend_steps, NULL);
 
-	fflush(NULL);
-	pid = fork();
-	CHECK_GE(pid, 0);
-	if (pid == 0) {
-		struct itimerspec its = { { 0, 0 }, { 1, 0 } };
-		int p[2], fd;
-
-		setenv("TFD_BACKEND", "virtaul", 1);
-		if (tfd_create(CLOCK_MONOTONIC, 0) != -1 || errno != EINVAL)
-			_exit(1);
-		if (timerfd(-1, CLOCK_MONOTONIC, 0, &its, NULL) != -1 ||
-		    errno != EINVAL)
-			_exit(2);
-		if (strcmp(tfd_backend_name(), "none"))
-			_exit(3);
-		/* a descriptor is no timer of it; closing one is close(2) */
-		if (pipe(p) < 0 || tfd_settime(p[0], 0, &its, NULL) != -1 ||
-		    errno != EINVAL || tfd_gettime(99999, &its) != -1 ||
-		    errno != EBADF || tfd_close(p[0]) != 0 || tfd_close(p[1]) != 0 ||
-		    tfd_close(p[1]) != -1 || errno != EBADF)
-			_exit(4);
-		/* "none" is not a name tfd_use_backend() takes */
-		if (tfd_use_backend("none") != -1 || errno != EINVAL)
-			_exit(5);
-		if (tfd_use_backend("engine") != 0 ||
-		    strcmp(tfd_backend_name(), "engine"))
-			_exit(6);
-		fd = tfd_create(CLOCK_MONOTONIC, 0);
-		_exit(fd >= 0 && tfd_close(fd) == 0 ? 0 : 7);
-	}
-	CHECK_EQ(waitpid(pid, &st, 0), pid);
-	CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "step %d failed",
-	       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	CHECKF(st == 0, "step %d failed", st);
 }

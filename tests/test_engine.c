@@ -612,15 +612,22 @@ TEST(fcntl_flags_follow_create_flags_and_changes)
 	CHECK_OK(tfd_close(c));
 }
 
+/* A closed number's timer is kept by the engine's own files; its
+ * fallback (tfd(7)) cannot keep it. */
+static void need_private_files(void)
+{
+	if (!tfd_engine_private_files())
+		t_skip("the engine runs its fallback here (tfd(7)), which "
+		       "cannot keep this");
+}
+
 TEST(plain_close_never_writes_to_a_reused_number)
 {
 	int fd = t_timer(CLOCK_MONOTONIC, 0), again;
 	FILE *f;
 	struct stat st;
 
-	if (!tfd_engine_private_files())
-		t_skip("the engine runs its fallback here (tfd(7)), which "
-		       "cannot keep this");
+	need_private_files();
 
 	t_arm(fd, 0, MS, MS);
 	CHECK_EQ(close(fd), 0);
@@ -647,16 +654,18 @@ TEST(plain_close_never_writes_to_a_reused_number)
 	CHECK_OK(tfd_close(again));
 }
 
-struct closer {
+/* A timer and a thread that reads it. */
+struct reader {
 	int fd;
-	pid_t reader;
+	pid_t tid;
 };
 
+/* Closes the timer once its reader sleeps. */
 static void *close_soon(void *arg)
 {
-	struct closer *c = arg;
+	struct reader *c = arg;
 
-	CHECK(t_wait_asleep(c->reader));
+	CHECK(t_wait_asleep(c->tid));
 	CHECK_OK(tfd_close(c->fd));
 	return NULL;
 }
@@ -665,14 +674,12 @@ static void *close_soon(void *arg)
  * as Linux keeps the file of a descriptor being read (before: EBADF). */
 TEST(close_while_another_thread_waits_in_tfd_read)
 {
-	struct closer c = { t_timer(CLOCK_MONOTONIC, 0), gettid() };
+	struct reader c = { t_timer(CLOCK_MONOTONIC, 0), gettid() };
 	int64_t t0 = t_now(CLOCK_MONOTONIC);
 	pthread_t th;
 	uint64_t n = 0;
 
-	if (!tfd_engine_private_files())
-		t_skip("the engine runs its fallback here (tfd(7)), which "
-		       "cannot keep this");
+	need_private_files();
 
 	t_arm(c.fd, 0, 150 * MS, 0);
 	CHECK_EQ(pthread_create(&th, NULL, close_soon, &c), 0);
@@ -681,11 +688,7 @@ TEST(close_while_another_thread_waits_in_tfd_read)
 	pthread_join(th, NULL);
 }
 
-struct reader {
-	int fd;
-	pid_t tid;
-};
-
+/* Reads the timer, after telling its thread id. */
 static void *read_one(void *arg)
 {
 	struct reader *r = arg;
@@ -706,9 +709,7 @@ TEST(closed_timer_keeps_running_for_every_waiting_tfd_read)
 	struct reader r[3];
 	pthread_t th[3];
 
-	if (!tfd_engine_private_files())
-		t_skip("the engine runs its fallback here (tfd(7)), which "
-		       "cannot keep this");
+	need_private_files();
 
 	t_arm(fd, 0, 300 * MS, 20 * MS);
 	for (i = 0; i < 3; i++) {

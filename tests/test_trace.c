@@ -208,6 +208,16 @@ TEST(trace_names_the_programs_a_shell_starts)
 	CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 0);
 }
 
+/* A new file from the template file (mkstemp), holding content. */
+static void write_trace(char *file, const char *content, size_t len)
+{
+	int fd = mkstemp(file);
+
+	CHECK_GE(fd, 0);
+	CHECK_EQ(write(fd, content, len), (ssize_t)len);
+	close(fd);
+}
+
 /* A trace that cannot be read is one line on stderr, exit 1 (2 is for
  * usage); what the line holds is shown only when it is text. */
 static void bad_trace(const char *content, size_t len, const char *what,
@@ -215,11 +225,9 @@ static void bad_trace(const char *content, size_t len, const char *what,
 {
 	char file[] = "/tmp/tfd-trace-bad.XXXXXX", cmd[512];
 	static char out[1 << 16], err[4096];
-	int fd = mkstemp(file), st;
+	int st;
 
-	CHECK_GE(fd, 0);
-	CHECK_EQ(write(fd, content, len), (ssize_t)len);
-	close(fd);
+	write_trace(file, content, len);
 	snprintf(cmd, sizeof(cmd), "%s trace %s", tool(), file);
 	st = t_sh(cmd, out, sizeof(out), err, sizeof(err));
 	unlink(file);
@@ -334,12 +342,8 @@ TEST(trace_summary_of_lines_written_by_hand)
 		"12.500000000 7 - virtual-advance(+1.000000000) = 0\n";
 	char file[] = "/tmp/tfd-trace-hand.XXXXXX", cmd[512];
 	static char out[1 << 16], err[4096], b[4096];
-	int fd = mkstemp(file);
 
-	CHECK_GE(fd, 0);
-	CHECK_EQ(write(fd, lines, sizeof(lines) - 1),
-	         (ssize_t)sizeof(lines) - 1);
-	close(fd);
+	write_trace(file, lines, sizeof(lines) - 1);
 	snprintf(cmd, sizeof(cmd), "%s trace %s", tool(), file);
 	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
 	unlink(file);
@@ -390,12 +394,8 @@ TEST(found_trace_with_a_time_beyond_292_years)
 		" = 0\n";
 	char file[] = "/tmp/tfd-trace-far.XXXXXX", cmd[512];
 	static char out[1 << 16], err[4096], b[4096];
-	int fd = mkstemp(file);
 
-	CHECK_GE(fd, 0);
-	CHECK_EQ(write(fd, lines, sizeof(lines) - 1),
-	         (ssize_t)sizeof(lines) - 1);
-	close(fd);
+	write_trace(file, lines, sizeof(lines) - 1);
 	snprintf(cmd, sizeof(cmd), "%s trace %s --svg %s.svg", tool(), file,
 	         file);
 	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);

@@ -74,12 +74,14 @@ static void big_trace(const char *path)
 	CHECK_EQ(fclose(f), 0);
 }
 
-static void write_file(const char *path, const char *text)
+/* A file at path holding text, then more. */
+static void write_file(const char *path, const char *text, const char *more)
 {
 	FILE *f = fopen(path, "w");
 
 	CHECK(f);
 	CHECK_GE(fputs(text, f), 0);
+	CHECK_GE(fputs(more, f), 0);
 	CHECK_EQ(fclose(f), 0);
 }
 
@@ -97,6 +99,26 @@ static void rm_dir(const char *dir)
 
 	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
 	CHECK_EQ(t_sh(cmd, out, sizeof(out), err, sizeof(err)), 0);
+}
+
+/* A directory of the test's own (dir: a template for mkdtemp), and the
+ * name of the trace in it, DIR/t, in path. */
+static void test_dir(char *dir, char *path, size_t size)
+{
+	CHECK_NE(mkdtemp(dir), NULL);
+	snprintf(path, size, "%s/t", dir);
+}
+
+/* Without python3 to read back what the test made ("the page back"), the
+ * test's directory is removed and the test skipped. */
+static void need_python(const char *dir, const char *what)
+{
+	char out[256], err[256];
+
+	if (t_sh("command -v python3", out, sizeof(out), err, sizeof(err))) {
+		rm_dir(dir);
+		t_skip("no python3 to read %s", what);
+	}
 }
 
 /*
@@ -164,8 +186,7 @@ TEST_LIMIT(trace_chrome_json_of_1024_timers_re_armed_50_times, 120)
 	static char out[1 << 16], err[4096];
 	long size;
 
-	CHECK_NE(mkdtemp(dir), NULL);
-	snprintf(path, sizeof(path), "%s/t", dir);
+	test_dir(dir, path, sizeof(path));
 	snprintf(json, sizeof(json), "%s/t.json", dir);
 	big_trace(path);
 	/* 64 MB at most, or SIGXFSZ */
@@ -174,13 +195,10 @@ TEST_LIMIT(trace_chrome_json_of_1024_timers_re_armed_50_times, 120)
 	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
 	size = file_size(json);
 	CHECKF(size < 40L << 20, "%ld bytes", size);
-	if (t_sh("command -v python3", out, sizeof(out), err, sizeof(err))) {
-		rm_dir(dir);
-		t_skip("no python3 to read the JSON back (%ld bytes written)",
-		       size);
-	}
+	snprintf(cmd, sizeof(cmd), "the JSON back (%ld bytes written)", size);
+	need_python(dir, cmd);
 	snprintf(cmd, sizeof(cmd), "%s/rules.py", dir);
-	write_file(cmd, chrome_rules);
+	write_file(cmd, chrome_rules, "");
 	snprintf(cmd, sizeof(cmd), "python3 %s/rules.py %s "
 	         "\"n('i', 'read'), n('X', 'armed'), n('M', 'thread_name')\" "
 	         "\"n('i', 'due') <= 200000, n('C')\" "
@@ -269,8 +287,7 @@ TEST_LIMIT(trace_html_of_1024_timers_fits_and_sums_up, 120)
 	static char out[1 << 16], err[4096];
 	long size;
 
-	CHECK_NE(mkdtemp(dir), NULL);
-	snprintf(path, sizeof(path), "%s/t", dir);
+	test_dir(dir, path, sizeof(path));
 	big_trace(path);
 	snprintf(cmd, sizeof(cmd), "%s trace %s --html %s.html --svg %s.svg "
 	         ">%s.txt", tool(), path, path, path, path);
@@ -281,12 +298,9 @@ TEST_LIMIT(trace_html_of_1024_timers_fits_and_sums_up, 120)
 	snprintf(cmd, sizeof(cmd), "%s.svg", path);
 	size = file_size(cmd);
 	CHECKF(size < 2L << 20, "the SVG: %ld bytes", size);
-	if (t_sh("command -v python3", out, sizeof(out), err, sizeof(err))) {
-		rm_dir(dir);
-		t_skip("no python3 to read the page back");
-	}
+	need_python(dir, "the page back");
 	snprintf(cmd, sizeof(cmd), "%s/page.py", dir);
-	write_file(cmd, page_check);
+	write_file(cmd, page_check, "");
 	snprintf(cmd, sizeof(cmd), "python3 %s/page.py %s.html %s.txt && "
 	         "python3 -c 'import sys, xml.etree.ElementTree as E; "
 	         "e = E.parse(sys.argv[1]).getroot(); print(e.get(\"width\"), "
@@ -314,8 +328,7 @@ TEST(trace_picture_folds_processes_beyond_sixteen)
 	FILE *f;
 	int i;
 
-	CHECK_NE(mkdtemp(dir), NULL);
-	snprintf(path, sizeof(path), "%s/t", dir);
+	test_dir(dir, path, sizeof(path));
 	f = fopen(path, "w");
 	CHECK_NE(f, NULL);
 	for (i = 0; i < 20; i++)
@@ -376,8 +389,7 @@ TEST_LIMIT(trace_chrome_json_of_a_hundred_thousand_reads, 60)
 	FILE *f;
 	long i;
 
-	CHECK_NE(mkdtemp(dir), NULL);
-	snprintf(path, sizeof(path), "%s/t", dir);
+	test_dir(dir, path, sizeof(path));
 	f = fopen(path, "w");
 	CHECK_NE(f, NULL);
 	fprintf(f, "0.000000000 7 - exec(/usr/local/bin/prog) = 0\n"
@@ -398,17 +410,9 @@ TEST_LIMIT(trace_chrome_json_of_a_hundred_thousand_reads, 60)
 	         ">/dev/null && tail -c 3 %s.json", tool(), path, path, path);
 	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
 	CHECKF(!strcmp(out, "\n]}") || !strcmp(out, "]}\n"), "'%s'", out);
-	if (t_sh("command -v python3", out, sizeof(out), err, sizeof(err))) {
-		snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
-		t_sh(cmd, out, sizeof(out), err, sizeof(err));
-		t_skip("no python3 to read the JSON back");
-	}
+	need_python(dir, "the JSON back");
 	snprintf(path, sizeof(path), "%s/check.py", dir);
-	f = fopen(path, "w");
-	CHECK(f);
-	CHECK_GE(fputs(chrome_rules, f), 0);
-	CHECK_GE(fputs(chrome_check, f), 0);
-	CHECK_EQ(fclose(f), 0);
+	write_file(path, chrome_rules, chrome_check);
 	snprintf(cmd, sizeof(cmd), "python3 %s/check.py %s/t.json", dir, dir);
 	CHECKF(t_sh(cmd, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
 	CHECKF(!strcmp(out,

@@ -178,33 +178,35 @@ static void *make_read_then_return(void *arg)
 	return NULL; /* left open */
 }
 
-/* The first thread ends with pthread_exit() while a worker reads a timer;
- * the worker's end ends the process, as the last thread's does: exit(0),
- * with the atexit handlers. */
-HOST_CASE(first_thread_ends_first, 0)
+/* The first thread starts a worker running fn, then ends with
+ * pthread_exit(); before, when timed, it makes worker_fd, a timer due in
+ * 30 ms. */
+static int first_thread_ends(void *(*fn)(void *), int timed)
 {
 	pthread_t th;
 
 	SKIP_UNDER_TSAN();
 	atexit(atexit_says);
-	worker_fd = h_timer(0, 30, 0);
+	if (timed)
+		worker_fd = h_timer(0, 30, 0);
 	say("first thread: ends");
-	pthread_create(&th, NULL, read_then_return, NULL);
+	pthread_create(&th, NULL, fn, NULL);
 	pthread_exit(NULL);
+}
+
+/* The first thread ends with pthread_exit() while a worker reads a timer;
+ * the worker's end ends the process, as the last thread's does: exit(0),
+ * with the atexit handlers. */
+HOST_CASE(first_thread_ends_first, 0)
+{
+	return first_thread_ends(read_then_return, 1);
 }
 
 /* The same, the worker closing the timer and ending with pthread_exit()
  * (the library's threads then stay a moment: tfd(7)). */
 HOST_CASE(first_thread_ends_last_closes, 0)
 {
-	pthread_t th;
-
-	SKIP_UNDER_TSAN();
-	atexit(atexit_says);
-	worker_fd = h_timer(0, 30, 0);
-	say("first thread: ends");
-	pthread_create(&th, NULL, read_close_then_exit, NULL);
-	pthread_exit(NULL);
+	return first_thread_ends(read_close_then_exit, 1);
 }
 
 /* The first thread, the only one of the program's, ends with a periodic
@@ -225,13 +227,7 @@ HOST_CASE(first_thread_ends_alone, 0)
 /* The process's first timer is made after its first thread ended. */
 HOST_CASE(first_thread_ends_before_any_timer, 0)
 {
-	pthread_t th;
-
-	SKIP_UNDER_TSAN();
-	atexit(atexit_says);
-	say("first thread: ends");
-	pthread_create(&th, NULL, make_read_then_return, NULL);
-	pthread_exit(NULL);
+	return first_thread_ends(make_read_then_return, 0);
 }
 
 static void *fork_child_ends_first(void *arg)
@@ -368,21 +364,28 @@ static void atexit_never(void)
 	say("atexit: ran (it must not)");
 }
 
-/* quick_exit() with timers open and a reader blocked: at_quick_exit
- * handlers run, atexit ones do not.  (The reader's timer is disarmed:
- * ThreadSanitizer's _exit() sleeps a second, on virtual time one in which
- * time may move.) */
-HOST_CASE(quick_exit_with_timers, 0)
+/* Two timers open, a periodic one and one that a thread is blocked
+ * reading, and an atexit handler that must not run.  (The reader's timer
+ * is disarmed: ThreadSanitizer's _exit() sleeps a second, on virtual time
+ * one in which time may move.) */
+static void timers_and_a_blocked_reader(void)
 {
 	static int fd;
 	pthread_t th;
 
 	fd = T_create(CLOCK_MONOTONIC, 0);
 	h_timer(0, 1, 1);
-	at_quick_exit(quick_says);
 	atexit(atexit_never);
 	pthread_create(&th, NULL, read_forever, &fd);
 	h_sleep_ms(30);
+}
+
+/* quick_exit() with timers open and a reader blocked: at_quick_exit
+ * handlers run, atexit ones do not. */
+HOST_CASE(quick_exit_with_timers, 0)
+{
+	at_quick_exit(quick_says);
+	timers_and_a_blocked_reader();
 	say("quick_exit(6)");
 	quick_exit(6);
 }
@@ -390,14 +393,7 @@ HOST_CASE(quick_exit_with_timers, 0)
 /* _exit() with timers open and a reader blocked: nothing runs. */
 HOST_CASE(underscore_exit_with_timers, 0)
 {
-	static int fd;
-	pthread_t th;
-
-	fd = T_create(CLOCK_MONOTONIC, 0);
-	h_timer(0, 1, 1);
-	atexit(atexit_never);
-	pthread_create(&th, NULL, read_forever, &fd);
-	h_sleep_ms(30);
+	timers_and_a_blocked_reader();
 	say("_exit(7)");
 	_exit(7);
 }
