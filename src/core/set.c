@@ -9,7 +9,7 @@
 #include <string.h>
 
 #define TFD_SET_BLOCK 4096u /* records a block */
-#define SET_MAX_KEYS (UINT32_MAX - TFD_SET_BLOCK) /* (index + 1 fits) */
+#define SET_MAX_KEYS (1u << 31) /* (index + 1 fits; buckets double) */
 
 void tfd_set_core_init(struct tfd_set_core *s)
 {

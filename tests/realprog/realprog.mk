@@ -18,11 +18,14 @@ RP_CXX := $(shell command -v $(CXX) >/dev/null 2>&1 && echo yes)
 # sanitizer's build of the tree: its programs are built so already).
 RP_ASAN := $(if $(SAN),,$(shell echo 'int main(void){return 0;}' | \
     $(CC) -x c -fsanitize=address -o /dev/null - >/dev/null 2>&1 && echo yes))
+# The kernel's io_uring header (linux-libc-dev) for vuring.
+RP_URING := $(wildcard /usr/include/linux/io_uring.h)
 RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/deliver $(RP)/rawsys $(RP)/ticker $(RP)/overhead \
           $(RP)/onehop $(RP)/clockjump \
           $(RP)/nowork $(RP)/noalloc \
           $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \
           $(RP)/vsyscall $(RP)/vscale $(RP)/vnagle \
+          $(if $(RP_URING),$(RP)/vuring) \
           $(if $(RP_WL),$(RP)/wl_timers) $(if $(RP_SD),$(RP)/sd_timers) \
           $(if $(RP_CXX),$(RP)/cvwait) $(if $(RP_ASAN),$(RP)/sanitized)
 
@@ -35,7 +38,7 @@ $(RP)/timerfd_glibc $(RP)/ticker $(RP)/rawsys $(RP)/onehop $(RP)/noalloc \
     $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS)
 $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \
-    $(RP)/vsyscall: $(RP)/%: \
+    $(RP)/vsyscall $(RP)/vuring: $(RP)/%: \
     tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
 # clockjump defines clock_gettime for the preload to call.

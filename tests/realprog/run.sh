@@ -101,6 +101,7 @@ golang
 
 vscale
 vnagle
+vuring
 
 exec_trace
 finish
