@@ -4,8 +4,11 @@
 # -ww -z (all warnings) and man -l (what a reader types, from the top of
 # the tree: a `.so man/OTHER.3` page is resolved from there), each with
 # nothing on stderr; with MANDIR, the installed pages too, with man -M.
-# Prints what failed; exit status 1 if any did, 77 if neither groff nor
-# man is here (skipped).
+# And no page glues words: the alternating-font macros (.BI, .BR...)
+# join their arguments with no space, so two unquoted arguments that end
+# and begin with a letter or digit render as one word (".BI x y (a note)"
+# gives "y(anote)").  Prints what failed; exit status 1 if any did, 77
+# if neither groff nor man is here (skipped).
 #
 #   sh tests/man.sh [MANDIR]
 set -u
@@ -43,6 +46,40 @@ if [ -n "${1:-}" ] && [ -n "$have_man" ]; then
 		    man -M "$1" "$s" "${name%.*}"
 	done
 fi
+# The words: each argument of an alternating-font macro, quoted or not,
+# and whether two unquoted ones meet letter to letter.
+awk '
+/^\.(BI|BR|IB|IR|RB|RI)[ \t]/ {
+	line = substr($0, 5)
+	n = 0
+	while (sub(/^[ \t]+/, "", line) >= 0 && line != "") {
+		n++
+		if (substr(line, 1, 1) == "\"") {
+			line = substr(line, 2)
+			q = index(line, "\"")
+			if (!q)
+				q = length(line) + 1
+			arg[n] = substr(line, 1, q - 1)
+			line = substr(line, q + 1)
+			quoted[n] = 1
+		} else {
+			if (!match(line, /[ \t]/))
+				RSTART = length(line) + 1
+			arg[n] = substr(line, 1, RSTART - 1)
+			line = substr(line, RSTART)
+			quoted[n] = 0
+		}
+	}
+	for (i = 1; i < n; i++)
+		if (!quoted[i] && !quoted[i + 1] && arg[i] ~ /[A-Za-z0-9]$/ &&
+		    arg[i + 1] ~ /^[A-Za-z0-9]/) {
+			printf "man: %s:%d: \"%s\" and \"%s\" render as one " \
+			    "word\n", FILENAME, FNR, arg[i], arg[i + 1]
+			bad = 1
+			break
+		}
+}
+END { exit bad }' man/*.[1-9] || fail=1
 [ -z "$have_groff" ] && echo "man: groff is not installed: man -l only"
 [ -z "$have_man" ] && echo "man: man(1) is not installed: groff only"
 if [ "$fail" -ne 0 ]; then
