@@ -7,8 +7,9 @@
  * earliest deadline of the keys and disarmed when none is armed: the
  * descriptor is readable from the moment a key is due (or, right after a
  * read, a slack later: rearm()) until a read takes it, and the backend
- * is asked for one deadline whatever the number of keys.  Arming, re-arming and cancelling a key touch the backend only
- * when the earliest deadline changes.  A read takes the due keys from
+ * is asked for one deadline whatever the number of keys.  Arming,
+ * re-arming and cancelling a key touch the backend only when the
+ * earliest deadline changes.  A read takes the due keys from
  * memory; with none due it waits in the timer's own read (blocking, or
  * EAGAIN), then looks again.
  *

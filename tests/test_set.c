@@ -241,7 +241,8 @@ TEST(set_dense_keys_never_early)
 			for (k = 0; k < r / REC; k++) {
 				CHECK_LT(rec[k].key, 400u);
 				CHECK_EQ(seen[rec[k].key]++, 0);
-				CHECK_GE(now, start + (int64_t)rec[k].key * 10 * US);
+				CHECK_GE(now, start + (int64_t)rec[k].key *
+				                              10 * US);
 			}
 			got += (int)(r / REC);
 		}
@@ -264,7 +265,8 @@ TEST(set_slack_after_a_read_on_real_time)
 	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, TFD_NONBLOCK));
 	for (tries = 0; tries < 20; tries++) {
 		int64_t start = t_now(CLOCK_MONOTONIC) + 2 * MS, before;
-		struct itimerspec a = t_its(start, 0), b = t_its(start + 30 * US, 0);
+		struct itimerspec a = t_its(start, 0);
+		struct itimerspec b = t_its(start + 30 * US, 0);
 		ssize_t r;
 
 		CHECK_OK(tfd_set_settime(sfd, 1, TFD_TIMER_ABSTIME, &a, NULL));
