@@ -407,13 +407,14 @@ ssize_t tfd_set_read(int sfd, struct tfd_expiry *buf, size_t count)
 		max = INT_MAX / sizeof(*buf);
 	tfd_may_not_return();
 	pthread_testcancel();
-	e = tfd_sets_check(sfd);
-	if (!e && count < sizeof(*buf))
-		e = EINVAL;
-	else if (!e && !buf)
-		e = EFAULT;
-	if (!e)
+	if (count < sizeof(*buf) || !buf) {
+		/* The descriptor is judged first, as tfd_read does. */
+		e = tfd_sets_check(sfd);
+		if (!e)
+			e = count < sizeof(*buf) ? EINVAL : EFAULT;
+	} else {
 		e = tfd_sets_read(be, sfd, buf, max, &n);
+	}
 	return result(e, (int)(n * sizeof(*buf)), saved);
 }
 

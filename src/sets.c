@@ -42,7 +42,7 @@ static pthread_mutex_t sets_lock = PTHREAD_MUTEX_INITIALIZER;
 TFD_LOCK_RANK(sets_lock, LK_SETS);
 static struct tfd_set **table; /* [sets_lock] by descriptor */
 static size_t ntable;          /* [sets_lock] */
-static int nsets;              /* [sets_lock], read without it */
+int tfd_nsets;                 /* [sets_lock], read without it */
 
 static void free_set(struct tfd_set *s)
 {
@@ -59,7 +59,7 @@ static void sets_forked(void)
 
 	table = NULL;
 	ntable = 0;
-	__atomic_store_n(&nsets, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&tfd_nsets, 0, __ATOMIC_RELAXED);
 	if (pthread_mutex_trylock(&sets_lock) != 0) {
 		pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
 
@@ -156,13 +156,13 @@ static void drop(int fd)
 	struct tfd_set *s = table[fd];
 
 	table[fd] = NULL;
-	__atomic_store_n(&nsets, nsets - 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&tfd_nsets, tfd_nsets - 1, __ATOMIC_RELAXED);
 	free_set(s);
 }
 
 void tfd_sets_forget(int fd)
 {
-	if (!__atomic_load_n(&nsets, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&tfd_nsets, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&sets_lock);
 	if (lookup(fd))
@@ -194,7 +194,7 @@ int tfd_sets_create(const struct tfd_backend *be, int clockid, int flags,
 		drop(fd); /* closed with close(2): that set is gone */
 	if (!e) {
 		table[fd] = s;
-		__atomic_store_n(&nsets, nsets + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&tfd_nsets, tfd_nsets + 1, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&sets_lock);
 	if (e) {
@@ -308,20 +308,13 @@ int tfd_sets_read(const struct tfd_backend *be, int sfd,
 
 int tfd_sets_check(int sfd)
 {
-	int is;
-
-	pthread_mutex_lock(&sets_lock);
-	is = lookup(sfd) != NULL;
-	pthread_mutex_unlock(&sets_lock);
-	return is ? 0 : not_set(sfd);
+	return tfd_sets_has(sfd) ? 0 : not_set(sfd);
 }
 
-int tfd_sets_has(int fd)
+int tfd_sets_is(int fd)
 {
 	int is;
 
-	if (!__atomic_load_n(&nsets, __ATOMIC_RELAXED))
-		return 0;
 	pthread_mutex_lock(&sets_lock);
 	is = lookup(fd) != NULL;
 	pthread_mutex_unlock(&sets_lock);
@@ -332,7 +325,7 @@ int tfd_sets_close(const struct tfd_backend *be, int fd, int *e)
 {
 	int is;
 
-	if (!__atomic_load_n(&nsets, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&tfd_nsets, __ATOMIC_RELAXED))
 		return 0;
 	pthread_mutex_lock(&sets_lock);
 	is = lookup(fd) != NULL;

@@ -27,8 +27,15 @@ int tfd_sets_read(const struct tfd_backend *be, int sfd,
                   struct tfd_expiry *buf, size_t max, size_t *n);
 /* 0 if sfd is a set, else EBADF or EINVAL. */
 int tfd_sets_check(int sfd);
-/* 1 if fd is a set: none of the timer calls is for it. */
-int tfd_sets_has(int fd);
+/* 1 if fd is a set: none of the timer calls is for it.  With no set in
+ * the process (the timer calls' common case), one load. */
+extern int tfd_nsets; /* sets open (sets.c) */
+int tfd_sets_is(int fd);
+static inline int tfd_sets_has(int fd)
+{
+	return __atomic_load_n(&tfd_nsets, __ATOMIC_RELAXED) &&
+	       tfd_sets_is(fd);
+}
 /* fd ends a set if it is one (closed with its timer on be: *e close's
  * error, and 1), else 0. */
 int tfd_sets_close(const struct tfd_backend *be, int fd, int *e);
