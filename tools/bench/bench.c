@@ -68,6 +68,7 @@ static void run(int w, void (*fn)(int, long), long n)
 	fprintf(stderr, "tfd bench: %-3s %-30s N=%-6ld", id, name, n);
 	fflush(stderr);
 	for (r = 0; r < bench.rounds && !bench.failed; r++) {
+		bench.round = r;
 		if (!fn)
 			bench_live_round(w);
 		for (s = K; fn && s <= E; s++) {

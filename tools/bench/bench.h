@@ -119,6 +119,7 @@ struct row {
 
 struct bench {
 	int quick, json, rounds, sides, failed, nfilter, plain;
+	int round; /* the round running, from 0 */
 	const char *filter[16];
 	long kmax, emax; /* the largest N of timers that fits in fds */
 	long nofile;     /* RLIMIT_NOFILE, raised to the hard limit */
