@@ -30,10 +30,14 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
+
+#define SET_SLACK_NS 50000
 
 struct tfd_set {
 	int clockid;
+	int64_t slack; /* ns, on real clocks: rearm() */
 	int64_t armed; /* the timer's deadline, -1 disarmed, -2 unknown */
 	struct tfd_set_core core;
 };
@@ -104,15 +108,15 @@ static int64_t now_of(const struct tfd_backend *be, const struct tfd_set *s)
 /*
  * The timer at the earliest deadline, if that changed; a deadline after
  * now but before not_before at not_before.  A read that took keys passes
- * now + SET_SLACK_NS on real clocks: the keys of a dense set (a million
- * due within a second come a microsecond apart) are then read some at a
- * time, each at most that late, instead of one post and one wake-up of
- * the reader each; a key alone comes at its deadline.  Never early.
- * Linux gives the timeouts of poll(2) and its kin a slack of 50 us; on
+ * now + the set's slack on real clocks: the keys of a dense set (a
+ * million due within a second come a microsecond apart) are then read
+ * some at a time, each at most that late, instead of one post and one
+ * wake-up of the reader each; a key alone comes at its deadline.  Never
+ * early.  The slack is the timer slack of the thread that made the set
+ * (prctl(2) PR_SET_TIMERSLACK): the lateness Linux lets the timeouts of
+ * poll(2) and its kin have, 50 us unless the program chose another.  On
  * the virtual clock, where a wake-up costs nothing, there is none.
  */
-#define SET_SLACK_NS 50000
-
 static int rearm(const struct tfd_backend *be, int fd, struct tfd_set *s,
                  int64_t now, int64_t not_before)
 {
@@ -186,6 +190,9 @@ int tfd_sets_create(const struct tfd_backend *be, int clockid, int flags,
 		return e;
 	}
 	s->clockid = clockid;
+	s->slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	if (s->slack < 0)
+		s->slack = SET_SLACK_NS; /* (Linux's default) */
 	s->armed = -1;
 	tfd_set_core_init(&s->core);
 	pthread_mutex_lock(&sets_lock);
@@ -274,7 +281,7 @@ static size_t take(const struct tfd_backend *be, int sfd, struct tfd_set *s,
 	}
 	/* (a failure leaves armed -2: tried again) */
 	rearm(be, sfd, s, now,
-	      n && !be->virtual_now ? tfd_ns_add(now, SET_SLACK_NS) : 0);
+	      n && !be->virtual_now ? tfd_ns_add(now, s->slack) : 0);
 	return n;
 }
 

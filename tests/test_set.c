@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -281,6 +282,47 @@ TEST(set_slack_after_a_read_on_real_time)
 		check_rec(&rec[0], 1, 1);
 		while (t_now(CLOCK_MONOTONIC) < before + 45 * US)
 			CHECK_EQ(t_readable(sfd, 0), 0);
+		CHECK_EQ(t_readable(sfd, 1000), 1);
+		read_n(sfd, rec, 2, 1);
+		check_rec(&rec[0], 2, 1);
+		break;
+	}
+	CHECK_OK(tfd_close(sfd));
+	if (tries == 20)
+		t_skip("the first key was never read before the second was "
+		       "due (a slow machine)");
+}
+
+/* The slack is the timer slack of the thread that made the set: with
+ * 20 ms, a key due 2 ms after a read is not readable before 15 ms have
+ * passed (the timer is armed 20 ms after the read, so it cannot be
+ * sooner), and then comes once. */
+TEST(set_slack_is_the_timer_slack_of_the_thread_that_made_it)
+{
+	struct tfd_expiry rec[2];
+	int sfd, tries;
+
+	CHECK_OK(prctl(PR_SET_TIMERSLACK, 20 * MS, 0, 0, 0));
+	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, TFD_NONBLOCK));
+	CHECK_OK(prctl(PR_SET_TIMERSLACK, 0, 0, 0, 0)); /* (the default) */
+	for (tries = 0; tries < 20; tries++) {
+		int64_t start = t_now(CLOCK_MONOTONIC) + 2 * MS, before;
+		struct itimerspec a = t_its(start, 0);
+		struct itimerspec b = t_its(start + 2 * MS, 0);
+		ssize_t r;
+
+		CHECK_OK(tfd_set_settime(sfd, 1, TFD_TIMER_ABSTIME, &a, NULL));
+		CHECK_OK(tfd_set_settime(sfd, 2, TFD_TIMER_ABSTIME, &b, NULL));
+		while ((before = t_now(CLOCK_MONOTONIC)) < start)
+			;
+		r = tfd_set_read(sfd, rec, sizeof(rec));
+		if (r != REC) { /* both due already: too slow */
+			CHECK_EQ(r, 2 * REC);
+			continue;
+		}
+		check_rec(&rec[0], 1, 1);
+		while (t_now(CLOCK_MONOTONIC) < before + 15 * MS)
+			CHECK_EQ(t_readable(sfd, 1), 0);
 		CHECK_EQ(t_readable(sfd, 1000), 1);
 		read_n(sfd, rec, 2, 1);
 		check_rec(&rec[0], 2, 1);
