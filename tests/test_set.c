@@ -547,9 +547,21 @@ struct ref_key {
 	struct tfd_model m;
 };
 
+/* The earliest deadline of the reference's keys, -1 if none. */
+static int64_t ref_next(const struct ref_key *ref, int n)
+{
+	int64_t next = -1;
+	int j;
+
+	for (j = 0; j < n; j++)
+		if (ref[j].armed && (next < 0 || ref[j].m.next < next))
+			next = ref[j].m.next;
+	return next;
+}
+
 /* Random arms, cancels, queries and reads on 64 keys, the core and the
  * reference (one model a key, looked at one by one) agreeing at each
- * step. */
+ * step, on the keys' settings, the records and the earliest deadline. */
 TEST(set_core_matches_a_reference)
 {
 	static struct ref_key ref[64];
@@ -620,6 +632,7 @@ TEST(set_core_matches_a_reference)
 		default:
 			now += (r >> 12) % 9;
 		}
+		CHECK_EQ(tfd_set_core_next(&s), ref_next(ref, 64));
 	}
 	tfd_set_core_free(&s);
 }

@@ -167,6 +167,7 @@ int tfd_set_core_arm(struct tfd_set_core *s, uint64_t key, int64_t now,
 {
 	uint32_t *link, i = find(s, key, &link);
 	struct tfd_set_rec *r;
+	int64_t before;
 
 	if (old)
 		query(i ? rec(s, i - 1) : NULL, now, old);
@@ -178,8 +179,13 @@ int tfd_set_core_arm(struct tfd_set_core *s, uint64_t key, int64_t now,
 	if (!i && !(i = take_rec(s, key)))
 		return ENOMEM;
 	r = rec(s, i - 1);
+	before = r->m.next;
 	tfd_model_set(&r->m, now, value, interval, absolute);
-	tfd_queue_set(&s->q, &r->q, r->m.next);
+	/* A key pushed later keeps its place in the heap, which is then
+	 * early (never later than the key's deadline): the heap is touched
+	 * when that place comes to the top (fresh()). */
+	if (r->q.pos == TFD_QUEUE_NONE || r->m.next < before)
+		tfd_queue_set(&s->q, &r->q, r->m.next);
 	return 0;
 }
 
@@ -194,13 +200,30 @@ int tfd_set_core_query(const struct tfd_set_core *s, uint64_t key,
 	return 0;
 }
 
+/*
+ * The heap's top, its key the deadline of its record.  A key re-armed
+ * later than its place in the heap (a connection's activity pushing its
+ * timeout) kept that place: each such place that comes to the top moves
+ * down to the key's deadline, once however often the key was pushed.
+ * A place is never later than its key's deadline.
+ */
+static const struct tfd_qent *fresh(struct tfd_set_core *s)
+{
+	const struct tfd_qent *top;
+
+	while ((top = tfd_queue_top(&s->q)) &&
+	       top->key != rec_of(top)->m.next)
+		tfd_queue_set(&s->q, top->node, rec_of(top)->m.next);
+	return top;
+}
+
 size_t tfd_set_core_take(struct tfd_set_core *s, int64_t now,
                          struct tfd_set_out *out, size_t max)
 {
 	const struct tfd_qent *top;
 	size_t n = 0;
 
-	while (n < max && (top = tfd_queue_top(&s->q)) && top->key <= now) {
+	while (n < max && (top = fresh(s)) && top->key <= now) {
 		struct tfd_set_rec *r = rec_of(top);
 		uint32_t *link = NULL;
 
@@ -218,9 +241,9 @@ size_t tfd_set_core_take(struct tfd_set_core *s, int64_t now,
 	return n;
 }
 
-int64_t tfd_set_core_next(const struct tfd_set_core *s)
+int64_t tfd_set_core_next(struct tfd_set_core *s)
 {
-	const struct tfd_qent *top = tfd_queue_top(&s->q);
+	const struct tfd_qent *top = fresh(s);
 
 	return top ? top->key : -1;
 }

@@ -61,6 +61,6 @@ int tfd_set_core_query(const struct tfd_set_core *s, uint64_t key,
 size_t tfd_set_core_take(struct tfd_set_core *s, int64_t now,
                          struct tfd_set_out *out, size_t max);
 /* The earliest deadline of the set, -1 if no key is armed. */
-int64_t tfd_set_core_next(const struct tfd_set_core *s);
+int64_t tfd_set_core_next(struct tfd_set_core *s);
 
 #endif
