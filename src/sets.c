@@ -230,7 +230,8 @@ int tfd_sets_settime(const struct tfd_backend *be, int sfd, uint64_t key,
 	if (old || !abs) /* (an absolute arm needs no clock) */
 		now = now_of(be, s);
 	e = tfd_set_core_arm(&s->core, key, now, tfd_ts_to_ns(&nv->it_value),
-	                     tfd_ts_to_ns(&nv->it_interval), abs, old);
+	                     tfd_ts_to_ns(&nv->it_interval), abs, 0,
+	                     old);
 	/* The key is armed: a failure to move the timer (none on the
 	 * engine) leaves armed -2, and the next call tries again. */
 	if (!e)

@@ -543,7 +543,7 @@ TEST(set_holds_many_keys_behind_one_descriptor)
 /* ---- src/core/set.c against a plain reference ---- */
 
 struct ref_key {
-	int armed;
+	int armed, cancel;
 	struct tfd_model m;
 };
 
@@ -559,17 +559,56 @@ static int64_t ref_next(const struct ref_key *ref, int n)
 	return next;
 }
 
-/* Random arms, cancels, queries and reads on 64 keys, the core and the
- * reference (one model a key, looked at one by one) agreeing at each
- * step, on the keys' settings, the records and the earliest deadline. */
+/* 1 if a key armed asks for cancel-on-set. */
+static int ref_watch(const struct ref_key *ref, int n)
+{
+	int j;
+
+	for (j = 0; j < n; j++)
+		if (ref[j].armed && ref[j].cancel)
+			return 1;
+	return 0;
+}
+
+/* A read of the reference: exactly the keys due, earliest first. */
+static void ref_take(struct ref_key *ref, struct tfd_set_core *s,
+                     int64_t now)
+{
+	struct tfd_set_out out[8];
+	size_t n = tfd_set_core_take(s, now, out, 8), i;
+	int64_t last = 0;
+	int j;
+
+	for (i = 0; i < n; i++) {
+		struct ref_key *k = &ref[out[i].key];
+
+		CHECK(k->armed);
+		CHECK_LE(k->m.next, now);
+		CHECK_GE(k->m.next, last);
+		last = k->m.next;
+		tfd_model_advance(&k->m, now);
+		CHECK_EQ(out[i].count, tfd_model_take(&k->m));
+		k->armed = k->m.next != 0;
+	}
+	if (n < 8) /* none left due */
+		for (j = 0; j < 64; j++)
+			if (ref[j].armed)
+				CHECK_GT(ref[j].m.next, now);
+}
+
+/* Random arms (with cancel-on-set or not), cancels, queries, clock sets
+ * and reads on 64 keys, the core and the reference (one model a key,
+ * looked at one by one; a cancellation pending from a clock set made
+ * while a key asked, until a read or the last such key goes) agreeing
+ * at each step, on the keys' settings, the records and the earliest
+ * deadline. */
 TEST(set_core_matches_a_reference)
 {
 	static struct ref_key ref[64];
 	struct tfd_set_core s;
-	struct tfd_set_out out[8];
 	unsigned seed = 12345;
 	int64_t now = 1000;
-	int step;
+	int step, pending = 0, sets = 0, forgot = 0;
 
 	tfd_set_core_init(&s);
 	for (step = 0; step < 200000; step++) {
@@ -577,23 +616,26 @@ TEST(set_core_matches_a_reference)
 		uint64_t key = r % 64;
 		struct itimerspec a, b;
 
-		switch ((r >> 8) % 5) {
+		switch ((r >> 8) % 6) {
 		case 0: { /* arm, relative or absolute, one-shot or not */
 			int64_t v = (r >> 12) % 50, iv = (r >> 20) % 3 * 7;
 			int abs = (r >> 24) & 1;
+			/* (few keys ask: the last of them often goes) */
+			int c = key < 4 && (r >> 25) & 1;
 
 			if (abs)
 				v += now - 20;
 			if (v <= 0)
 				v = 0;
-			CHECK_EQ(tfd_set_core_arm(&s, key, now, v, iv, abs, &a),
-			         0);
+			CHECK_EQ(tfd_set_core_arm(&s, key, now, v, iv, abs, c,
+			                          &a), 0);
 			if (ref[key].armed)
 				tfd_model_query(&ref[key].m, now, &b);
 			else
 				memset(&b, 0, sizeof(b));
 			CHECK(!memcmp(&a, &b, sizeof(a)));
 			ref[key].armed = v != 0;
+			ref[key].cancel = c;
 			tfd_model_set(&ref[key].m, now, v, iv, abs);
 			break;
 		}
@@ -605,34 +647,32 @@ TEST(set_core_matches_a_reference)
 				CHECK(!memcmp(&a, &b, sizeof(a)));
 			}
 			break;
-		case 2: { /* read: exactly the keys due, earliest first */
-			size_t n = tfd_set_core_take(&s, now, out, 8), i;
-			int64_t last = 0;
-
-			for (i = 0; i < n; i++) {
-				struct ref_key *k = &ref[out[i].key];
-
-				CHECK(k->armed);
-				CHECK_LE(k->m.next, now);
-				CHECK_GE(k->m.next, last);
-				last = k->m.next;
-				tfd_model_advance(&k->m, now);
-				CHECK_EQ(out[i].count, tfd_model_take(&k->m));
-				k->armed = k->m.next != 0;
-			}
-			if (n < 8) { /* none left due */
-				int j;
-
-				for (j = 0; j < 64; j++)
-					if (ref[j].armed)
-						CHECK_GT(ref[j].m.next, now);
-			}
+		case 2: /* read: the cancellation first (it takes nothing) */
+			CHECK_EQ(tfd_set_core_cancelled(&s, 1), pending);
+			if (!pending)
+				ref_take(ref, &s, now);
+			pending = 0;
 			break;
-		}
+		case 3: /* the clock was set */
+			if ((r >> 12) % 4)
+				break;
+			tfd_set_core_clock_set(&s);
+			pending |= ref_watch(ref, 64);
+			sets += pending;
+			break;
 		default:
 			now += (r >> 12) % 9;
 		}
 		CHECK_EQ(tfd_set_core_next(&s), ref_next(ref, 64));
+		if (pending && !ref_watch(ref, 64)) {
+			pending = 0;
+			forgot++;
+		}
+		CHECK_EQ(tfd_set_core_watch(&s), ref_watch(ref, 64));
+		CHECK_EQ(tfd_set_core_cancelled(&s, 0), pending);
 	}
+	/* The cancellations were exercised, and forgotten. */
+	CHECK_GT(sets, 1000); /* (6,713) */
+	CHECK_GT(forgot, 10); /* (19 with this seed) */
 	tfd_set_core_free(&s);
 }

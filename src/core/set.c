@@ -9,6 +9,10 @@
 #include <string.h>
 
 #define TFD_SET_BLOCK 4096u /* records a block */
+/* A block: its records, then a bit each, set for a key armed with
+ * cancel-on-set (a field of the record would cost it 8 bytes). */
+#define BLOCK_BYTES (TFD_SET_BLOCK * sizeof(struct tfd_set_rec) + \
+                     TFD_SET_BLOCK / 8)
 #define SET_MAX_KEYS (1u << 31) /* (index + 1 fits; buckets double) */
 
 void tfd_set_core_init(struct tfd_set_core *s)
@@ -31,6 +35,32 @@ void tfd_set_core_free(struct tfd_set_core *s)
 static struct tfd_set_rec *rec(const struct tfd_set_core *s, uint32_t i)
 {
 	return &s->block[i / TFD_SET_BLOCK][i % TFD_SET_BLOCK];
+}
+
+/* Record i's cancel-on-set bit: its byte, and in *bit its mask. */
+static unsigned char *cbit(const struct tfd_set_core *s, uint32_t i,
+                           unsigned char *bit)
+{
+	unsigned char *bits = (unsigned char *)(s->block[i / TFD_SET_BLOCK] +
+	                                        TFD_SET_BLOCK);
+
+	*bit = (unsigned char)(1u << (i % 8));
+	return &bits[i % TFD_SET_BLOCK / 8];
+}
+
+/* Record i (+ 1) asks (cancel 1) or not to learn of clock sets: the
+ * count of those kept, and a cancellation forgotten with the last. */
+static void set_cancel(struct tfd_set_core *s, uint32_t i, int cancel)
+{
+	unsigned char bit, *w = cbit(s, i - 1, &bit);
+
+	if (!(*w & bit) == !cancel)
+		return;
+	*w ^= bit;
+	if (cancel)
+		s->ncancel++;
+	else if (!--s->ncancel)
+		s->cancelled = 0;
 }
 
 /* The record a heap entry is of. */
@@ -120,8 +150,7 @@ static uint32_t take_rec(struct tfd_set_core *s, uint64_t key)
 			if (!blocks)
 				return 0;
 			s->block = blocks;
-			s->block[s->nblock] =
-			        calloc(TFD_SET_BLOCK, sizeof(*r));
+			s->block[s->nblock] = calloc(1, BLOCK_BYTES);
 			if (!s->block[s->nblock])
 				return 0;
 			s->nblock++;
@@ -145,6 +174,7 @@ static void forget(struct tfd_set_core *s, uint32_t i, uint32_t *link)
 {
 	struct tfd_set_rec *r = rec(s, i - 1);
 
+	set_cancel(s, i, 0);
 	*link = r->next;
 	tfd_queue_remove(&s->q, &r->q);
 	r->next = s->free;
@@ -163,7 +193,7 @@ static void query(const struct tfd_set_rec *r, int64_t now,
 
 int tfd_set_core_arm(struct tfd_set_core *s, uint64_t key, int64_t now,
                      int64_t value, int64_t interval, int absolute,
-                     struct itimerspec *old)
+                     int cancel, struct itimerspec *old)
 {
 	uint32_t *link, i = find(s, key, &link);
 	struct tfd_set_rec *r;
@@ -178,6 +208,7 @@ int tfd_set_core_arm(struct tfd_set_core *s, uint64_t key, int64_t now,
 	}
 	if (!i && !(i = take_rec(s, key)))
 		return ENOMEM;
+	set_cancel(s, i, cancel);
 	r = rec(s, i - 1);
 	before = r->m.next;
 	tfd_model_set(&r->m, now, value, interval, absolute);
@@ -246,4 +277,19 @@ int64_t tfd_set_core_next(struct tfd_set_core *s)
 	const struct tfd_qent *top = fresh(s);
 
 	return top ? top->key : -1;
+}
+
+void tfd_set_core_clock_set(struct tfd_set_core *s)
+{
+	if (s->ncancel)
+		s->cancelled = 1;
+}
+
+int tfd_set_core_cancelled(struct tfd_set_core *s, int take)
+{
+	int c = s->cancelled;
+
+	if (take)
+		s->cancelled = 0;
+	return c;
 }
