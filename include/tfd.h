@@ -103,12 +103,13 @@ TFD_API int tfd_close(int fd);
  *   tfd_set_create   a set on CLOCK_MONOTONIC, _REALTIME or _BOOTTIME;
  *                    flags TFD_NONBLOCK, TFD_CLOEXEC
  *   tfd_set_settime  key armed as timerfd_settime(2) arms a timer
- *                    (TFD_TIMER_ABSTIME); a zero it_value disarms it and
- *                    forgets the key
+ *                    (TFD_TIMER_ABSTIME, TFD_TIMER_CANCEL_ON_SET); a zero
+ *                    it_value disarms it and forgets the key
  *   tfd_set_gettime  key's time left and interval (ENOENT: not armed)
  *   tfd_set_read     whole records of the keys that expired, each key
  *                    once, with its expirations since its last record; a
- *                    one-shot key is forgotten once read
+ *                    one-shot key is forgotten once read; ECANCELED
+ *                    once after CLOCK_REALTIME was set, if a key asked
  *   tfd_close        ends the set
  *
  * The descriptor is readable (poll, select, epoll) while a key has

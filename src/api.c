@@ -363,8 +363,9 @@ int tfd_set_create(clockid_t clockid, int flags)
 	return result(e, fd, saved);
 }
 
-/* As tfd_settime: the value first, then the descriptor.  Only
- * TFD_TIMER_ABSTIME (CANCEL_ON_SET: tfd_set(3), BUGS). */
+/* As tfd_settime: the value first, then the descriptor; the flags of a
+ * timer (CANCEL_ON_SET counts on an absolute CLOCK_REALTIME key only:
+ * sets.c).  Never ECANCELED: a read of the set reports a clock set. */
 int tfd_set_settime(int sfd, uint64_t key, int flags,
                     const struct itimerspec *new_value,
                     struct itimerspec *old_value)
@@ -374,7 +375,7 @@ int tfd_set_settime(int sfd, uint64_t key, int flags,
 
 	if (!new_value)
 		e = EFAULT;
-	else if ((flags & ~TFD_TIMER_ABSTIME) || !spec_valid(new_value))
+	else if ((flags & ~SETTIME_FLAGS) || !spec_valid(new_value))
 		e = EINVAL;
 	else
 		e = tfd_sets_settime(be, sfd, key, flags, new_value,

@@ -13,6 +13,15 @@
  * memory; with none due it waits in the timer's own read (blocking, or
  * EAGAIN), then looks again.
  *
+ * TFD_TIMER_CANCEL_ON_SET: while a key asks for it, the timer is armed
+ * with it too, and the backend says that CLOCK_REALTIME was set the only
+ * way it can, ECANCELED from the timer's read or settime.  A settime
+ * also takes the backend's cancellation (as timerfd_settime(2) does), so
+ * the set keeps what it learned in core/set.c and arms its timer at once
+ * until a read reports it; and a read first asks (a settime keeping the
+ * flag), so that it is reported by the first read after the clock was
+ * set, whether the reader waited in the timer's read or in poll(2).
+ *
  * One lock, sets_lock, guards the table and every set; it is never held
  * across a wait.  The keys live in this process's memory: in a child of
  * fork() a set's descriptor is no set (tfd_set(3), BUGS): the child's
@@ -38,7 +47,9 @@
 struct tfd_set {
 	int clockid;
 	int64_t slack; /* ns, on real clocks: rearm() */
-	int64_t armed; /* the timer's deadline, -1 disarmed, -2 unknown */
+	int64_t armed; /* the timer's deadline, -1 disarmed, -2 unknown,
+	                * 0 at once (a cancellation waits) */
+	int watch;     /* the timer armed with TFD_TIMER_CANCEL_ON_SET */
 	struct tfd_set_core core;
 };
 
@@ -106,34 +117,61 @@ static int64_t now_of(const struct tfd_backend *be, const struct tfd_set *s)
 }
 
 /*
- * The timer at the earliest deadline, if that changed; a deadline after
- * now but before not_before at not_before.  A read that took keys passes
- * now + the set's slack on real clocks: the keys of a dense set (a
- * million due within a second come a microsecond apart) are then read
- * some at a time, each at most that late, instead of one post and one
- * wake-up of the reader each; a key alone comes at its deadline.  Never
- * early.  The slack is the timer slack of the thread that made the set
- * (prctl(2) PR_SET_TIMERSLACK): the lateness Linux lets the timeouts of
- * poll(2) and its kin have, 50 us unless the program chose another.  On
- * the virtual clock, where a wake-up costs nothing, there is none.
+ * The timer at the earliest deadline, if that changed (or if force); a
+ * deadline after now but before not_before at not_before.  A read that
+ * took keys passes now + the set's slack on real clocks: the keys of a
+ * dense set (a million due within a second come a microsecond apart) are
+ * then read some at a time, each at most that late, instead of one post
+ * and one wake-up of the reader each; a key alone comes at its deadline.
+ * Never early.  The slack is the timer slack of the thread that made the
+ * set (prctl(2) PR_SET_TIMERSLACK): the lateness Linux lets the timeouts
+ * of poll(2) and its kin have, 50 us unless the program chose another.
+ * On the virtual clock, where a wake-up costs nothing, there is none.
  */
-static int rearm(const struct tfd_backend *be, int fd, struct tfd_set *s,
-                 int64_t now, int64_t not_before)
-{
-	int64_t next = tfd_set_core_next(&s->core), at = next;
-	struct itimerspec its;
-	int e;
 
-	if (next == s->armed)
+/* The timer's setting: at once while a cancellation waits for a read
+ * (the descriptor readable for it), else the earliest deadline. */
+static int64_t target(struct tfd_set *s)
+{
+	if (tfd_set_core_cancelled(&s->core, 0))
 		return 0;
-	if (next > now && next < not_before)
-		at = not_before;
-	memset(&its, 0, sizeof(its));
-	if (next >= 0)
-		its.it_value = tfd_ns_to_ts(at > 0 ? at : 1);
-	e = be->settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
-	s->armed = e ? -2 : next;
-	return e;
+	return tfd_set_core_next(&s->core);
+}
+
+static int rearm(const struct tfd_backend *be, int fd, struct tfd_set *s,
+                 int64_t now, int64_t not_before, int force)
+{
+	struct itimerspec its;
+	int64_t next, at;
+	int watch, e;
+
+	/* At most three rounds: one that learns the clock was set makes the
+	 * target 0, the next arms it, the third finds it armed. */
+	for (;; force = 0) {
+		next = at = target(s);
+		watch = tfd_set_core_watch(&s->core);
+		if (!force && next == s->armed && watch == s->watch)
+			return 0;
+		if (next > now && next < not_before)
+			at = not_before;
+		memset(&its, 0, sizeof(its));
+		if (next >= 0)
+			its.it_value = tfd_ns_to_ts(at > 0 ? at : 1);
+		e = be->settime(fd, TFD_TIMER_ABSTIME |
+		                        (watch ? TFD_TIMER_CANCEL_ON_SET : 0),
+		                &its, NULL);
+		/* Armed anyway.  A cancellation left from before this watch
+		 * began is no key's: Linux keeps it through a settime
+		 * without the flag, the set forgot it. */
+		if (e == ECANCELED && s->watch)
+			tfd_set_core_clock_set(&s->core);
+		if (e == ECANCELED)
+			e = 0;
+		s->armed = e ? -2 : next;
+		if (e)
+			return e;
+		s->watch = watch;
+	}
 }
 
 /* Room in the table for fd: 0 or ENOMEM. */
@@ -217,6 +255,7 @@ int tfd_sets_settime(const struct tfd_backend *be, int sfd, uint64_t key,
                      int flags, const struct itimerspec *nv,
                      struct itimerspec *old)
 {
+	const int both = TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET;
 	int abs = (flags & TFD_TIMER_ABSTIME) != 0, e;
 	struct tfd_set *s;
 	int64_t now = 0;
@@ -229,13 +268,17 @@ int tfd_sets_settime(const struct tfd_backend *be, int sfd, uint64_t key,
 	}
 	if (old || !abs) /* (an absolute arm needs no clock) */
 		now = now_of(be, s);
+	/* CANCEL_ON_SET counts where a timerfd's does; elsewhere it is
+	 * accepted and ignored, as by timerfd_settime(2). */
 	e = tfd_set_core_arm(&s->core, key, now, tfd_ts_to_ns(&nv->it_value),
-	                     tfd_ts_to_ns(&nv->it_interval), abs, 0,
+	                     tfd_ts_to_ns(&nv->it_interval), abs,
+	                     s->clockid == CLOCK_REALTIME &&
+	                             (flags & both) == both,
 	                     old);
 	/* The key is armed: a failure to move the timer (none on the
 	 * engine) leaves armed -2, and the next call tries again. */
 	if (!e)
-		rearm(be, sfd, s, 0, 0);
+		rearm(be, sfd, s, 0, 0, 0);
 	pthread_mutex_unlock(&sets_lock);
 	return e;
 }
@@ -282,8 +325,27 @@ static size_t take(const struct tfd_backend *be, int sfd, struct tfd_set *s,
 	}
 	/* (a failure leaves armed -2: tried again) */
 	rearm(be, sfd, s, now,
-	      n && !be->virtual_now ? tfd_ns_add(now, s->slack) : 0);
+	      n && !be->virtual_now ? tfd_ns_add(now, s->slack) : 0, 0);
 	return n;
+}
+
+/* What a read finds, locked: ECANCELED if the clock was set since the
+ * last read (asking the backend first, while a key watches: the read
+ * that reports it comes before any taken on the clock as set, however
+ * the reader waited), else the keys due (*n, maybe 0). */
+static int take_or_cancel(const struct tfd_backend *be, int sfd,
+                          struct tfd_set *s, struct tfd_expiry *buf,
+                          size_t max, size_t *n)
+{
+	*n = 0;
+	if (s->watch)
+		rearm(be, sfd, s, 0, 0, 1);
+	if (tfd_set_core_cancelled(&s->core, 1)) {
+		rearm(be, sfd, s, 0, 0, 0); /* readable for keys due only */
+		return ECANCELED;
+	}
+	*n = take(be, sfd, s, buf, max);
+	return 0;
 }
 
 int tfd_sets_read(const struct tfd_backend *be, int sfd,
@@ -291,25 +353,31 @@ int tfd_sets_read(const struct tfd_backend *be, int sfd,
 {
 	struct tfd_set *s;
 	uint64_t count;
-	int e;
+	int e = 0;
 
+	*n = 0;
 	for (;;) {
 		pthread_mutex_lock(&sets_lock);
 		s = lookup(sfd);
-		*n = s ? take(be, sfd, s, buf, max) : 0;
+		if (s)
+			e = take_or_cancel(be, sfd, s, buf, max, n);
 		pthread_mutex_unlock(&sets_lock);
 		if (!s)
 			return not_set(sfd);
-		if (*n)
-			return 0;
+		if (e || *n)
+			return e;
 		/* None due: the timer's read waits for the earliest (or says
-		 * EAGAIN on a non-blocking set) and takes its expiration. */
+		 * EAGAIN on a non-blocking set) and takes its expiration, or
+		 * says the clock was set. */
 		e = be->read(sfd, &count);
-		if (e)
+		if (e && e != ECANCELED)
 			return e;
 		pthread_mutex_lock(&sets_lock);
-		if ((s = lookup(sfd)))
+		if ((s = lookup(sfd))) {
+			if (e && s->watch)
+				tfd_set_core_clock_set(&s->core);
 			s->armed = -2;
+		}
 		pthread_mutex_unlock(&sets_lock);
 	}
 }

@@ -9,6 +9,7 @@
 
 #include "tfd.h"
 #include "core/set.h"
+#include "engine/hooks.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -443,9 +444,12 @@ TEST(set_errors_settime)
 	/* The value first, then the descriptor, as tfd_settime. */
 	CHECK_ERR(tfd_set_settime(-1, 1, 0, NULL, NULL), EFAULT);
 	CHECK_ERR(tfd_set_settime(-1, 1, 0, &bad, NULL), EINVAL);
-	CHECK_ERR(tfd_set_settime(sfd, 1, TFD_TIMER_CANCEL_ON_SET, &v, NULL),
-	          EINVAL);
 	CHECK_ERR(tfd_set_settime(sfd, 1, 4, &v, NULL), EINVAL);
+	CHECK_ERR(tfd_set_settime(sfd, 1, TFD_TIMER_CANCEL_ON_SET | 4, &v,
+	                          NULL), EINVAL);
+	/* CANCEL_ON_SET is a flag of a timer: accepted (and without
+	 * TFD_TIMER_ABSTIME ignored), as by timerfd_settime(2). */
+	CHECK_OK(tfd_set_settime(sfd, 1, TFD_TIMER_CANCEL_ON_SET, &v, NULL));
 	bad = t_its(SEC, 0);
 	bad.it_interval.tv_sec = -1;
 	CHECK_ERR(tfd_set_settime(sfd, 1, 0, &bad, NULL), EINVAL);
@@ -511,6 +515,233 @@ TEST(set_errors_read)
 	CHECK_OK(tfd_close(nb));
 	CHECK_OK(tfd_close(sfd));
 	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), EBADF);
+}
+
+/* ---- TFD_TIMER_CANCEL_ON_SET ---- */
+
+#define CANCEL_FLAGS (TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)
+
+static void arm_at(int sfd, uint64_t key, int flags, int64_t at,
+                   int64_t interval)
+{
+	struct itimerspec v = t_its(at, interval);
+
+	CHECK_OK(tfd_set_settime(sfd, key, flags, &v, NULL));
+}
+
+static int64_t vnow(clockid_t c)
+{
+	struct timespec ts;
+
+	CHECK_OK(tfd_virtual_now(c, &ts));
+	return t_ns(&ts);
+}
+
+static void set_realtime(int64_t to)
+{
+	struct timespec ts = { to / SEC, to % SEC };
+
+	CHECK_OK(tfd_virtual_set_realtime(&ts));
+}
+
+/* The next read of a non-blocking set reports the clock set, once: the
+ * descriptor readable for it, and not after it. */
+static void cancelled_once(int sfd)
+{
+	struct tfd_expiry rec[2];
+
+	CHECK_EQ(t_readable(sfd, 0), 1);
+	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), ECANCELED);
+	CHECK_EQ(t_readable(sfd, 0), 0);
+	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), EAGAIN);
+}
+
+/* A key armed with TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET on a
+ * CLOCK_REALTIME set: a clock set makes the next read fail with
+ * ECANCELED, once; keys stay armed and keep their expirations; time
+ * passing is no clock set, and the flag is ignored where a timerfd
+ * ignores it. */
+TEST(set_cancel_on_set_on_the_virtual_clock)
+{
+	struct tfd_expiry rec[4];
+	struct itimerspec cur;
+	int64_t t0;
+	int sfd, mono, rel;
+
+	use_virtual();
+	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_REALTIME, TFD_NONBLOCK));
+	mono = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, TFD_NONBLOCK));
+	rel = (int)CHECK_OK(tfd_set_create(CLOCK_REALTIME, TFD_NONBLOCK));
+	t0 = vnow(CLOCK_REALTIME);
+	arm_at(sfd, 1, CANCEL_FLAGS, t0 + 3600 * SEC, 0);
+	arm_at(sfd, 2, TFD_TIMER_ABSTIME, t0 + 2 * SEC, SEC);
+	arm_at(mono, 1, CANCEL_FLAGS, vnow(CLOCK_MONOTONIC) + 3600 * SEC, 0);
+	arm_at(rel, 1, TFD_TIMER_CANCEL_ON_SET, 3600 * SEC, 0);
+	advance(2 * SEC);
+	read_n(sfd, rec, 4, 1);
+	check_rec(&rec[0], 2, 1);
+	set_realtime(vnow(CLOCK_REALTIME)); /* to the time it is: no set */
+	CHECK_EQ(t_readable(sfd, 0), 0);
+	set_realtime(vnow(CLOCK_REALTIME) - 5 * SEC);
+	cancelled_once(sfd);
+	CHECK_EQ(t_readable(mono, 0), 0);
+	CHECK_EQ(t_readable(rel, 0), 0);
+	/* Still armed, on the wall clock: key 2 next at t0 + 3 s. */
+	advance(6 * SEC - 1);
+	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), EAGAIN);
+	advance(1);
+	read_n(sfd, rec, 4, 1);
+	check_rec(&rec[0], 2, 1);
+	/* Past key 1: the cancellation first, then every record due. */
+	set_realtime(t0 + 3600 * SEC);
+	CHECK_EQ(t_readable(sfd, 0), 1);
+	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), ECANCELED);
+	CHECK_EQ(t_readable(sfd, 0), 1); /* for the keys due */
+	CHECK_OK(tfd_set_gettime(sfd, 1, &cur));
+	CHECK_EQ(t_ns(&cur.it_value), 0); /* due, its record unread */
+	CHECK_EQ(tfd_set_read(sfd, rec, sizeof(rec)), 2 * REC);
+	check_rec(&rec[0], 2, 3597);
+	check_rec(&rec[1], 1, 1);
+	CHECK_ERR(tfd_set_gettime(sfd, 1, &cur), ENOENT);
+	/* A suspend moves CLOCK_REALTIME against CLOCK_MONOTONIC. */
+	arm_at(sfd, 1, CANCEL_FLAGS, t0 + 7200 * SEC, 0);
+	CHECK_OK(tfd_virtual_suspend(&(struct timespec){ 30, 0 }));
+	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), ECANCELED);
+	read_n(sfd, rec, 4, 1);
+	check_rec(&rec[0], 2, 30);
+	arm_at(sfd, 1, 0, 0, 0);
+	/* No key asks now: a clock set is not reported. */
+	set_realtime(vnow(CLOCK_REALTIME) - 10 * SEC);
+	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), EAGAIN);
+	CHECK_OK(tfd_close(rel));
+	CHECK_OK(tfd_close(mono));
+	CHECK_OK(tfd_close(sfd));
+}
+
+/* A cancellation waits for a read: a settime does not take it (nor
+ * fail with it), two clock sets with no read between are one, two with
+ * a read between are two; it is forgotten with the last key that asked,
+ * and a key that asks later does not find it. */
+TEST(set_cancel_on_set_waits_for_a_read)
+{
+	struct tfd_expiry rec[2];
+	int64_t far;
+	int sfd;
+
+	use_virtual();
+	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_REALTIME, TFD_NONBLOCK));
+	far = vnow(CLOCK_REALTIME) + 3600 * SEC;
+	arm_at(sfd, 1, CANCEL_FLAGS, far, 0);
+	set_realtime(vnow(CLOCK_REALTIME) + SEC);
+	arm_at(sfd, 2, CANCEL_FLAGS, far - SEC, 0); /* the earliest now */
+	arm_at(sfd, 3, TFD_TIMER_ABSTIME, far - 2 * SEC, 0);
+	cancelled_once(sfd);
+	set_realtime(vnow(CLOCK_REALTIME) + SEC);
+	set_realtime(vnow(CLOCK_REALTIME) + SEC);
+	cancelled_once(sfd);
+	set_realtime(vnow(CLOCK_REALTIME) - SEC);
+	cancelled_once(sfd);
+	/* Forgotten with the last key that asked. */
+	set_realtime(vnow(CLOCK_REALTIME) + SEC);
+	arm_at(sfd, 1, 0, 0, 0);
+	CHECK_EQ(t_readable(sfd, 0), 1); /* key 2 still asks */
+	arm_at(sfd, 2, TFD_TIMER_ABSTIME, far, 0); /* no longer */
+	CHECK_EQ(t_readable(sfd, 0), 0);
+	arm_at(sfd, 1, CANCEL_FLAGS, far, 0);
+	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), EAGAIN);
+	CHECK_OK(tfd_close(sfd));
+}
+
+struct read_one {
+	int sfd, e;
+};
+
+static void *read_one(void *p)
+{
+	struct read_one *r = p;
+	struct tfd_expiry rec;
+
+	r->e = tfd_set_read(r->sfd, &rec, sizeof(rec)) < 0 ? errno : 0;
+	return NULL;
+}
+
+/* On the engine, its simulated clock set: the read that reports it comes
+ * first, before the records of keys due, whether the reader waited in
+ * poll(2) or in the read; and a blocked read wakes up for it. */
+TEST(set_cancel_on_set_on_the_engine)
+{
+	struct tfd_expiry rec[2];
+	struct read_one r;
+	pthread_t th;
+	int sfd;
+
+	CHECK_OK(tfd_use_backend("engine"));
+	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_REALTIME, TFD_NONBLOCK));
+	arm_at(sfd, 1, CANCEL_FLAGS, t_now(CLOCK_REALTIME) - SEC, 0);
+	CHECK_EQ(t_readable(sfd, 2000), 1); /* due */
+	tfd_engine_clock_was_set();
+	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), ECANCELED);
+	read_n(sfd, rec, 2, 1);
+	check_rec(&rec[0], 1, 1);
+	CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), EAGAIN);
+	CHECK_OK(tfd_close(sfd));
+	/* A blocked reader. */
+	r.sfd = (int)CHECK_OK(tfd_set_create(CLOCK_REALTIME, 0));
+	arm_at(r.sfd, 1, CANCEL_FLAGS, t_now(CLOCK_REALTIME) + 3600 * SEC, 0);
+	CHECK_EQ(pthread_create(&th, NULL, read_one, &r), 0);
+	t_sleep_ns(50 * MS);
+	tfd_engine_clock_was_set();
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	CHECK_EQ(r.e, ECANCELED);
+	CHECK_OK(tfd_close(r.sfd));
+}
+
+/* The flags of a descriptor's timer, as /proc/self/fdinfo shows them on
+ * the kernel backend (a timerfd's "settime flags"); -1 if not shown. */
+static int settime_flags(int fd)
+{
+	char path[64], line[128];
+	unsigned f;
+	int flags = -1;
+	FILE *in;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	in = fopen(path, "r");
+	if (!in)
+		return -1;
+	while (fgets(line, sizeof(line), in))
+		if (sscanf(line, "settime flags: %o", &f) == 1)
+			flags = (int)f;
+	fclose(in);
+	return flags;
+}
+
+/* On the kernel backend the set's timerfd watches the clock only while a
+ * key asks for it.  Setting the machine's clock cancels every watching
+ * timer of the machine's: only with TFD_TEST_SET_CLOCK=1 (as root). */
+TEST(set_cancel_on_set_on_the_kernel_backend)
+{
+	const int f = CANCEL_FLAGS;
+	struct timespec ts;
+	int sfd;
+
+	CHECK_OK(tfd_use_backend("kernel"));
+	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_REALTIME, TFD_NONBLOCK));
+	arm_at(sfd, 1, TFD_TIMER_ABSTIME, t_now(CLOCK_REALTIME) + 60 * SEC, 0);
+	if (settime_flags(sfd) < 0)
+		t_skip("no settime flags in /proc/self/fdinfo");
+	CHECK_EQ(settime_flags(sfd), TFD_TIMER_ABSTIME);
+	arm_at(sfd, 2, f, t_now(CLOCK_REALTIME) + 3600 * SEC, 0);
+	CHECK_EQ(settime_flags(sfd), f);
+	if (getenv("TFD_TEST_SET_CLOCK") &&
+	    !strcmp(getenv("TFD_TEST_SET_CLOCK"), "1")) {
+		CHECK_OK(clock_gettime(CLOCK_REALTIME, &ts));
+		CHECK_OK(clock_settime(CLOCK_REALTIME, &ts));
+		cancelled_once(sfd);
+	}
+	arm_at(sfd, 2, 0, 0, 0);
+	CHECK_EQ(settime_flags(sfd), TFD_TIMER_ABSTIME);
+	CHECK_OK(tfd_close(sfd));
 }
 
 /* Many keys: armed, found, cancelled; the descriptor stays one. */
