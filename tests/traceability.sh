@@ -59,6 +59,7 @@ tfd_set_read EINVAL test_set.c set_errors_read
 tfd_set_read EFAULT test_set.c set_errors_read
 tfd_set_read EAGAIN test_set.c set_errors_read
 tfd_set_read EINTR test_set.c set_errors_read
+tfd_set_read ECANCELED test_set.c set_cancel_on_set_on_the_engine
 EOF
 
 # ---- the pages: "function errno page" ----
