@@ -267,8 +267,9 @@ ssize_t tfd_read(int fd, void *buf, size_t count)
 	tfd_may_not_return();
 	pthread_testcancel();
 	if (count < sizeof(n) || !buf) {
-		/* The descriptor is judged first, as read(2) does. */
-		e = be->check(fd);
+		/* The descriptor is judged first, as read(2) does: a set's
+		 * is a timer of the backend, and no timer (tfd_set(3)). */
+		e = tfd_sets_has(fd) ? EINVAL : be->check(fd);
 		if (!e)
 			e = count < sizeof(n) ? EINVAL : EFAULT;
 		return result(e, -1, saved);

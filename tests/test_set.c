@@ -517,6 +517,8 @@ TEST(set_errors_read)
 	CHECK_ERR(tfd_set_read(sfd, NULL, sizeof(rec)), EFAULT);
 	CHECK_ERR(tfd_set_read(nb, rec, sizeof(rec)), EAGAIN);
 	CHECK_ERR(tfd_read(sfd, &n, sizeof(n)), EINVAL);
+	/* no timer before a bad buffer, as for a pipe */
+	CHECK_ERR(tfd_read(sfd, NULL, sizeof(n)), EINVAL);
 	/* A blocking read interrupted by a handler (no SA_RESTART). */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
