@@ -301,17 +301,19 @@ int tfd_sets_gettime(const struct tfd_backend *be, int sfd, uint64_t key,
  * came due while it took the others are taken too, while there is room:
  * the timer is re-armed once, in the future, instead of at a deadline
  * already past (a post, and a wake-up, for each key of a dense set).
+ * Those are taken as of a time before the next deadline of every
+ * periodic key already taken: a read gives a key one record at most.
  * Locked. */
 static size_t take(const struct tfd_backend *be, int sfd, struct tfd_set *s,
                    struct tfd_expiry *buf, size_t max)
 {
 	struct tfd_set_out out[64];
-	int64_t now = now_of(be, s), next;
+	int64_t now = now_of(be, s), at = now, again = TFD_NS_MAX, next;
 	size_t n = 0, k, i;
 
 	while (n < max) {
 		k = max - n < 64 ? max - n : 64;
-		k = tfd_set_core_take(&s->core, now, out, k);
+		k = tfd_set_core_take(&s->core, at, out, k, &again);
 		for (i = 0; i < k; i++) {
 			buf[n + i].key = out[i].key;
 			buf[n + i].count = out[i].count;
@@ -320,7 +322,9 @@ static size_t take(const struct tfd_backend *be, int sfd, struct tfd_set *s,
 		if (k)
 			continue;
 		next = tfd_set_core_next(&s->core);
-		if (next < 0 || next > (now = now_of(be, s)))
+		now = now_of(be, s);
+		at = now < again ? now : again - 1;
+		if (next < 0 || next > at)
 			break;
 	}
 	/* (a failure leaves armed -2: tried again) */

@@ -760,6 +760,25 @@ TEST(set_cancel_on_set_on_the_kernel_backend)
 	CHECK_OK(tfd_close(sfd));
 }
 
+/* Periodic keys due every nanosecond: a read takes the keys that come
+ * due while it takes the others, and not those it took already. */
+TEST(set_read_gives_a_key_one_record_at_most)
+{
+	struct itimerspec v = t_its(1, 1);
+	struct tfd_expiry rec[64];
+	int sfd = (int)CHECK_OK(tfd_set_create(CLOCK_MONOTONIC, 0)), round;
+	ssize_t r;
+
+	CHECK_OK(tfd_set_settime(sfd, 1, TFD_TIMER_ABSTIME, &v, NULL));
+	CHECK_OK(tfd_set_settime(sfd, 2, TFD_TIMER_ABSTIME, &v, NULL));
+	for (round = 0; round < 100; round++) {
+		r = tfd_set_read(sfd, rec, sizeof(rec));
+		CHECK_EQ(r, 2 * REC);
+		CHECK_NE(rec[0].key, rec[1].key);
+	}
+	CHECK_OK(tfd_close(sfd));
+}
+
 /* Many keys: armed, found, cancelled; the descriptor stays one. */
 TEST(set_holds_many_keys_behind_one_descriptor)
 {
@@ -822,7 +841,7 @@ static void ref_take(struct ref_key *ref, struct tfd_set_core *s,
                      int64_t now)
 {
 	struct tfd_set_out out[8];
-	size_t n = tfd_set_core_take(s, now, out, 8), i;
+	size_t n = tfd_set_core_take(s, now, out, 8, NULL), i;
 	int64_t last = 0;
 	int j;
 

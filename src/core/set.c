@@ -249,7 +249,8 @@ static const struct tfd_qent *fresh(struct tfd_set_core *s)
 }
 
 size_t tfd_set_core_take(struct tfd_set_core *s, int64_t now,
-                         struct tfd_set_out *out, size_t max)
+                         struct tfd_set_out *out, size_t max,
+                         int64_t *again)
 {
 	const struct tfd_qent *top;
 	size_t n = 0;
@@ -263,6 +264,8 @@ size_t tfd_set_core_take(struct tfd_set_core *s, int64_t now,
 		out[n++].count = tfd_model_take(&r->m);
 		if (r->m.next) {
 			tfd_queue_set(&s->q, &r->q, r->m.next);
+			if (again && r->m.next < *again)
+				*again = r->m.next;
 		} else {
 			uint32_t i = find(s, r->key, &link);
 

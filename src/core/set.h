@@ -67,10 +67,13 @@ int tfd_set_core_arm(struct tfd_set_core *s, uint64_t key, int64_t now,
 int tfd_set_core_query(const struct tfd_set_core *s, uint64_t key,
                        int64_t now, struct itimerspec *cur);
 /* Up to max keys due at now, earliest first, each with its expirations
- * since its last record; a one-shot key handed out is forgotten.  How
+ * since its last record; a one-shot key handed out is forgotten.  *again
+ * (if not NULL) is lowered to the next deadline of each periodic key
+ * handed out: a take at that time or later would hand it out again.  How
  * many. */
 size_t tfd_set_core_take(struct tfd_set_core *s, int64_t now,
-                         struct tfd_set_out *out, size_t max);
+                         struct tfd_set_out *out, size_t max,
+                         int64_t *again);
 /* The earliest deadline of the set, -1 if no key is armed. */
 int64_t tfd_set_core_next(struct tfd_set_core *s);
 
