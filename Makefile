@@ -129,7 +129,7 @@ LIB_OBJ := $(LIB_SRC:src/%.c=$(B)/lib/%.o)
 PIC_OBJ := $(LIB_SRC:src/%.c=$(B)/pic/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(B)/tests/%.o) $(B)/tests/run.o \
-            $(B)/tests/loop.o $(B)/tests/opcheck.o
+            $(B)/tests/loop.o $(B)/tests/opcheck.o $(B)/tests/opcheck_set.o
 # The conformance suite (conform/): shipped in `tfd conform`, and run by
 # the test binary.
 CONF_SRC := $(wildcard conform/*.c)
@@ -245,6 +245,8 @@ $(B)/tests/%.o: tests/%.c | $(B)/tests
 $(B)/tests/loop.o: examples/loop.c | $(B)/tests
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 $(B)/tests/opcheck.o: fuzz/opcheck.c | $(B)/tests
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(B)/tests/opcheck_set.o: fuzz/opcheck_set.c | $(B)/tests
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 $(B)/tests/test_opcheck.o: fuzz/opcheck.h
 # The examples (make examples): the event loop on the library, the same
@@ -405,7 +407,7 @@ check-valgrind: all $(TESTBIN) $(SEEDBIN) $(EXAMPLES)
 	TFD_TOOL=$(TOOL) TFD_EXAMPLES=$(EX) TFD_MAKE_VERSION=$(VERSION) $(SEED_ENV) \
 	    $(VALGRIND) $(VALGRIND_FLAGS) $(TESTBIN) $(TESTS)
 
-# libFuzzer on the operation checker (fuzz/opcheck.c), from the seeds in
+# libFuzzer on the operation checker (fuzz/opcheck*.c), from the seeds in
 # fuzz/corpus, for FUZZ_SECONDS; new inputs go to build-fuzz/corpus and a
 # failing one to build-fuzz/ (DIR/fuzz/ in a build directory B=DIR out of
 # the tree).  Needs clang.
@@ -413,13 +415,14 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_B := $(if $(filter build build-%,$(B)),build-fuzz,$(B)/fuzz)
 FUZZ_BIN := $(FUZZ_B)/fuzz-ops
-$(FUZZ_BIN): $(LIB_SRC) $(LIB_HDR) fuzz/opcheck.c \
-    fuzz/opcheck.h fuzz/fuzz_ops.c
+$(FUZZ_BIN): $(LIB_SRC) $(LIB_HDR) fuzz/opcheck.c fuzz/opcheck_set.c \
+    fuzz/opcheck.h fuzz/opcheck_int.h fuzz/fuzz_ops.c
 	mkdir -p $(FUZZ_B)/corpus
 	$(FUZZ_CC) -std=gnu11 -O1 -g $(WARN) $(WERROR) -Iinclude -Isrc $(CPPFLAGS) \
 	    -pthread \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	    $(LIB_SRC) fuzz/opcheck.c fuzz/fuzz_ops.c -o $@
+	    $(LIB_SRC) fuzz/opcheck.c fuzz/opcheck_set.c fuzz/fuzz_ops.c \
+	    -o $@
 fuzz: $(FUZZ_BIN)
 	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=2048 -timeout=10 \
 	    -print_final_stats=1 -artifact_prefix=$(FUZZ_B)/ \

@@ -26,10 +26,11 @@
  * on the virtual clock tfd_virtual_advance/suspend/set_realtime/now, else
  * sleeps, "the clock was set" (tfd_engine_clock_was_set()) and the virtual
  * calls that must fail with ENOTSUP.  A call that may block is made only
- * when the model says it returns within WAIT_MAX.
+ * when the model says it returns within WAIT_MAX.  One operation in five
+ * is on timer sets, against a model of its own (opcheck_set.c).
  */
 #define _GNU_SOURCE
-#include "opcheck.h"
+#include "opcheck_int.h"
 
 #include "engine/hooks.h" /* tfd_engine_clock_was_set() */
 #include "tfd.h"
@@ -46,57 +47,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NS 1000000000LL
-#define MS 1000000LL
-#define NSLOT 4           /* timers alive at once */
-#define WAIT_MAX (3 * MS) /* a blocking call may wait this long */
-#define SENTINEL 4242     /* errno before each call: kept on success */
-#define TRACE 8
-
-typedef __int128 i128;
-
-enum { B_MONO, B_REAL, B_BOOT, NB };
 static const clockid_t base_clock[NB] = { CLOCK_MONOTONIC, CLOCK_REALTIME,
 	                                  CLOCK_BOOTTIME };
 
-/* A timer of the model. */
-struct mt {
-	int open, fd, clock, nonblock;
-	int base;            /* the clock its expiries are on (B_*) */
-	int64_t iv;          /* interval */
-	int cos, cancelled;  /* CANCEL_ON_SET in force; cancellation pending */
-	uint64_t extra;      /* cancellation ticks in the count */
-	/* system clocks: bounds */
-	int armed;
-	int64_t e_lo, e_hi;  /* the first expiry lies in [e_lo, e_hi] */
-	uint64_t c_lo, c_hi; /* expirations consumed since the set */
-	/* virtual clock: exact */
-	i128 next;           /* the next expiry, 0 for none */
-	uint64_t pend;       /* expirations counted and not consumed */
-};
-
-/* Clock readings before (lo) and after (hi) a call, per base. */
-struct span {
-	int64_t lo[NB], hi[NB];
-};
-
-struct in {
-	const uint8_t *p;
-	size_t n;
-};
-
-static struct {
-	struct mt t[NSLOT];
-	int last_fd[NSLOT]; /* the number each slot had: used after close */
-	int virt;
-	int kern;           /* the kernel backend: Linux's own timerfd */
-	int wild;           /* this operation may take invalid arguments */
-	int64_t vnow[NB];
-	int pipe_r, pipe_w, ktfd;
-	unsigned long opno;
-	char trace[TRACE][240];
-	struct opcheck_stats *st;
-} S;
+struct opcheck_state S;
 
 static opcheck_fail_fn fail_fn;
 
@@ -108,7 +62,7 @@ void opcheck_on_fail(opcheck_fail_fn fn)
 
 /* ---- reporting ---- */
 
-static const char *ename(int e)
+const char *ename(int e)
 {
 	const char *s = e == SENTINEL ? "unchanged" : strerrorname_np(e);
 
@@ -145,9 +99,7 @@ const char *opcheck_trace(void)
 	return report;
 }
 
-static void fail(const char *fmt, ...)
-	__attribute__((noreturn, format(printf, 1, 2)));
-static void fail(const char *fmt, ...)
+void fail(const char *fmt, ...)
 {
 	char *buf = report;
 	size_t n = trace();
@@ -164,14 +116,7 @@ static void fail(const char *fmt, ...)
 	abort();
 }
 
-#define EXPECT(cond, ...)                                                   \
-	do {                                                                \
-		if (!(cond))                                                \
-			fail(__VA_ARGS__);                                  \
-	} while (0)
-
-static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void note(const char *fmt, ...)
+void note(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -182,14 +127,14 @@ static void note(const char *fmt, ...)
 	S.st->ops++;
 }
 
-static void skip(void)
+void skip(void)
 {
 	S.st->ops--;
 	S.st->skipped++;
 }
 
 /* A call returned r with errno e; want_e 0 means success with want_r. */
-static void expect_result(const char *what, long r, int e, long want_r,
+void expect_result(const char *what, long r, int e, long want_r,
                           int want_e)
 {
 	if (want_e) {
@@ -206,34 +151,34 @@ static void expect_result(const char *what, long r, int e, long want_r,
 
 /* ---- the model's arithmetic ---- */
 
-static int ts_ok(const struct timespec *ts)
+int ts_ok(const struct timespec *ts)
 {
 	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < NS;
 }
 
 /* Nanoseconds of a valid timespec; Linux's rule: KTIME_MAX from
  * KTIME_SEC_MAX seconds on. */
-static int64_t ts_ns(const struct timespec *ts)
+int64_t ts_ns(const struct timespec *ts)
 {
 	if (ts->tv_sec >= INT64_MAX / NS)
 		return INT64_MAX;
 	return (int64_t)ts->tv_sec * NS + ts->tv_nsec;
 }
 
-static int64_t add_sat(int64_t a, int64_t b)
+int64_t add_sat(int64_t a, int64_t b)
 {
 	i128 s = (i128)a + b;
 
 	return s > INT64_MAX ? INT64_MAX : s < 0 ? 0 : (int64_t)s;
 }
 
-static uint64_t u_add(uint64_t a, uint64_t b)
+uint64_t u_add(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 /* Expiries e0 + k*iv (k >= 0; only k = 0 when iv is 0) at or before t. */
-static uint64_t due(int64_t e0, int64_t iv, int64_t t)
+uint64_t due(int64_t e0, int64_t iv, int64_t t)
 {
 	if (t < e0)
 		return 0;
@@ -242,19 +187,19 @@ static uint64_t due(int64_t e0, int64_t iv, int64_t t)
 	return (uint64_t)(((i128)t - e0) / iv) + 1;
 }
 
-static int64_t ns_of(const struct timespec *ts)
+int64_t ns_of(const struct timespec *ts)
 {
 	return (int64_t)((i128)ts->tv_sec * NS + ts->tv_nsec);
 }
 
-static int base_of(int clock, int absolute)
+int base_of(int clock, int absolute)
 {
 	if (clock == CLOCK_REALTIME)
 		return absolute ? B_REAL : B_MONO;
 	return clock == CLOCK_BOOTTIME ? B_BOOT : B_MONO;
 }
 
-static int64_t clk(int b)
+int64_t clk(int b)
 {
 	struct timespec ts;
 
@@ -264,7 +209,7 @@ static int64_t clk(int b)
 	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
 }
 
-static void span_lo(struct span *sp)
+void span_lo(struct span *sp)
 {
 	int b;
 
@@ -272,7 +217,7 @@ static void span_lo(struct span *sp)
 		sp->lo[b] = clk(b);
 }
 
-static void span_hi(struct span *sp)
+void span_hi(struct span *sp)
 {
 	int b;
 
@@ -282,7 +227,7 @@ static void span_hi(struct span *sp)
 
 /* ---- the model's timers ---- */
 
-static struct mt *by_fd(int fd)
+struct mt *by_fd(int fd)
 {
 	int i;
 
@@ -534,7 +479,7 @@ static int may_block(const struct mt *t)
 
 /* ---- decoding ---- */
 
-static unsigned in_u8(struct in *s)
+unsigned in_u8(struct in *s)
 {
 	if (!s->n)
 		return 0;
@@ -542,7 +487,7 @@ static unsigned in_u8(struct in *s)
 	return *s->p++;
 }
 
-static uint32_t in_u32(struct in *s)
+uint32_t in_u32(struct in *s)
 {
 	uint32_t v = 0;
 	int i;
@@ -552,16 +497,13 @@ static uint32_t in_u32(struct in *s)
 	return v;
 }
 
-static uint64_t in_u64(struct in *s)
+uint64_t in_u64(struct in *s)
 {
 	return (uint64_t)in_u32(s) << 32 | in_u32(s);
 }
 
-#define NELEM(a) (sizeof(a) / sizeof(*(a)))
-#define PICK(s, table) ((table)[in_u8(s) % NELEM(table)])
-
 /* 1 in n in a wild operation; 0 otherwise (a byte is used either way). */
-static int odd(struct in *s, unsigned n)
+int odd(struct in *s, unsigned n)
 {
 	unsigned c = in_u8(s);
 
@@ -586,7 +528,7 @@ static int64_t near_now(int b, int64_t d)
 }
 
 /* Any timespec: zero, small, far, huge, invalid, near a clock's now. */
-static struct timespec dec_ts(struct in *s, int b)
+struct timespec dec_ts(struct in *s, int b)
 {
 	static const struct timespec huge[] = {
 		{ 9223372035, 999999999 }, { 9223372036, 0 },
@@ -640,7 +582,7 @@ static struct timespec dec_step(struct in *s, int b)
 	return ts;
 }
 
-static const char *ts_str(const struct timespec *ts, char *buf, size_t n)
+const char *ts_str(const struct timespec *ts, char *buf, size_t n)
 {
 	snprintf(buf, n, "{%lld,%ld}", (long long)ts->tv_sec, ts->tv_nsec);
 	return buf;
@@ -669,7 +611,7 @@ static int dec_fd(struct in *s)
 	return c == 14 || S.kern ? S.pipe_r : S.ktfd;
 }
 
-static int dec_clock(struct in *s)
+int dec_clock(struct in *s)
 {
 	static const int valid[] = { CLOCK_REALTIME, CLOCK_MONOTONIC,
 		                     CLOCK_BOOTTIME };
@@ -683,7 +625,7 @@ static int dec_clock(struct in *s)
 
 /* A flag word from a table whose first nvalid entries are valid; in a
  * wild operation any entry, or now and then any bits at all. */
-static int dec_flags(struct in *s, const int *table, size_t nvalid,
+int dec_flags(struct in *s, const int *table, size_t nvalid,
                      size_t n)
 {
 	unsigned c = in_u8(s) % 32;
@@ -693,7 +635,7 @@ static int dec_flags(struct in *s, const int *table, size_t nvalid,
 	return c ? table[c % n] : (int)in_u32(s);
 }
 
-static int dec_create_flags(struct in *s)
+int dec_create_flags(struct in *s)
 {
 	static const int f[] = { 0, TFD_NONBLOCK, TFD_CLOEXEC,
 		                 TFD_NONBLOCK | TFD_CLOEXEC, TFD_NONBLOCK, 1, 4,
@@ -744,7 +686,7 @@ static int is_alarm(int c)
 	return c == CLOCK_REALTIME_ALARM || c == CLOCK_BOOTTIME_ALARM;
 }
 
-static int spec_ok(const struct itimerspec *its)
+int spec_ok(const struct itimerspec *its)
 {
 	return ts_ok(&its->it_value) && ts_ok(&its->it_interval);
 }
@@ -911,7 +853,7 @@ static void op_gettime(struct in *s)
 }
 
 /* Bytes past the first 8 of a read buffer are never written. */
-static void check_tail(const unsigned char *buf, size_t from, size_t len)
+void check_tail(const unsigned char *buf, size_t from, size_t len)
 {
 	for (; from < len; from++)
 		EXPECT(buf[from] == 0xa5, "byte %zu of the buffer written",
@@ -1244,6 +1186,8 @@ static void op_revised(struct in *s)
 static void moved(const int64_t *before, int was_set)
 {
 	v_eval_all();
+	if (S.vnow[B_REAL] < before[B_REAL])
+		opcheck_set_clock_back();
 	if (was_set && S.vnow[B_REAL] - before[B_REAL] !=
 	                       S.vnow[B_MONO] - before[B_MONO])
 		cancel_all();
@@ -1451,6 +1395,7 @@ static void (*const ops[])(struct in *) = {
 	op_read,    op_read,       op_plain_read, op_poll,
 	op_create,  op_create,     op_close,   op_revised,
 	op_revised, op_nonblock,   op_clock,   op_clock,
+	opcheck_set_op, opcheck_set_op, opcheck_set_op, opcheck_set_op,
 };
 
 void opcheck_run(const uint8_t *data, size_t size, struct opcheck_stats *st)
@@ -1464,6 +1409,7 @@ void opcheck_run(const uint8_t *data, size_t size, struct opcheck_stats *st)
 	S.opno = 0;
 	fds = open_fds();
 	setup(in_u8(&s));
+	opcheck_set_reset();
 	while (s.n > 0) {
 		unsigned op = in_u8(&s);
 
@@ -1471,6 +1417,7 @@ void opcheck_run(const uint8_t *data, size_t size, struct opcheck_stats *st)
 		ops[op % NELEM(ops)](&s);
 	}
 	sweep();
+	opcheck_set_sweep();
 	close(S.pipe_r);
 	close(S.pipe_w);
 	close(S.ktfd);

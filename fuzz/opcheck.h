@@ -28,6 +28,8 @@ struct opcheck_stats {
 	unsigned long counts;    /* reads that returned expirations */
 	unsigned long errors;    /* calls that failed as the model said */
 	unsigned long cancels;   /* ECANCELED results */
+	unsigned long set_ops;   /* of ops: operations on timer sets */
+	unsigned long records;   /* records that set reads returned */
 };
 
 /* Called with a report when a result differs from the model; must not
