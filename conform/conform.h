@@ -70,6 +70,16 @@ enum conf_opcode {
 	OP_UNLIMIT,  /* RLIMIT_NOFILE as it was */
 	OP_SET_REALTIME, /* virtual CLOCK_REALTIME jumps by arg s */
 	OP_SUSPEND,  /* virtual suspend of arg s */
+	/* timer sets (tfd_set(3)), in the timer slots */
+	OP_SET_CREATE,  /* tfd_set_create(arg, arg2) into slot fd */
+	OP_SET_SETTIME, /* tfd_set_settime(fd, key, arg2, spec, out ? &old
+	                 * : NULL) */
+	OP_SET_GETTIME, /* tfd_set_gettime(fd, key, out ? &cur : NULL) */
+	OP_SET_READ,    /* tfd_set_read(fd, out ? buf : NULL, arg): the
+	                 * records are recs */
+	OP_REFERENCE,   /* from here on, every set call is made on a
+	                 * reference set too, one kernel timerfd a key
+	                 * (setref.h), and the results are compared */
 };
 
 /* OP_USE arguments. */
@@ -77,8 +87,10 @@ enum { USE_SELF, USE_OTHER, USE_UNKNOWN, USE_NULL };
 
 /* A struct itimerspec argument.  'R': it_value {vs, vn} as given (may be
  * invalid); 'A': it_value = now on the timer's clock + vs s + vn ns
- * (TFD_TIMER_ABSTIME arguments; vs may be negative); 'N': NULL.  The
- * interval is {is, in} as given. */
+ * (TFD_TIMER_ABSTIME arguments; vs may be negative); 'B': the same from
+ * the time the case began instead of now, so that the deadlines of a
+ * case are exactly where it says, however late each call; 'N': NULL.
+ * The interval is {is, in} as given. */
 struct conf_spec {
 	char kind;
 	long vs, vn, is, in;
@@ -112,6 +124,11 @@ struct conf_op {
 	int64_t lo, hi, iv;
 	struct conf_want want; /* Linux, checked on the kernel column */
 	struct conf_want eng;  /* engine override (departures only) */
+	uint64_t key;          /* a set's key */
+	/* OP_SET_READ: the records, in order: "KEY:COUNT ...", and
+	 * "KEY:COUNT+" for at least COUNT on the system's clocks (late),
+	 * exactly COUNT on the virtual clock */
+	const char *recs;
 };
 
 /* Columns a case runs on (0: all). */
@@ -235,6 +252,34 @@ extern const size_t conf_ncases;
 #define CHILD_SETTIME(f, ms, w, ...)                                        \
 	{ .code = OP_CHILD_SETTIME, .fd = (f), .arg = (ms), .want = w,      \
 	  __VA_ARGS__ }
+#define BASE(ns, ins) { 'B', (ns) / SEC_, (ns) % SEC_, (ins) / SEC_, (ins) % SEC_ }
+
+/* Timer sets. */
+#define SET_CREATE(slot, clk, fl, w)                                        \
+	{ .code = OP_SET_CREATE, .fd = (slot), .arg = (clk), .arg2 = (fl),  \
+	  .want = w }
+#define SET_ARM(f, k, fl, sp, w)                                            \
+	{ .code = OP_SET_SETTIME, .fd = (f), .key = (k), .arg2 = (fl),      \
+	  .spec = sp, .want = w }
+/* tfd_set_settime with old_value: it_value in [lo, hi], it_interval i. */
+#define SET_ARM_OLD(f, k, fl, sp, l, h, i)                                  \
+	{ .code = OP_SET_SETTIME, .fd = (f), .key = (k), .arg2 = (fl),      \
+	  .spec = sp, .out = 1, .check = C_VALUE, .lo = (l), .hi = (h),     \
+	  .iv = (i), .want = OK }
+#define SET_GET(f, k, l, h, i)                                              \
+	{ .code = OP_SET_GETTIME, .fd = (f), .key = (k), .out = 1,          \
+	  .check = C_VALUE, .lo = (l), .hi = (h), .iv = (i), .want = OK }
+#define SET_GET_E(f, k, o, w)                                               \
+	{ .code = OP_SET_GETTIME, .fd = (f), .key = (k), .out = (o),        \
+	  .want = w }
+/* tfd_set_read with room for room records: n records, rs. */
+#define SET_READ(f, room, n, rs)                                            \
+	{ .code = OP_SET_READ, .fd = (f), .arg = (room) * 16, .out = 1,     \
+	  .want = RET((n) * 16), .recs = (rs) }
+#define SET_READ_E(f, len, o, w)                                            \
+	{ .code = OP_SET_READ, .fd = (f), .arg = (len), .out = (o),         \
+	  .want = w }
+#define REFERENCE { .code = OP_REFERENCE, .want = OK }
 #define SET_REALTIME(s) { .code = OP_SET_REALTIME, .arg = (s), .want = OK }
 #define SUSPEND(s) { .code = OP_SUSPEND, .arg = (s), .want = OK }
 

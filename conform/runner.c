@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "conform.h"
+#include "setref.h"
 
 #include "tfd.h"
 
@@ -42,6 +43,7 @@
 #define RAW_GRACE_NS (50 * MS_) /* to a plain read(2): tfd.7 NOTES 3 */
 #define QUICK_NS (100 * MS_)   /* "at once" */
 #define CASE_LIMIT_S 20        /* a case that takes longer hangs */
+#define REF_TOL_NS (1000 * MS_) /* a set's time left against the reference */
 
 /* The columns: one line per backend (at most 8).  A case runs on a column
  * unless its .only mask leaves the column out. */
@@ -81,6 +83,9 @@ struct run {
 	struct sigaction old_sa;
 	int step;
 	char msg[512];
+	int64_t began[3];               /* the clocks when the case began */
+	int ref_on;                     /* OP_REFERENCE: the reference too */
+	struct setref ref[CONF_SLOTS];  /* the reference sets */
 };
 
 /* What an operation did. */
@@ -90,6 +95,8 @@ struct obs {
 	uint64_t count;
 	struct itimerspec its;
 	int64_t t0, t1; /* the column's CLOCK_MONOTONIC around the call */
+	struct itimerspec nv; /* the setting a set call passed */
+	struct tfd_expiry rec[8]; /* the records a set read stored */
 };
 
 /* ---- time ---- */
@@ -134,6 +141,13 @@ static int rel_clock(int clock)
 	                                           : CLOCK_MONOTONIC;
 }
 
+/* began[]'s index of a clock. */
+static int clock_index(int clock)
+{
+	clock = base_clock(clock);
+	return clock == CLOCK_REALTIME ? 1 : clock == CLOCK_BOOTTIME ? 2 : 0;
+}
+
 /* Now on the column's clock. */
 static int64_t now(const struct run *r, int clock)
 {
@@ -159,6 +173,8 @@ static int pass_time(const struct run *r, int64_t ms)
 {
 	struct timespec ts = ns_ts(ms * MS_);
 
+	if (r->col->virtual_clock && r->ref_on)
+		real_sleep_ms(ms); /* the reference's time, which is real */
 	if (r->col->virtual_clock)
 		return tfd_virtual_advance(&ts);
 	real_sleep_ms(ms);
@@ -281,6 +297,9 @@ static const char *const op_names[] = {
 	[OP_LIMIT] = "setrlimit", [OP_UNLIMIT] = "setrlimit",
 	[OP_SET_REALTIME] = "tfd_virtual_set_realtime",
 	[OP_SUSPEND] = "tfd_virtual_suspend",
+	[OP_SET_CREATE] = "tfd_set_create", [OP_SET_SETTIME] = "tfd_set_settime",
+	[OP_SET_GETTIME] = "tfd_set_gettime", [OP_SET_READ] = "tfd_set_read",
+	[OP_REFERENCE] = "reference",
 };
 
 static const char *const vmove_names[] = {
@@ -301,6 +320,10 @@ const char *conf_function(const struct conf_op *op)
 	case OP_USE:
 	case OP_NAME:
 	case OP_VNOW:
+	case OP_SET_CREATE:
+	case OP_SET_SETTIME:
+	case OP_SET_GETTIME:
+	case OP_SET_READ:
 		return op_names[op->code];
 	case OP_VMOVE:
 		return vmove_names[op->arg % 3];
@@ -440,9 +463,11 @@ static const struct itimerspec *spec_of(const struct run *r,
 		return NULL;
 	v->it_interval.tv_sec = sp->is;
 	v->it_interval.tv_nsec = sp->in;
-	if (sp->kind == 'A') {
-		v->it_value = ns_ts(sat_add(now(r, clock),
-		                            (int64_t)sp->vs * SEC_ + sp->vn));
+	if (sp->kind == 'A' || sp->kind == 'B') {
+		int64_t t = sp->kind == 'A' ? now(r, clock)
+		                            : r->began[clock_index(clock)];
+
+		v->it_value = ns_ts(sat_add(t, (int64_t)sp->vs * SEC_ + sp->vn));
 	} else {
 		v->it_value.tv_sec = sp->vs;
 		v->it_value.tv_nsec = sp->vn;
@@ -736,6 +761,8 @@ static int do_library(struct run *r, const struct conf_op *op, struct obs *o)
 		lib_result(o, tfd_close(fd));
 		if (op->fd <= T2 && (o->ret == 0 || o->err == EBADF))
 			r->t[op->fd].open = r->t[op->fd].armed = 0;
+		if (op->fd <= T2 && r->ref[op->fd].open)
+			setref_close(&r->ref[op->fd]);
 		break;
 	case OP_USE:
 		lib_result(o, tfd_use_backend(backend_named(r, op->arg)));
@@ -804,6 +831,173 @@ static int do_misc(struct run *r, const struct conf_op *op, struct obs *o)
 	return 0;
 }
 
+/* ---- timer sets ---- */
+
+static int do_set(struct run *r, const struct conf_op *op, struct obs *o)
+{
+	struct slot *s = slot_of(r, op->fd);
+	const struct itimerspec *nv;
+	int fd = fd_of(r, op->fd);
+
+	errno = SENTINEL;
+	switch (op->code) {
+	case OP_SET_CREATE:
+		lib_result(o, tfd_set_create(op->arg, op->arg2));
+		if (o->ret >= 0 && s) {
+			memset(s, 0, sizeof(*s));
+			s->fd = (int)o->ret;
+			s->open = 1;
+			s->clock = op->arg;
+		}
+		break;
+	case OP_SET_SETTIME:
+		nv = spec_of(r, &op->spec, clock_for(r, op), &o->nv);
+		errno = SENTINEL;
+		lib_result(o, tfd_set_settime(fd, op->key, op->arg2, nv,
+		                              op->out ? &o->its : NULL));
+		break;
+	case OP_SET_GETTIME:
+		lib_result(o, tfd_set_gettime(fd, op->key,
+		                              op->out ? &o->its : NULL));
+		break;
+	default: /* OP_SET_READ */
+		lib_result(o, tfd_set_read(fd, op->out ? o->rec : NULL,
+		                           (size_t)op->arg));
+	}
+	return 0;
+}
+
+/* The records a read stored are op->recs, in that order. */
+static int check_records(struct run *r, const struct conf_op *op,
+                         const struct obs *o)
+{
+	const char *p = op->recs ? op->recs : "";
+	size_t n = (size_t)o->ret / sizeof(struct tfd_expiry), i;
+	unsigned long long key, count;
+	int used;
+
+	for (i = 0; i < n; i++, p += used) {
+		const struct tfd_expiry *e = &o->rec[i];
+		int late;
+
+		used = 0;
+		if (sscanf(p, " %llu:%llu%n", &key, &count, &used) != 2)
+			return fail(r, "the case lists fewer records than %zu",
+			            n);
+		late = p[used] == '+' && !r->col->virtual_clock;
+		used += p[used] == '+';
+		if (e->key != key || e->count < count ||
+		    (!late && e->count != count))
+			return fail(r, "record %zu: key %llu count %llu, want "
+			            "key %llu count %llu%s", i + 1,
+			            (unsigned long long)e->key,
+			            (unsigned long long)e->count, key, count,
+			            late ? " or more" : "");
+	}
+	return 0;
+}
+
+static int64_t its_diff(const struct itimerspec *a, const struct itimerspec *b)
+{
+	int64_t d = ts_ns(&a->it_value) - ts_ns(&b->it_value);
+
+	return d < 0 ? -d : d;
+}
+
+/* A setting of the set against the reference's: time left within
+ * REF_TOL_NS (the two are read at different times), the same interval. */
+static int ref_setting(struct run *r, const char *what,
+                       const struct itimerspec *got,
+                       const struct itimerspec *ref)
+{
+	if (its_diff(got, ref) > REF_TOL_NS ||
+	    ts_ns(&got->it_interval) != ts_ns(&ref->it_interval))
+		return fail(r, "%s: {%lld ns, every %lld ns}, the reference "
+		            "{%lld ns, every %lld ns}", what,
+		            (long long)ts_ns(&got->it_value),
+		            (long long)ts_ns(&got->it_interval),
+		            (long long)ts_ns(&ref->it_value),
+		            (long long)ts_ns(&ref->it_interval));
+	return 0;
+}
+
+/* The setting a set call passed, for the reference: an absolute time on
+ * the virtual clock moved to the same distance from now on the real one. */
+static struct itimerspec ref_spec(const struct run *r, int clock, int flags,
+                                  const struct itimerspec *nv)
+{
+	struct itimerspec v = *nv;
+	struct timespec real;
+
+	if (r->col->virtual_clock && (flags & TFD_TIMER_ABSTIME) &&
+	    ts_ns(&nv->it_value) != 0) { /* (zero disarms) */
+		clock_gettime(base_clock(clock), &real);
+		v.it_value = ns_ts(ts_ns(&nv->it_value) - now(r, clock) +
+		                   ts_ns(&real));
+	}
+	return v;
+}
+
+/* A set read's records against the reference's keys due: the same keys
+ * with the same counts (a read that filled its buffer: some of them). */
+static int ref_read(struct run *r, const struct conf_op *op,
+                    struct setref *ref, const struct obs *o)
+{
+	struct setref_rec due[SETREF_KEYS];
+	size_t n = o->ret > 0 ? (size_t)o->ret / sizeof(struct tfd_expiry) : 0;
+	size_t nd = setref_due(ref, due, SETREF_KEYS), i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nd && due[j].key != o->rec[i].key; j++)
+			;
+		if (j == nd || due[j].count != o->rec[i].count)
+			return fail(r, "record of key %llu count %llu: the "
+			            "reference has %s %llu",
+			            (unsigned long long)o->rec[i].key,
+			            (unsigned long long)o->rec[i].count,
+			            j == nd ? "no record, keys due:" : "count",
+			            (unsigned long long)(j == nd ? nd
+			                                         : due[j].count));
+		setref_took(ref, o->rec[i].key);
+	}
+	if (n < (size_t)op->arg / sizeof(struct tfd_expiry) && nd != n)
+		return fail(r, "%zu records with room for more, the reference "
+		            "has %zu keys due", n, nd);
+	return 0;
+}
+
+/* REF cases: the same call on the reference, and the results compared. */
+static int ref_compare(struct run *r, const struct conf_op *op,
+                       const struct obs *o)
+{
+	struct setref *ref = op->fd <= T2 ? &r->ref[op->fd] : NULL;
+	struct itimerspec v, got;
+	int e;
+
+	if (op->code == OP_SET_CREATE && o->ret >= 0 && ref)
+		return setref_create(ref, op->arg);
+	if (!ref || !ref->open || (o->ret < 0 && o->err != ENOENT &&
+	                           o->err != EAGAIN))
+		return 0;
+	switch (op->code) {
+	case OP_SET_SETTIME:
+		v = ref_spec(r, ref->clock, op->arg2, &o->nv);
+		e = setref_settime(ref, op->key, op->arg2, &v, &got);
+		if (e)
+			return fail(r, "the reference: %s", errname(e));
+		return op->out ? ref_setting(r, "old", &o->its, &got) : 0;
+	case OP_SET_GETTIME:
+		e = setref_gettime(ref, op->key, &got);
+		if (e != (o->ret < 0 ? o->err : 0))
+			return fail(r, "the reference: %s", e ? errname(e) : "0");
+		return !e && op->out ? ref_setting(r, "it", &o->its, &got) : 0;
+	case OP_SET_READ:
+		return ref_read(r, op, ref, o);
+	default:
+		return 0;
+	}
+}
+
 static int perform(struct run *r, const struct conf_op *op, struct obs *o)
 {
 	switch (op->code) {
@@ -835,6 +1029,15 @@ static int perform(struct run *r, const struct conf_op *op, struct obs *o)
 	case OP_SET_REALTIME:
 	case OP_SUSPEND:
 		return do_jump(r, op, o);
+	case OP_SET_CREATE:
+	case OP_SET_SETTIME:
+	case OP_SET_GETTIME:
+	case OP_SET_READ:
+		return do_set(r, op, o);
+	case OP_REFERENCE:
+		r->ref_on = 1;
+		o->err = SENTINEL;
+		return 0;
 	case OP_GETTIME:
 	case OP_CLOSE:
 	case OP_USE:
@@ -964,6 +1167,10 @@ static int step(struct run *r, const struct conf_op *op)
 	m1 = now(r, mc);
 	if (check_result(r, op, &o) < 0 || check_extra(r, op, &o) < 0)
 		return -1;
+	if (op->code == OP_SET_READ && o.ret > 0 && check_records(r, op, &o) < 0)
+		return -1;
+	if (r->ref_on && op->code >= OP_SET_CREATE && ref_compare(r, op, &o) < 0)
+		return -1;
 	if ((op->code == OP_READ || op->code == OP_READ_RAW) && o.ret == 8) {
 		if ((op->check & C_MODEL) && check_model(r, op, &o, m0, m1) < 0)
 			return -1;
@@ -983,9 +1190,12 @@ static void cleanup(struct run *r)
 		sigaction(SIGUSR1, &r->old_sa, NULL);
 	}
 	op_unlimit(r);
-	for (i = 0; i < CONF_SLOTS; i++)
+	for (i = 0; i < CONF_SLOTS; i++) {
 		if (r->t[i].open)
 			tfd_close(r->t[i].fd);
+		if (r->ref[i].open)
+			setref_close(&r->ref[i]);
+	}
 	for (i = 0; i < 2; i++)
 		if (r->pipe[i] >= 0)
 			close(r->pipe[i]);
@@ -1018,6 +1228,9 @@ static int run_case(const struct conf_case *c, const struct conf_column *col,
 		         errname(errno));
 		return 0;
 	}
+	r.began[0] = now(&r, CLOCK_MONOTONIC);
+	r.began[1] = now(&r, CLOCK_REALTIME);
+	r.began[2] = now(&r, CLOCK_BOOTTIME);
 	for (r.step = 0; r.step < CONF_MAXOPS && c->ops[r.step].code; r.step++)
 		if (step(&r, &c->ops[r.step]) < 0) {
 			ok = 0;

@@ -15,7 +15,7 @@
 
 static const char *const groups[] = {
 	"create.", "settime.", "gettime.", "read.",    "poll.",  "fd.",
-	"close.",  "timerfd.", "backend.", "vclock.", "clockset.",
+	"close.",  "timerfd.", "backend.", "vclock.", "clockset.", "sets.",
 };
 
 static void group(const char *prefix)
@@ -35,6 +35,7 @@ TEST_LIMIT(conformance_timerfd, 60) { group("timerfd."); }
 TEST_LIMIT(conformance_backend, 60) { group("backend."); }
 TEST_LIMIT(conformance_vclock, 60) { group("vclock."); }
 TEST_LIMIT(conformance_clockset, 60) { group("clockset."); }
+TEST_LIMIT(conformance_sets, 60) { group("sets."); }
 
 /* Every case is in one of the groups above, so every case runs; and the
  * table is well formed. */
