@@ -355,7 +355,7 @@ static void check_query(const char *what, const struct mt *t,
 	       what, (long long)v, (long long)lo, (long long)hi);
 }
 
-/* Every timer asking for it is cancelled: the clock was set. */
+/* Every timer and set asking for it is cancelled: the clock was set. */
 static void cancel_all(void)
 {
 	int i;
@@ -365,7 +365,7 @@ static void cancel_all(void)
 			S.t[i].cancelled = 1;
 			S.t[i].extra = u_add(S.t[i].extra, 1);
 		}
-	}
+	}	opcheck_set_clock_set();
 }
 
 /* The timer is set (SPEC 1, 2): flags and nv were accepted.  Returns the

@@ -30,6 +30,7 @@ struct opcheck_stats {
 	unsigned long cancels;   /* ECANCELED results */
 	unsigned long set_ops;   /* of ops: operations on timer sets */
 	unsigned long records;   /* records that set reads returned */
+	unsigned long set_cancels; /* set reads that gave ECANCELED */
 };
 
 /* Called with a report when a result differs from the model; must not

@@ -164,5 +164,7 @@ void opcheck_set_op(struct in *s);
 void opcheck_set_sweep(void);
 /* The virtual CLOCK_REALTIME went back. */
 void opcheck_set_clock_back(void);
+/* The wall clock was set: sets with a key asking report it. */
+void opcheck_set_clock_set(void);
 
 #endif

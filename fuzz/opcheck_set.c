@@ -23,7 +23,8 @@
  *
  * Operations: tfd_set_create (every flag and clock, the invalid ones in a
  * wild operation), tfd_set_settime (relative, absolute, a zero value that
- * disarms, intervals, the old value; NULL, bad flags and values), tfd_set_
+ * disarms, intervals, the old value, cancel-on-set, whose cancellation a
+ * clock set gives the next read; NULL, bad flags and values), tfd_set_
  * gettime (ENOENT for a key not armed, NULL), tfd_set_read (buffers of 16
  * to 128 bytes, some not a multiple of 16; wild: too small, NULL), poll,
  * fcntl(O_NONBLOCK), tfd_close, and the timer calls on a set (EINVAL), on
@@ -60,6 +61,7 @@ struct mkey {
 	int64_t e_lo, e_hi;  /* the first expiry lies in [e_lo, e_hi] */
 	int64_t iv;          /* interval, 0: one-shot */
 	uint64_t c_lo, c_hi; /* expirations its records took */
+	int cos;             /* armed with ABSTIME | CANCEL_ON_SET, realtime */
 };
 
 /* A set of the model. */
@@ -67,6 +69,7 @@ struct mset {
 	int open, fd, clock, nonblock;
 	int base; /* the clock every key's expiries are on (B_*) */
 	int stale; /* its clock was set back since its last read */
+	int cancel; /* the clock was set while a key asked: ECANCELED */
 	struct mkey k[NKEY];
 };
 
@@ -94,6 +97,29 @@ void opcheck_set_clock_back(void)
 	for (i = 0; i < NSET; i++)
 		if (Z.s[i].open && Z.s[i].base == B_REAL)
 			Z.s[i].stale = 1;
+}
+
+/* Whether a key of m asks to learn of clock sets. */
+static int m_watch(const struct mset *m)
+{
+	int i;
+
+	for (i = 0; i < NKEY; i++)
+		if (m->k[i].armed && m->k[i].cos)
+			return 1;
+	return 0;
+}
+
+/* The wall clock was set (virtual, or the engine told so): the next read
+ * of a set with a key asking fails with ECANCELED, once (tfd_set(3),
+ * Cancel on set); a set with none forgets it. */
+void opcheck_set_clock_set(void)
+{
+	int i;
+
+	for (i = 0; i < NSET; i++)
+		if (Z.s[i].open && m_watch(&Z.s[i]))
+			Z.s[i].cancel = 1;
 }
 
 /* ---- the model's arithmetic ---- */
@@ -383,8 +409,8 @@ static int set_settime_checks(int fd, int flags, const struct itimerspec *nv)
 {
 	if (!nv)
 		return EFAULT;
-	if (flags & ~TFD_TIMER_ABSTIME)
-		return EINVAL; /* TFD_TIMER_CANCEL_ON_SET too */
+	if (flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET))
+		return EINVAL;
 	if (!spec_ok(nv))
 		return EINVAL;
 	return set_expect(fd);
@@ -407,15 +433,21 @@ static void set_settled(struct mset *m, int ki, int flags,
 	else
 		k_arm(&m->k[ki], !!(flags & TFD_TIMER_ABSTIME), nv, sp,
 		      m->base);
+	/* CANCEL_ON_SET counts where a timerfd's does (with ABSTIME, on
+	 * CLOCK_REALTIME); a cancellation no key asks for is forgotten. */
+	m->k[ki].cos = m->clock == CLOCK_REALTIME &&
+	               (flags & TFD_TIMER_ABSTIME) &&
+	               (flags & TFD_TIMER_CANCEL_ON_SET);
+	if (!m_watch(m))
+		m->cancel = 0;
 }
 
 static void op_set_settime(struct in *s)
 {
 	static const int fl[] = { 0, 0, TFD_TIMER_ABSTIME, TFD_TIMER_ABSTIME,
-		                  TFD_TIMER_CANCEL_ON_SET,
 		                  TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
-		                  4, TFD_NONBLOCK };
-	int fd = dec_sfd(s), flags = dec_flags(s, fl, 4, NELEM(fl)), e, want;
+		                  TFD_TIMER_CANCEL_ON_SET, 4, TFD_NONBLOCK };
+	int fd = dec_sfd(s), flags = dec_flags(s, fl, 6, NELEM(fl)), e, want;
 	int use_new = !odd(s, 8), use_old = in_u8(s) & 1, off = in_u8(s) % 4;
 	struct mset *m = set_by_fd(fd);
 	struct itimerspec nv, old, canary;
@@ -487,6 +519,8 @@ static int set_may_block(const struct mset *m)
 	struct span now;
 	int i;
 
+	if (m->cancel)
+		return 1;
 	span_lo(&now);
 	span_hi(&now);
 	for (i = 0; i < NKEY; i++) {
@@ -590,6 +624,13 @@ static void set_read_result(struct mset *m, const struct span *sp, long r,
 	int i;
 
 	m->stale = 0; /* the read re-armed its timer */
+	if (m->cancel) { /* reported once, taking nothing */
+		expect_result("tfd_set_read", r, e, 0, ECANCELED);
+		check_tail((const unsigned char *)buf, 0, len);
+		m->cancel = 0;
+		S.st->set_cancels++;
+		return;
+	}
 	if (r == -1 && e == EAGAIN && m->nonblock) {
 		for (i = 0; i < NKEY; i++)
 			EXPECT(k_pmin(&m->k[i], sp, m->base) == 0,
@@ -692,6 +733,8 @@ static void op_set_poll(struct in *s)
 		sure |= k_pmin(&m->k[i], &sp, m->base) > 0 &&
 		        k_dhi(&m->k[i]) < END_NS;
 	}
+	may |= m->cancel;
+	sure |= m->cancel;
 	EXPECT(!ready || may || m->stale, "poll: set readable with no key "
 	       "due (%s)", set_dump(m));
 	EXPECT(ready || !S.virt || !sure,

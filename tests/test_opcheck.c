@@ -73,15 +73,17 @@ static void run(uint64_t seed, unsigned mode, unsigned long min_ops)
 	printf("seed %llu: %lu operations checked (%lu skipped) in %lu "
 	       "sequences (%lu on the virtual clock, %lu on the kernel), %lu "
 	       "clock moves; %lu reads with a count, %lu errors, %lu "
-	       "ECANCELED; %lu on sets, %lu records; %.2f s\n",
+	       "ECANCELED; %lu on sets, %lu records, %lu ECANCELED; %.2f s\n",
 	       (unsigned long long)seed, st.ops, st.skipped, st.runs,
 	       st.virtual_runs, st.kernel_runs, st.moves, st.counts, st.errors,
-	       st.cancels, st.set_ops, st.records,
+	       st.cancels, st.set_ops, st.records, st.set_cancels,
 	       (double)(t_now(CLOCK_MONOTONIC) - t0) / SEC);
 	CHECK_GE(st.ops, min_ops);
 	/* sets are driven too, and their reads return records */
 	CHECK_GE(st.set_ops, min_ops / 8);
 	CHECK_GE(st.records, min_ops / 200);
+	if (mode != 2) /* (only the engine and the virtual clock are set) */
+		CHECK_GE(st.set_cancels, 1);
 	if (mode == 1)
 		CHECK_EQ(st.virtual_runs, st.runs);
 	if (mode == 2)
