@@ -252,7 +252,8 @@ extern const size_t conf_ncases;
 #define CHILD_SETTIME(f, ms, w, ...)                                        \
 	{ .code = OP_CHILD_SETTIME, .fd = (f), .arg = (ms), .want = w,      \
 	  __VA_ARGS__ }
-#define BASE(ns, ins) { 'B', (ns) / SEC_, (ns) % SEC_, (ins) / SEC_, (ins) % SEC_ }
+#define BASE(ns, ins)                                                       \
+	{ 'B', (ns) / SEC_, (ns) % SEC_, (ins) / SEC_, (ins) % SEC_ }
 
 /* Timer sets. */
 #define SET_CREATE(slot, clk, fl, w)                                        \

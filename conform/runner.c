@@ -956,8 +956,8 @@ static int ref_read(struct run *r, const struct conf_op *op,
 			            (unsigned long long)o->rec[i].key,
 			            (unsigned long long)o->rec[i].count,
 			            j == nd ? "no record, keys due:" : "count",
-			            (unsigned long long)(j == nd ? nd
-			                                         : due[j].count));
+			            j == nd ? (unsigned long long)nd
+			                    : (unsigned long long)due[j].count);
 		setref_took(ref, o->rec[i].key);
 	}
 	if (n < (size_t)op->arg / sizeof(struct tfd_expiry) && nd != n)
@@ -989,7 +989,8 @@ static int ref_compare(struct run *r, const struct conf_op *op,
 	case OP_SET_GETTIME:
 		e = setref_gettime(ref, op->key, &got);
 		if (e != (o->ret < 0 ? o->err : 0))
-			return fail(r, "the reference: %s", e ? errname(e) : "0");
+			return fail(r, "the reference: %s",
+			            e ? errname(e) : "0");
 		return !e && op->out ? ref_setting(r, "it", &o->its, &got) : 0;
 	case OP_SET_READ:
 		return ref_read(r, op, ref, o);

@@ -693,17 +693,20 @@ static const char *set_dump(const struct mset *m)
 
 	n += (size_t)snprintf(buf, sizeof(buf), "set %d clock %d now %lld:",
 	                      m->fd, m->clock, (long long)clk(m->base));
-	for (i = 0; i < NKEY && n < sizeof(buf); i++)
-		if (m->k[i].armed)
+	for (i = 0; i < NKEY && n < sizeof(buf); i++) {
+		const struct mkey *k = &m->k[i];
+
+		if (k->armed)
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n,
-			                      " key %#llx e [%lld, %lld] iv %lld "
-			                      "taken [%llu, %llu];",
+			                      " key %#llx e [%lld, %lld] iv %lld"
+			                      " taken [%llu, %llu];",
 			                      (unsigned long long)keys[i],
-			                      (long long)m->k[i].e_lo,
-			                      (long long)m->k[i].e_hi,
-			                      (long long)m->k[i].iv,
-			                      (unsigned long long)m->k[i].c_lo,
-			                      (unsigned long long)m->k[i].c_hi);
+			                      (long long)k->e_lo,
+			                      (long long)k->e_hi,
+			                      (long long)k->iv,
+			                      (unsigned long long)k->c_lo,
+			                      (unsigned long long)k->c_hi);
+	}
 	return buf;
 }
 
@@ -811,7 +814,8 @@ void opcheck_set_op(struct in *s)
 	static void (*const set_ops[])(struct in *) = {
 		op_set_create, op_set_settime, op_set_settime,
 		op_set_settime, op_set_gettime, op_set_read, op_set_read,
-		op_set_read, op_set_poll, op_set_nonblock, op_set_close, op_set_as_timer,
+		op_set_read, op_set_poll, op_set_nonblock, op_set_close,
+		op_set_as_timer,
 	};
 	unsigned long before = S.st->ops;
 	unsigned c = in_u8(s) % NELEM(set_ops);
