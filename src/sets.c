@@ -49,6 +49,7 @@ struct tfd_set {
 	int64_t slack; /* ns, on real clocks: rearm() */
 	int64_t armed; /* the timer's deadline, -1 disarmed, -2 unknown,
 	                * 0 at once (a cancellation waits) */
+	int64_t at;    /* the time it is armed for: armed, or a slack later */
 	int watch;     /* the timer armed with TFD_TIMER_CANCEL_ON_SET */
 	struct tfd_set_core core;
 };
@@ -154,6 +155,8 @@ static int rearm(const struct tfd_backend *be, int fd, struct tfd_set *s,
 			return 0;
 		if (next > now && next < not_before)
 			at = not_before;
+		if (force && next == s->armed && next >= 0)
+			at = s->at; /* (only to ask: as it is, its slack too) */
 		memset(&its, 0, sizeof(its));
 		if (next >= 0)
 			its.it_value = tfd_ns_to_ts(at > 0 ? at : 1);
@@ -168,6 +171,7 @@ static int rearm(const struct tfd_backend *be, int fd, struct tfd_set *s,
 		if (e == ECANCELED)
 			e = 0;
 		s->armed = e ? -2 : next;
+		s->at = at;
 		if (e)
 			return e;
 		s->watch = watch;

@@ -760,6 +760,41 @@ TEST(set_cancel_on_set_on_the_kernel_backend)
 	CHECK_OK(tfd_close(sfd));
 }
 
+/* A read of a set with a key asking for cancel-on-set asks the backend
+ * by re-arming its timer as it is: with the slack that the read before
+ * put there.  Kernel backend (the timer's setting is the kernel's):
+ * with a slack of 100 ms, the read that finds nothing leaves the timer
+ * at least 60 ms ahead, not at the next key's deadline 30 ms ahead. */
+TEST(set_cancel_on_set_keeps_the_slack)
+{
+	struct tfd_expiry rec[2];
+	struct itimerspec cur;
+	int sfd, tries;
+
+	CHECK_OK(tfd_use_backend("kernel"));
+	CHECK_OK(prctl(PR_SET_TIMERSLACK, 100 * MS, 0, 0, 0));
+	sfd = (int)CHECK_OK(tfd_set_create(CLOCK_REALTIME, TFD_NONBLOCK));
+	CHECK_OK(prctl(PR_SET_TIMERSLACK, 0, 0, 0, 0));
+	for (tries = 0; tries < 20; tries++) {
+		int64_t start = t_now(CLOCK_REALTIME) + 2 * MS;
+
+		arm_at(sfd, 1, CANCEL_FLAGS, start, 0);
+		arm_at(sfd, 2, CANCEL_FLAGS, start + 30 * MS, 0);
+		while (t_now(CLOCK_REALTIME) < start)
+			;
+		if (tfd_set_read(sfd, rec, sizeof(rec)) != REC)
+			continue; /* (both read: a very slow machine) */
+		check_rec(&rec[0], 1, 1);
+		CHECK_ERR(tfd_set_read(sfd, rec, sizeof(rec)), EAGAIN);
+		CHECK_OK(timerfd_gettime(sfd, &cur));
+		CHECK_GE(t_ns(&cur.it_value), 60 * MS);
+		break;
+	}
+	CHECK_OK(tfd_close(sfd));
+	if (tries == 20)
+		t_skip("the first key was never read alone (a slow machine)");
+}
+
 /* Periodic keys due every nanosecond: a read takes the keys that come
  * due while it takes the others, and not those it took already. */
 TEST(set_read_gives_a_key_one_record_at_most)
