@@ -365,7 +365,8 @@ static void cancel_all(void)
 			S.t[i].cancelled = 1;
 			S.t[i].extra = u_add(S.t[i].extra, 1);
 		}
-	}	opcheck_set_clock_set();
+	}
+	opcheck_set_clock_set();
 }
 
 /* The timer is set (SPEC 1, 2): flags and nv were accepted.  Returns the
