@@ -20,10 +20,11 @@ static void report(void)
 	fprintf(stderr, "opcheck: %lu operations checked (%lu skipped) in %lu "
 	        "sequences (%lu on the virtual clock, %lu on the kernel), %lu "
 	        "clock moves; %lu reads with a count, %lu errors, %lu "
-	        "ECANCELED; %lu on sets, %lu records\n", stats.ops,
-	        stats.skipped, stats.runs, stats.virtual_runs,
+	        "ECANCELED; %lu on sets, %lu records, %lu ECANCELED\n",
+	        stats.ops, stats.skipped, stats.runs, stats.virtual_runs,
 	        stats.kernel_runs, stats.moves, stats.counts, stats.errors,
-	        stats.cancels, stats.set_ops, stats.records);
+	        stats.cancels, stats.set_ops, stats.records,
+	        stats.set_cancels);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
