@@ -864,6 +864,27 @@ const struct conf_case conf_cases[] = {
  * and counts, and the same settings (time left within a second); on the
  * virtual column the reference runs on real time, as far from its now. */
 
+{ "sets.cancel_on_set_read_ecanceled_once", "tfd_set.3 Cancel on set",
+  NULL, ON_VIRTUAL, {
+	SET_CREATE(T0, REAL, NB, NEWFD),
+	SET_ARM(T0, 1, AB | COS, ABS(3600 * SEC_, 0), OK),
+	SET_ARM(T0, 2, AB, ABS(3600 * SEC_, 0), OK),
+	SET_REALTIME(-5),
+	POLL(T0, 0, POLLIN),
+	SET_READ_E(T0, 32, 1, ERR(ECANCELED)),
+	SET_READ_E(T0, 32, 1, ERR(EAGAIN)),
+	POLL(T0, 0, 0) } },
+{ "sets.cancel_on_set_only_while_a_key_asks", "tfd_set.3 Cancel on set",
+  NULL, ON_VIRTUAL, {
+	SET_CREATE(T0, REAL, NB, NEWFD),
+	SET_ARM(T0, 1, AB | COS, ABS(3600 * SEC_, 0), OK),
+	SET_ARM(T0, 1, AB, ABS(3600 * SEC_, 0), OK), /* none asks now */
+	SET_REALTIME(5),
+	POLL(T0, 0, 0),
+	SET_READ_E(T0, 32, 1, ERR(EAGAIN)),
+	SET_ARM(T0, 2, COS, REL(3600 * SEC_, 0), OK), /* (not absolute) */
+	SET_REALTIME(-5),
+	SET_READ_E(T0, 32, 1, ERR(EAGAIN)) } },
 { "sets.create_errors", "tfd_set.3 ERRORS", NULL, 0, {
 	SET_CREATE(T0, -1, 0, ERR(EINVAL)),
 	SET_CREATE(T0, CLOCK_REALTIME_ALARM, 0, ERR(EINVAL)),
