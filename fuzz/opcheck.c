@@ -718,18 +718,24 @@ static struct mt *new_timer(int slot, int fd, int clock, int flags)
 	return t;
 }
 
-static void close_slot(int slot)
+void close_checked(int fd)
 {
-	struct mt *t = &S.t[slot];
 	long r;
 	int e;
 
-	if (!t->open)
-		return;
 	errno = SENTINEL;
-	r = tfd_close(t->fd);
+	r = tfd_close(fd);
 	e = errno;
 	expect_result("tfd_close", r, e, 0, 0);
+}
+
+static void close_slot(int slot)
+{
+	struct mt *t = &S.t[slot];
+
+	if (!t->open)
+		return;
+	close_checked(t->fd);
 	t->open = 0;
 }
 
@@ -770,16 +776,21 @@ static void op_create(struct in *s)
 	new_timer(slot, (int)r, clock, flags);
 }
 
-/* The errno of tfd_settime's checks (SPEC 2), 0 if they pass. */
-static int settime_checks(int fd, int flags, const struct itimerspec *nv)
+int arm_checks(int flags, const struct itimerspec *nv)
 {
 	if (!nv)
 		return EFAULT;
 	if (flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET))
 		return EINVAL;
-	if (!spec_ok(nv))
-		return EINVAL;
-	return fd_expect(fd);
+	return spec_ok(nv) ? 0 : EINVAL;
+}
+
+/* The errno of tfd_settime's checks (SPEC 2), 0 if they pass. */
+static int settime_checks(int fd, int flags, const struct itimerspec *nv)
+{
+	int e = arm_checks(flags, nv);
+
+	return e ? e : fd_expect(fd);
 }
 
 /* A change accepted by the checks returned r, e and wrote *old (if not

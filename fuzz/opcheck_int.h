@@ -78,6 +78,8 @@ extern struct opcheck_state {
 #define skip opcheck_skip
 #define expect_result opcheck_expect_result
 #define check_tail opcheck_check_tail
+#define close_checked opcheck_close_checked
+#define arm_checks opcheck_arm_checks
 
 const char *ename(int e);
 /* The report: the last operations, then the message; does not return. */
@@ -93,6 +95,11 @@ void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void skip(void);
 /* A call returned r with errno e; want_e 0 means success with want_r. */
 void expect_result(const char *what, long r, int e, long want_r, int want_e);
+/* tfd_close(fd), which must succeed. */
+void close_checked(int fd);
+/* The errno of the checks of an arm's flags and value, tfd_settime's and
+ * tfd_set_settime's (SPEC 2): EFAULT, EINVAL, or 0 if they pass. */
+int arm_checks(int flags, const struct itimerspec *nv);
 /* Bytes from..len of a read buffer (filled with 0xa5) were not written. */
 void check_tail(const unsigned char *buf, size_t from, size_t len);
 

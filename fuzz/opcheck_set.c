@@ -339,15 +339,10 @@ static int key_index(uint64_t key)
 static void close_set(int slot)
 {
 	struct mset *m = &Z.s[slot];
-	long r;
-	int e;
 
 	if (!m->open)
 		return;
-	errno = SENTINEL;
-	r = tfd_close(m->fd);
-	e = errno;
-	expect_result("tfd_close", r, e, 0, 0);
+	close_checked(m->fd);
 	m->open = 0;
 }
 
@@ -404,16 +399,13 @@ static void op_set_create(struct in *s)
 	new_set(slot, (int)r, clock, flags);
 }
 
-/* tfd_set_settime's checks in the page's order: 0 if they pass. */
+/* tfd_set_settime's checks in the page's order (a timer's, then the
+ * set): 0 if they pass. */
 static int set_settime_checks(int fd, int flags, const struct itimerspec *nv)
 {
-	if (!nv)
-		return EFAULT;
-	if (flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET))
-		return EINVAL;
-	if (!spec_ok(nv))
-		return EINVAL;
-	return set_expect(fd);
+	int e = arm_checks(flags, nv);
+
+	return e ? e : set_expect(fd);
 }
 
 /* The call passed the checks: compare, then arm or forget the key. */
