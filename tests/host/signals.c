@@ -9,17 +9,21 @@
  */
 #include "host.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/signalfd.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* ThreadSanitizer runs a handler at the end of the next call it
  * intercepts, not where the signal came: after a blocking call has
@@ -520,6 +524,26 @@ HOST_CASE(all_signals_blocked_in_all_threads, 0)
  * SIGCONT, its count is what elapsed.  Not on virtual time, where a
  * stopped thread holds time (tfd-preload(7): it may be a debugger's), so
  * the child's sleep before its SIGCONT would never end. */
+/* Until process pid is stopped (its state in /proc/PID/stat is T), or
+ * 10 s have passed. */
+static void until_stopped(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int i, fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (i = 0; i < 10000; i++, h_sleep_ms(1)) {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			return;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		if ((p = strrchr(buf, ')')) && p[1] == ' ' && p[2] == 'T')
+			return;
+	}
+}
+
 HOST_CASE(stopped_and_continued, H_NOVIRTUAL)
 {
 	int fd = h_timer(T_NONBLOCK, 10, 10), st;
@@ -530,6 +554,10 @@ HOST_CASE(stopped_and_continued, H_NOVIRTUAL)
 	h_count(fd);
 	pid = fork();
 	if (pid == 0) {
+		/* (once the parent is stopped: on a loaded machine its fork
+		 * can return after a fixed 150 ms, and a SIGCONT before its
+		 * SIGSTOP leaves it stopped for ever) */
+		until_stopped(getppid());
 		h_sleep_ms(150);
 		kill(getppid(), SIGCONT);
 		_exit(0);
