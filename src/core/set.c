@@ -52,8 +52,11 @@ static unsigned char *cbit(const struct tfd_set_core *s, uint32_t i,
  * count of those kept, and a cancellation forgotten with the last. */
 static void set_cancel(struct tfd_set_core *s, uint32_t i, int cancel)
 {
-	unsigned char bit, *w = cbit(s, i - 1, &bit);
+	unsigned char bit, *w;
 
+	if (!cancel && !s->ncancel) /* (no key asks: no bit is set) */
+		return;
+	w = cbit(s, i - 1, &bit);
 	if (!(*w & bit) == !cancel)
 		return;
 	*w ^= bit;
