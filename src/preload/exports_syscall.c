@@ -75,6 +75,18 @@ static long sleep_call(long n, const long *a)
 	return r;
 }
 
+/* A signal sent (exports_sends.c): a wake to tell. */
+static long signal_call(long n, const long *a)
+{
+	int sig = (int)(n == SYS_tgkill || n == SYS_rt_tgsigqueueinfo ? a[2]
+	                                                              : a[1]);
+	long r = R(syscall)(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+
+	if (tfd_dom && sig != 0)
+		tfd_dom_woke(NULL);
+	return r;
+}
+
 /* The call on virtual time, in syscall()'s convention, or TFD_PASS. */
 static long virtual_call(long n, const long *a)
 {
@@ -89,6 +101,15 @@ static long virtual_call(long n, const long *a)
 		                       (uint32_t)a[2],
 		                       (const struct timespec *)a[3],
 		                       (uint32_t)a[5]);
+	case SYS_kill:
+	case SYS_tkill:
+	case SYS_tgkill:
+	case SYS_rt_sigqueueinfo:
+	case SYS_rt_tgsigqueueinfo:
+#ifdef SYS_pidfd_send_signal
+	case SYS_pidfd_send_signal:
+#endif
+		return signal_call(n, a);
 	case SYS_clock_gettime:
 	case SYS_gettimeofday:
 #ifdef SYS_time

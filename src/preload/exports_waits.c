@@ -23,6 +23,75 @@
 
 /* ---- conditions, semaphores, locks, joins ---- */
 
+/* Untimed waits on a condition or a semaphore are parked (vtime.h:
+ * tfd_dom_park): the mover looks at their threads in /proc once, and not
+ * again until a thread of the tree signals, broadcasts or posts them. */
+EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	void *parked;
+	int r;
+
+	if (OFF)
+		return R(pthread_cond_wait)(c, m);
+	parked = tfd_dom_park(tfd_cond_obj(c));
+	r = R(pthread_cond_wait)(c, m);
+	tfd_dom_unpark(parked);
+	return r;
+}
+
+EXPORT int sem_wait(sem_t *s)
+{
+	void *parked;
+	int r;
+
+	if (OFF)
+		return R(sem_wait)(s);
+	parked = tfd_dom_park(tfd_sem_obj(s));
+	r = R(sem_wait)(s);
+	tfd_dom_unpark(parked);
+	return r;
+}
+
+EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+	int r = R(pthread_cond_signal)(c);
+
+	if (unlikely(tfd_dom != NULL))
+		tfd_dom_woke(tfd_cond_obj(c));
+	return r;
+}
+
+EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+{
+	int r = R(pthread_cond_broadcast)(c);
+
+	if (unlikely(tfd_dom != NULL))
+		tfd_dom_woke(tfd_cond_obj(c));
+	return r;
+}
+
+EXPORT int sem_post(sem_t *s)
+{
+	int e, r = R(sem_post)(s);
+
+	if (unlikely(tfd_dom != NULL)) {
+		e = errno;
+		tfd_dom_woke(tfd_sem_obj(s));
+		errno = e;
+	}
+	return r;
+}
+
+/* A thread cancelled in a parked wait runs its cleanup handlers. */
+EXPORT int pthread_cancel(pthread_t t)
+{
+	int r = R(pthread_cancel)(t);
+
+	if (unlikely(tfd_dom != NULL))
+		tfd_dom_woke(NULL);
+	return r;
+}
+
 EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
                                   const struct timespec *abs)
 {

@@ -131,6 +131,9 @@
 	X(gettimeofday) X(time) X(pthread_create) X(fork) X(system) X(popen) \
 	X(prctl) \
 	X(pthread_exit) X(pthread_cond_timedwait) X(pthread_cond_clockwait) \
+	X(pthread_cond_wait) X(sem_wait) X(pthread_cond_signal) \
+	X(pthread_cond_broadcast) X(sem_post) X(pthread_cancel) X(kill) \
+	X(killpg) X(tgkill) X(sigqueue) X(pthread_kill) X(pthread_sigqueue) \
 	X(sem_timedwait) X(sem_clockwait) X(pthread_mutex_timedlock) \
 	X(pthread_mutex_clocklock) X(pthread_rwlock_timedrdlock) \
 	X(pthread_rwlock_timedwrlock) X(pthread_rwlock_clockrdlock) \
@@ -426,6 +429,10 @@ void tfd_sigtimers_forked(void);
 int tfd_timed_cond(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
                    const struct timespec *abs);
 int tfd_timed_sem(sem_t *s, clockid_t clk, const struct timespec *abs);
+/* What a wait on a condition or a semaphore is parked on (vtime.h:
+ * tfd_dom_park). */
+const void *tfd_cond_obj(const pthread_cond_t *c);
+const void *tfd_sem_obj(const sem_t *s);
 enum tfd_lock_kind { TL_MUTEX, TL_READ, TL_WRITE }; /* tfd_timed_lock */
 int tfd_timed_lock(void *lock, enum tfd_lock_kind kind, clockid_t clk,
                    const struct timespec *abs);

@@ -16,6 +16,7 @@
 #include "vtime/vtime.h"
 
 #include <errno.h>
+#include <string.h>
 #include <linux/futex.h>
 #include <semaphore.h>
 #include <stdint.h>
@@ -43,6 +44,24 @@ static clockid_t cond_clock(const pthread_cond_t *c)
 
 /* ---- conditions ---- */
 
+/* What a wait on c is parked on (vtime.h: tfd_dom_park): c, or NULL if it
+ * is shared between processes, which may map it at other addresses (glibc
+ * keeps that in bit 0 of __wrefs). */
+const void *tfd_cond_obj(const pthread_cond_t *c)
+{
+	return (c->__data.__wrefs & 1) ? NULL : c;
+}
+
+/* The same for a semaphore: glibc's sem_t holds, after its 64-bit value,
+ * what its futex calls add to their operation: 0 if it is private. */
+const void *tfd_sem_obj(const sem_t *s)
+{
+	int shared;
+
+	memcpy(&shared, (const char *)s + sizeof(uint64_t), sizeof(shared));
+	return shared ? NULL : s;
+}
+
 struct cw {
 	pthread_cond_t *c;
 	pthread_mutex_t *m;
@@ -55,7 +74,7 @@ static int cond_try(void *ctx, const struct timespec *until)
 	if (tfd_dom_no_wait(until))
 		return ETIMEDOUT; /* nothing to try without waiting */
 	if (!until)
-		return pthread_cond_wait(w->c, w->m);
+		return R(pthread_cond_wait)(w->c, w->m);
 	return R(pthread_cond_clockwait)(w->c, w->m, CLOCK_MONOTONIC, until);
 }
 
@@ -66,7 +85,8 @@ int tfd_timed_cond(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
 
 	if (clk == (clockid_t)-1)
 		clk = cond_clock(c);
-	return tfd_dom_slice_wait(deadline_of(clk, abs), cond_try, &w);
+	return tfd_dom_slice_wait(deadline_of(clk, abs), cond_try, &w,
+	                          tfd_cond_obj(c));
 }
 
 /* ---- semaphores ---- */
@@ -77,7 +97,7 @@ static int sem_try(void *ctx, const struct timespec *until)
 		return sem_trywait(ctx) == 0 ? 0 : errno == EAGAIN ? ETIMEDOUT
 		                                                   : errno;
 	if (!until)
-		return sem_wait(ctx) == 0 ? 0 : errno;
+		return R(sem_wait)(ctx) == 0 ? 0 : errno;
 	return R(sem_clockwait)(ctx, CLOCK_MONOTONIC, until) == 0 ? 0 : errno;
 }
 
@@ -91,7 +111,8 @@ int tfd_timed_sem(sem_t *s, clockid_t clk, const struct timespec *abs)
 		errno = EINVAL;
 		return -1;
 	}
-	e = tfd_dom_slice_wait(deadline_of(clk, abs), sem_try, s);
+	e = tfd_dom_slice_wait(deadline_of(clk, abs), sem_try, s,
+	                       tfd_sem_obj(s));
 	if (e) {
 		errno = e;
 		return -1;
@@ -139,7 +160,7 @@ int tfd_timed_lock(void *lock, enum tfd_lock_kind kind, clockid_t clk,
 		return e; /* taken, or an error (EDEADLK...) */
 	if (abs->tv_nsec < 0 || abs->tv_nsec >= TFD_NSEC)
 		return EINVAL;
-	return tfd_dom_slice_wait(deadline_of(clk, abs), lock_try, &w);
+	return tfd_dom_slice_wait(deadline_of(clk, abs), lock_try, &w, NULL);
 }
 
 /* ---- joins ---- */
@@ -170,7 +191,7 @@ int tfd_timed_join(pthread_t th, void **ret, clockid_t clk,
 
 	if (!abs)
 		return pthread_join(th, ret);
-	return tfd_dom_slice_wait(deadline_of(clk, abs), join_try, &w);
+	return tfd_dom_slice_wait(deadline_of(clk, abs), join_try, &w, NULL);
 }
 
 /* ---- raw futex waits ----
@@ -219,7 +240,7 @@ long tfd_timed_futex(uint32_t *word, int op, uint32_t val,
 		                               CLOCK_REALTIME : CLOCK_MONOTONIC,
 		                       ts);
 	}
-	e = tfd_dom_slice_wait(deadline, futex_try, &w);
+	e = tfd_dom_slice_wait(deadline, futex_try, &w, NULL);
 	if (e) {
 		errno = e;
 		return -1;

@@ -84,21 +84,61 @@ static enum out_is outside_look(struct mover *m, struct dom_slot *s,
 	return O_SEEN;
 }
 
+/*
+ * Parked (vtime.h: tfd_dom_park): a thread in a wait of the C library's
+ * that only a wake the tree makes can end.  Once the mover has seen it
+ * blocked there (/proc, as for any thread outside our waits), with no
+ * wake of what it waits on (its bucket of woken[]) since it parked, it
+ * blocks still while no such wake is made: its park word then notes the
+ * count of wakes it is known blocked at.  1 if slot s's thread is blocked
+ * so as of w, the wakes count read before; not while a wake is being
+ * noted (its waker runs: no move this time).
+ */
+static int parked(struct mover *m, struct dom_slot *s, uint64_t w)
+{
+	struct tfd_dom *d = m->d;
+	uint64_t p = __atomic_load_n(&s->park, __ATOMIC_SEQ_CST), from;
+	uint32_t b = (uint32_t)(p >> 1) & (DOM_WOKEN - 1);
+
+	if (!p || __atomic_load_n(&d->waking, __ATOMIC_SEQ_CST))
+		return 0;
+	from = (p >> 13) - 1;
+	if (from > w || /* parked since w was read */
+	    __atomic_load_n(&d->woken[0], __ATOMIC_SEQ_CST) > from ||
+	    (b ? __atomic_load_n(&d->woken[b], __ATOMIC_SEQ_CST) > from
+	       : w > from)) /* (waiting on anything: any wake) */
+		return 0;
+	if (!(p & 1) && tfd_dom_look_slot(m, s).state != 'S')
+		return 0;
+	return __atomic_compare_exchange_n(&s->park, &p,
+	                                   dom_park_word(w, b, 1), 0,
+	                                   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
 /* The threads outside our waits: 1 if all are blocked (their runs counts
  * noted in e->sw), 0 if one runs (e->busy: one runs busy); gone ones are
- * freed. */
+ * freed.  A thread parked is looked at in /proc once: a Java program's
+ * dozens of threads in conditions and semaphores, untouched from one
+ * move to the next, cost a move nothing (a look costs two reads). */
 int tfd_dom_outside_blocked(struct mover *m)
 {
 	struct eval *e = &m->e;
 	int i, all = tfd_dom_real_mono() >= m->grace_until;
 	int known[2] = { 0, 0 };
+	uint64_t w = __atomic_load_n(&m->d->wakes, __ATOMIC_SEQ_CST);
 
 	e->busy = 0;
 	for (i = 0; i < e->nout; i++) {
 		struct dom_slot *s = &m->d->slot[e->out[i]];
-		struct seen t = tfd_dom_look_slot(m, s);
-		enum out_is is = outside_look(m, s, t, known);
+		struct seen t;
+		enum out_is is;
 
+		if (parked(m, s, w)) {
+			e->sw[i] = RUNS_PARKED;
+			continue;
+		}
+		t = tfd_dom_look_slot(m, s);
+		is = outside_look(m, s, t, known);
 		if (is != O_SEEN) {
 			if (is == O_ENDED)
 				e->sw[i] = -1;
@@ -139,17 +179,20 @@ int tfd_dom_uring_hold(struct mover *m)
 	return 0;
 }
 
-/* 1 if none of them ran since tfd_dom_outside_blocked() (m->snap). */
+/* 1 if none of them ran since tfd_dom_outside_blocked() (m->snap): one
+ * parked then is parked still, and no wake since was for it. */
 int tfd_dom_outside_still(struct mover *m)
 {
 	const struct eval *e = &m->snap;
+	uint64_t w = __atomic_load_n(&m->d->wakes, __ATOMIC_SEQ_CST);
 	int i;
 
 	for (i = 0; i < e->nout; i++) {
 		struct dom_slot *s = &m->d->slot[e->out[i]];
 		struct seen t;
 
-		if (e->sw[i] < 0)
+		if (e->sw[i] < 0 ||
+		    (e->sw[i] == RUNS_PARKED && parked(m, s, w)))
 			continue;
 		t = tfd_dom_look_slot(m, s);
 		if ((t.state != 'S' && t.state != 'T') ||

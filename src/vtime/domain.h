@@ -18,7 +18,9 @@
  * the deadline, or to ask for another look.
  *
  * Time moves only when every slot is WAIT, or RUN with its thread blocked
- * in the kernel and not running (/proc), and every wait that something
+ * in the kernel and not running (/proc, or parked: in an untimed wait of
+ * the C library's that only a wake the tree makes can end, none made
+ * since), and every wait that something
  * else than time could end has looked, without blocking, after the last
  * thing that could have ended it: then nothing can end any wait but time,
  * and the mover moves the clocks to the earliest deadline of the tree
@@ -46,6 +48,7 @@
 #define DOM_PROCS 512
 #define DOM_INHERITED 64
 #define DOM_PORTS 256 /* the last ports of the tree's sockets kept */
+#define DOM_WOKEN 4096 /* buckets of the objects woken (dom_woke) */
 
 enum dom_state { DS_FREE, DS_RUN, DS_WAIT };
 
@@ -83,6 +86,8 @@ struct dom_slot {
 	uint32_t slice_ended; /* a poke ended its wait in slices' slice: it
 	                       * is on its way out of the C library's wait,
 	                       * or blocked there for the program's mutex */
+	uint32_t pad2;
+	uint64_t park;     /* parked (waits.c: dom_park_word()), 0 not */
 };
 
 struct dom_proc {
@@ -144,6 +149,13 @@ struct tfd_dom {
 	uint32_t nports;     /* ports told (outside.c), the last DOM_PORTS
 	                      * kept in port[], as a ring */
 	uint32_t pad4;
+	uint64_t wakes;      /* wakes the tree made (a condition signalled or
+	                      * broadcast, a semaphore posted, a signal sent,
+	                      * a thread cancelled) */
+	uint32_t waking;     /* wakes being noted (dom_woke) */
+	uint32_t pad5;
+	uint64_t woken[DOM_WOKEN]; /* the last wake of each bucket of the
+	                            * objects woken; [0]: of anything */
 	uint64_t port[DOM_PORTS]; /* a TCP or UDP port a process of the tree
 	                           * bound, listened or connected at: the
 	                           * socket's type and port, and the pid */
@@ -159,6 +171,44 @@ struct tfd_dom {
 #define NRUN(ar) ((uint32_t)((ar) & (ACT_ONE - 1)))
 
 /* ---- what the files of this folder share ---- */
+
+/*
+ * Parked (vtime.h: tfd_dom_park): a slot's park word is
+ * (wakes count + 1) << 13 | bucket << 1 | verified, 0 when not parked:
+ * the count when the thread parked or, verified, when the mover last knew
+ * it blocked there; the bucket of the object it waits on (dom_bucket).
+ */
+static inline uint32_t dom_bucket(const void *obj)
+{
+	uint64_t a = (uint64_t)(uintptr_t)obj >> 3;
+
+	a ^= a >> 12 ^ a >> 24;
+	return !obj ? 0 : 1 + (uint32_t)(a % (DOM_WOKEN - 1));
+}
+
+static inline uint64_t dom_park_word(uint64_t wakes, uint32_t bucket,
+                                     int verified)
+{
+	return (wakes + 1) << 13 | (uint64_t)bucket << 1 |
+	       (uint64_t)(verified != 0);
+}
+
+/* A wake of obj (NULL: of anything) made, after the wake itself: a
+ * thread that it woke is taken for parked only while its waker runs, or
+ * notes it (waking). */
+static inline void dom_woke(struct tfd_dom *d, const void *obj)
+{
+	uint64_t *last = &d->woken[dom_bucket(obj)], e, was;
+
+	__atomic_add_fetch(&d->waking, 1, __ATOMIC_SEQ_CST);
+	e = __atomic_add_fetch(&d->wakes, 1, __ATOMIC_SEQ_CST);
+	was = __atomic_load_n(last, __ATOMIC_SEQ_CST);
+	while (was < e && !__atomic_compare_exchange_n(last, &was, e, 0,
+	                                               __ATOMIC_SEQ_CST,
+	                                               __ATOMIC_SEQ_CST))
+		;
+	__atomic_sub_fetch(&d->waking, 1, __ATOMIC_SEQ_CST);
+}
 
 /* shm.c */
 struct tfd_dom *tfd_dom_map(const char *name); /* TFD_DOMAIN=<pid>:<fd> */

@@ -62,8 +62,13 @@ struct eval {
 	int nout;
 	int out[DOM_SLOTS]; /* slots in RUN, blocked outside our waits, and
 	                     * in waits in slices that have looked */
-	int64_t sw[DOM_SLOTS]; /* their runs counts (seen), -1: gone */
+	int64_t sw[DOM_SLOTS]; /* their runs counts (seen), -1: gone,
+	                        * RUNS_PARKED: parked (busy.c) */
 };
+
+/* A thread parked (vtime.h: tfd_dom_park) and not woken since: blocked,
+ * and not run since, as two looks in /proc would say. */
+#define RUNS_PARKED INT64_MAX
 
 /* What the next step does first if the sleep before it ended with
  * nothing told. */

@@ -84,6 +84,7 @@ static int slot_take(struct tfd_dom *d, int32_t pid)
 		s->looked = 0;
 		s->poked = 0;
 		s->inlib = 0;
+		s->park = 0;
 		__atomic_store_n(&s->state, DS_RUN, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&d->actrun, ACT_ONE + 1, __ATOMIC_SEQ_CST);
 		raise_hiwater(&d->hiwater, (uint32_t)i);

@@ -285,7 +285,24 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
  * slice (waits.c). */
 int tfd_dom_slice_wait(int64_t deadline,
                        int (*try)(void *, const struct timespec *),
-                       void *ctx);
+                       void *ctx, const void *park);
+/*
+ * Parked: the calling thread is about to block, outside our waits, in a
+ * wait of the C library's on obj (a condition, a semaphore) that only a
+ * wake made by a thread of the tree can end (each tells tfd_dom_woke(obj)
+ * after it: a condition signalled or broadcast, a semaphore posted, a
+ * thread cancelled; an object shared between processes is NULL, for
+ * anything), or a signal's handler (which runs through ours, and unparks
+ * while it runs).  The mover asks /proc whether it blocks once, and then
+ * takes it for blocked without asking, until a wake for obj: a thread
+ * parked for good costs a move nothing.  tfd_dom_park() returns what
+ * tfd_dom_unpark() needs (NULL: no slot, nothing done).  A lock's or a
+ * join's wait is not one: the C library's unlock and a thread's end wake
+ * them unseen.
+ */
+void *tfd_dom_park(const void *obj);
+void tfd_dom_unpark(void *parked);
+void tfd_dom_woke(const void *obj); /* needs a domain */
 /* The mover's poke came (its handler): the slice this thread waits in
  * ends. */
 void tfd_dom_slice_poked(void);
@@ -300,6 +317,7 @@ struct tfd_dom_paused {
 	int kind;
 	int outside;
 	int64_t deadline;
+	uint64_t park;         /* the thread was parked (tfd_dom_park) */
 	struct timespec until; /* a slice's real end */
 };
 void tfd_dom_handler(int begin, struct tfd_dom_paused *p);

@@ -210,6 +210,10 @@ void tfd_dom_handler(int begin, struct tfd_dom_paused *p)
 		 * meanwhile ends the slice the handler interrupted too. */
 		p->until = slice_until;
 		p->kind = 0;
+		/* Parked, it runs the handler: /proc tells, until it is back
+		 * in the wait it was parked in. */
+		p->park = s ? __atomic_exchange_n(&s->park, 0, __ATOMIC_SEQ_CST)
+		            : 0;
 		if (!s || __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != DS_WAIT)
 			return;
 		p->kind = (int)s->kind;
@@ -218,7 +222,13 @@ void tfd_dom_handler(int begin, struct tfd_dom_paused *p)
 		if (p->kind == DK_KERNEL && me)
 			__atomic_sub_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
 		to_run(s);
-	} else if (s && p->kind) {
+	} else if (s && (p->park || p->kind)) {
+		/* Back where it was parked: as parked then (a wake since has
+		 * made that stale). */
+		if (p->park)
+			__atomic_store_n(&s->park, p->park, __ATOMIC_SEQ_CST);
+		if (!p->kind)
+			return;
 		to_wait(s, p->kind, p->deadline, p->outside);
 		if (p->kind == DK_SLICE) {
 			/* Back in the C library's wait: the mover asks /proc.
@@ -238,6 +248,43 @@ void tfd_dom_handler(int begin, struct tfd_dom_paused *p)
 			__atomic_add_fetch(&me->kwaiters, 1, __ATOMIC_SEQ_CST);
 		tfd_dom_changed(tfd_dom);
 	}
+}
+
+void *tfd_dom_park(const void *obj)
+{
+	struct dom_slot *s = tfd_dom_self_slot();
+
+	if (s)
+		__atomic_store_n(&s->park,
+		                 dom_park_word(__atomic_load_n(&tfd_dom->wakes,
+		                                               __ATOMIC_SEQ_CST),
+		                               dom_bucket(obj), 0),
+		                 __ATOMIC_SEQ_CST);
+	return s;
+}
+
+void tfd_dom_unpark(void *parked)
+{
+	if (parked)
+		__atomic_store_n(&((struct dom_slot *)parked)->park, 0,
+		                 __ATOMIC_SEQ_CST);
+}
+
+void tfd_dom_woke(const void *obj)
+{
+	dom_woke(tfd_dom, obj);
+}
+
+/* try(ctx, until), parked on park if not NULL. */
+static int try_parked(int (*try)(void *, const struct timespec *),
+                      void *ctx, const struct timespec *until,
+                      const void *park)
+{
+	void *p = park ? tfd_dom_park(park) : NULL;
+	int r = try(ctx, until);
+
+	tfd_dom_unpark(p);
+	return r;
 }
 
 static pthread_key_t wait_key;
@@ -446,7 +493,10 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
  *
  * The mover does not wait for such a wait to look again: it asks /proc
  * whether the thread is still blocked and has not run since (busy.c),
- * which is all a look would tell (its deadline is the program's, fixed).
+ * which is all a look would tell (its deadline is the program's, fixed);
+ * with park (what a condition's or a semaphore's wait waits on; NULL:
+ * not parked) each slice is parked (tfd_dom_park), and the mover asks
+ * /proc once.
  * When time reaches the deadline, or starts to flow, it pokes the
  * thread: the poke's handler sets the slice's end, which the C library's
  * wait reads again as its wait is interrupted (glibc 2.36's conditions,
@@ -474,14 +524,14 @@ static const struct timespec no_wait = { 0, 0 };
 
 int tfd_dom_slice_wait(int64_t deadline,
                        int (*try)(void *, const struct timespec *),
-                       void *ctx)
+                       void *ctx, const void *park)
 {
 	struct dom_slot *s = tfd_dom_self_slot();
 	sigset_t poke, old;
 	int r, unblocked = 0, told = 0;
 
 	if (deadline == DOM_NEVER)
-		return try(ctx, NULL);
+		return try_parked(try, ctx, NULL, park);
 
 	deadline = past_reached(deadline);
 	if (s) {
@@ -514,7 +564,7 @@ int tfd_dom_slice_wait(int64_t deadline,
 			r = ETIMEDOUT;
 			break;
 		}
-		r = try(ctx, &slice_until);
+		r = try_parked(try, ctx, &slice_until, park);
 		if (r == EINTR && tfd_dom_host.handled() == h0)
 			r = ETIMEDOUT; /* only the poke: look again */
 		if (r != ETIMEDOUT)
