@@ -24,7 +24,7 @@ RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/deliver $(RP)/rawsys $(RP)/tick
           $(RP)/onehop $(RP)/clockjump \
           $(RP)/nowork $(RP)/noalloc \
           $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \
-          $(RP)/vsyscall $(RP)/vscale $(RP)/vnagle \
+          $(RP)/vsyscall $(RP)/vscale $(RP)/vnagle $(RP)/vpark \
           $(if $(RP_URING),$(RP)/vuring) \
           $(if $(RP_WL),$(RP)/wl_timers) $(if $(RP_SD),$(RP)/sd_timers) \
           $(if $(RP_CXX),$(RP)/cvwait) $(if $(RP_ASAN),$(RP)/sanitized)
@@ -38,7 +38,7 @@ $(RP)/timerfd_glibc $(RP)/ticker $(RP)/rawsys $(RP)/onehop $(RP)/noalloc \
     $(RP)/%: tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS)
 $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \
-    $(RP)/vsyscall $(RP)/vuring: $(RP)/%: \
+    $(RP)/vsyscall $(RP)/vuring $(RP)/vpark: $(RP)/%: \
     tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
 # clockjump defines clock_gettime for the preload to call.

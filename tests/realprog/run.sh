@@ -100,6 +100,7 @@ pysuites
 golang
 
 vscale
+vpark
 vnagle
 vuring
 

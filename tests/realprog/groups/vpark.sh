@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: MIT
+# Threads parked in untimed waits on virtual time (tfd-preload(7), The
+# cost of a move), sourced by run.sh: a thread woken by a condition, a
+# semaphore or a signal runs before time moves, and the mover does not
+# look at the threads parked at every move.
+
+vpark() {
+	selected vpark && virtual_prog vpark || return 0
+	run vpark.wake "$tool" exec --backend virtual -- "$dir/vpark" wake
+	cat >"$out/vpark.wake.want" <<'EOF2'
+woken by pthread_cond_signal, it runs before its waker's sleep ends: yes
+woken by pthread_cond_broadcast, it runs before its waker's sleep ends: yes
+woken by sem_post, it runs before its waker's sleep ends: yes
+woken by a signal's handler, it runs before its waker's sleep ends: yes
+EOF2
+	matches "$out/vpark.wake.want" "$out/vpark.wake" \
+	    "vpark: a thread parked and woken runs before time moves" \
+	    "vpark: a thread parked and woken"
+	run vpark.cost "$tool" exec --backend virtual -- "$dir/vpark" cost
+	cat >"$out/vpark.cost.want" <<'EOF2'
+128 threads parked
+the mover reads /proc fewer than 16 times a sleep: yes
+EOF2
+	matches "$out/vpark.cost.want" "$out/vpark.cost" \
+	    "vpark: 128 threads parked cost a move no look in /proc" \
+	    "vpark: 128 threads parked"
+}

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vpark - threads parked in untimed waits on virtual time (tfd-preload(7),
+ * The cost of a move).  A thread blocked in pthread_cond_wait() or
+ * sem_wait() is looked at in /proc once, and then taken for blocked until
+ * a thread of the tree signals, broadcasts or posts what it waits on.
+ *
+ *   vpark wake   a parked thread that a pthread_cond_signal(), a
+ *                pthread_cond_broadcast(), a sem_post() or a signal's
+ *                handler wakes runs before time moves: its waker sleeps
+ *                10 s at once, and the woken thread reads the clock less
+ *                than a second after the wake (on Linux, microseconds
+ *                after it), 10 rounds of each; a wake of another object
+ *                leaves it parked.
+ *   vpark cost   the mover's reads of /proc do not grow with the threads
+ *                parked: 128 threads in conditions and semaphores while
+ *                the first thread sleeps 200 times; the mover's read
+ *                system calls (syscr in /proc/PPID/io: `tfd exec` is its
+ *                parent) are fewer than 16 a sleep (each thread looked at
+ *                twice a move made over 500).
+ *
+ * Prints what it found; on virtual time only (tests/realprog/run.sh).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ROUNDS 10
+#define NPARKED 128
+#define NSLEEPS 200
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t other = PTHREAD_COND_INITIALIZER;
+static sem_t sem;
+static int flag, stop;
+static volatile int64_t woke_at;
+
+static int64_t now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void *cond_waiter(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	while (!flag)
+		pthread_cond_wait(&cond, &lock);
+	woke_at = now();
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+static void *sem_waiter(void *arg)
+{
+	(void)arg;
+	while (sem_wait(&sem) < 0)
+		;
+	woke_at = now();
+	return NULL;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	woke_at = now();
+}
+
+/* Blocked in sem_wait() until stop; the handler notes its time. */
+static void *sig_waiter(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE))
+		sem_wait(&sem);
+	return NULL;
+}
+
+enum how { SIGNAL, BROADCAST, POST, HANDLER };
+
+/* One round: the thread parks (a second to be looked at), is woken, and
+ * the waker sleeps 10 s.  1 if it ran within a second of the wake. */
+static int round_of(enum how how)
+{
+	void *(*fn)(void *) = how == POST      ? sem_waiter
+	                      : how == HANDLER ? sig_waiter
+	                                       : cond_waiter;
+	pthread_t t;
+	int64_t t0;
+
+	flag = stop = 0;
+	woke_at = 0;
+	if (pthread_create(&t, NULL, fn, NULL) != 0)
+		return 0;
+	sleep_ms(1000);
+	/* A wake of something else first: it stays parked. */
+	pthread_cond_broadcast(&other);
+	sleep_ms(1000);
+	pthread_mutex_lock(&lock);
+	flag = 1;
+	t0 = now();
+	if (how == SIGNAL)
+		pthread_cond_signal(&cond);
+	else if (how == BROADCAST)
+		pthread_cond_broadcast(&cond);
+	pthread_mutex_unlock(&lock);
+	if (how == POST)
+		sem_post(&sem);
+	if (how == HANDLER)
+		pthread_kill(t, SIGUSR1);
+	sleep_ms(10000);
+	if (how == HANDLER) {
+		__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+		sem_post(&sem);
+	}
+	pthread_join(t, NULL);
+	return woke_at >= t0 && woke_at - t0 < 1000000000;
+}
+
+static int wake(void)
+{
+	static const char *name[] = { "pthread_cond_signal",
+		                      "pthread_cond_broadcast", "sem_post",
+		                      "a signal's handler" };
+	struct sigaction sa;
+	int how, r, ok;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	for (how = SIGNAL; how <= HANDLER; how++) {
+		for (ok = 1, r = 0; r < ROUNDS; r++)
+			ok &= round_of((enum how)how);
+		printf("woken by %s, it runs before its waker's sleep "
+		       "ends: %s\n", name[how], ok ? "yes" : "no");
+	}
+	return 0;
+}
+
+/* The read system calls of process pid so far (/proc/PID/io), -1. */
+static long syscr(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	long n = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (fgets(buf, sizeof(buf), f))
+		if ((p = strstr(buf, "syscr:")))
+			n = atol(p + 6);
+	fclose(f);
+	return n;
+}
+
+static void *parked(void *arg)
+{
+	pthread_mutex_lock(&lock);
+	while (!stop) {
+		if (arg)
+			pthread_cond_wait(&cond, &lock);
+		else {
+			pthread_mutex_unlock(&lock);
+			sem_wait(&sem);
+			pthread_mutex_lock(&lock);
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+static int cost(void)
+{
+	pthread_t t[NPARKED];
+	long before, after;
+	int i, n = 0;
+
+	for (i = 0; i < NPARKED; i++)
+		n += pthread_create(&t[i], NULL, parked,
+		                    i % 2 ? &cond : NULL) == 0;
+	sleep_ms(100); /* all of them blocked, and looked at once */
+	before = syscr(getppid());
+	for (i = 0; i < NSLEEPS; i++)
+		sleep_ms(50);
+	after = syscr(getppid());
+	pthread_mutex_lock(&lock);
+	stop = 1;
+	pthread_cond_broadcast(&cond);
+	pthread_mutex_unlock(&lock);
+	for (i = 0; i < NPARKED; i++)
+		sem_post(&sem);
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	printf("%d threads parked\n", n);
+	if (getenv("VPARK_SHOW"))
+		fprintf(stderr, "mover: %.1f reads a sleep\n",
+		        (double)(after - before) / NSLEEPS);
+	printf("the mover reads /proc fewer than 16 times a sleep: %s\n",
+	       before >= 0 && after - before < 16 * NSLEEPS ? "yes" : "no");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	sem_init(&sem, 0, 0);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && strcmp(argv[1], "wake") == 0)
+		return wake();
+	if (argc == 2 && strcmp(argv[1], "cost") == 0)
+		return cost();
+	fprintf(stderr, "usage: vpark wake|cost\n");
+	return 2;
+}
