@@ -72,8 +72,12 @@ static enum out_is outside_look(struct mover *m, struct dom_slot *s,
 	                  errno == ESRCH))
 		return O_ENDING; /* unreadable, not gone: a thread that the
 		                  * scheduler has not let finish yet */
+	/* A thread seen S lives, and so does its process (which ends its
+	 * threads first; one gone reads as nothing): no more to ask, at
+	 * each look of a thread blocked for good (six system calls). */
 	if (!t.state || t.state == 'Z' || t.state == 'X' ||
-	    (t.state != 'R' && tfd_dom_slot_dead(m, s, known))) {
+	    (t.state != 'R' && t.state != 'S' &&
+	     tfd_dom_slot_dead(m, s, known))) {
 		/* Its end wakes its parent (waitpid), which reaps it
 		 * showing S. */
 		tfd_dom_reclaim(m, s);
