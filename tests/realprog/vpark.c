@@ -12,12 +12,14 @@
  *                than a second after the wake (on Linux, microseconds
  *                after it), 10 rounds of each; a wake of another object
  *                leaves it parked.
- *   vpark cost   the mover's reads of /proc do not grow with the threads
- *                parked: 128 threads in conditions and semaphores while
- *                the first thread sleeps 200 times; the mover's read
- *                system calls (syscr in /proc/PPID/io: `tfd exec` is its
- *                parent) are fewer than 16 a sleep (each thread looked at
- *                twice a move made over 500).
+ *   vpark cost [N]   the mover's reads of /proc do not grow with the
+ *                threads parked: N (128) threads in conditions and
+ *                semaphores while the first thread sleeps 200 times; the
+ *                mover's read system calls (syscr in /proc/PPID/io:
+ *                `tfd exec` is its parent) are fewer than 16 a sleep
+ *                (each thread looked at twice a move made over 500).
+ *                With VPARK_SHOW set, the reads a sleep on standard
+ *                error.
  *
  * Prints what it found; on virtual time only (tests/realprog/run.sh).
  */
@@ -34,7 +36,7 @@
 #include <unistd.h>
 
 #define ROUNDS 10
-#define NPARKED 128
+#define NPARKED 4096
 #define NSLEEPS 200
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -189,13 +191,13 @@ static void *parked(void *arg)
 	return NULL;
 }
 
-static int cost(void)
+static int cost(int want)
 {
-	pthread_t t[NPARKED];
+	static pthread_t t[NPARKED];
 	long before, after;
 	int i, n = 0;
 
-	for (i = 0; i < NPARKED; i++)
+	for (i = 0; i < want && i < NPARKED; i++)
 		n += pthread_create(&t[i], NULL, parked,
 		                    i % 2 ? &cond : NULL) == 0;
 	sleep_ms(100); /* all of them blocked, and looked at once */
@@ -226,8 +228,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 2 && strcmp(argv[1], "wake") == 0)
 		return wake();
-	if (argc == 2 && strcmp(argv[1], "cost") == 0)
-		return cost();
-	fprintf(stderr, "usage: vpark wake|cost\n");
+	if (argc >= 2 && strcmp(argv[1], "cost") == 0)
+		return cost(argc > 2 ? atoi(argv[2]) : 128);
+	fprintf(stderr, "usage: vpark wake|cost [N]\n");
 	return 2;
 }
