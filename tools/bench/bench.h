@@ -154,6 +154,9 @@ struct counts {
 /* Open the counters: before the engine's first timer (its threads
  * inherit them). */
 void bench_counts_open(void);
+/* A perf counter of the system calls of pid (0: this process), its
+ * threads made later too if inherit; -1 where the kernel refuses it. */
+int bench_syscall_counter(pid_t pid, int inherit);
 struct counts bench_counts(void);
 /* What ops operations cost since c0, per operation. */
 struct counts bench_counts_since(struct counts c0, double ops);

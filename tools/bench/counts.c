@@ -23,7 +23,7 @@
 
 static int counters[2] = { -1, -1 }; /* switches, system calls */
 
-static int counter(uint32_t type, uint64_t config)
+static int counter(uint32_t type, uint64_t config, pid_t pid, int inherit)
 {
 	struct perf_event_attr a;
 
@@ -31,24 +31,32 @@ static int counter(uint32_t type, uint64_t config)
 	a.type = type;
 	a.size = sizeof(a);
 	a.config = config;
-	a.inherit = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
+	a.inherit = (unsigned)inherit;
+	return (int)syscall(SYS_perf_event_open, &a, pid, -1, -1,
 	                    PERF_FLAG_FD_CLOEXEC);
 }
 
-void bench_counts_open(void)
+int bench_syscall_counter(pid_t pid, int inherit)
 {
 	FILE *f = fopen("/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
 	                "r");
 	unsigned long long id;
+	int fd = -1;
 
-	if (counters[0] < 0)
-		counters[0] = counter(PERF_TYPE_SOFTWARE,
-		                      PERF_COUNT_SW_CONTEXT_SWITCHES);
-	if (counters[1] < 0 && f && fscanf(f, "%llu", &id) == 1)
-		counters[1] = counter(PERF_TYPE_TRACEPOINT, id);
+	if (f && fscanf(f, "%llu", &id) == 1)
+		fd = counter(PERF_TYPE_TRACEPOINT, id, pid, inherit);
 	if (f)
 		fclose(f);
+	return fd;
+}
+
+void bench_counts_open(void)
+{
+	if (counters[0] < 0)
+		counters[0] = counter(PERF_TYPE_SOFTWARE,
+		                      PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 1);
+	if (counters[1] < 0)
+		counters[1] = bench_syscall_counter(0, 1);
 }
 
 static double counted(int k)
