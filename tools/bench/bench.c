@@ -40,6 +40,8 @@ const struct workload bench_workloads[NWORKLOADS] = {
 	[W_POLL_LATENCY_LOADED] = {
 		"12", "preload: poll, epoll latency, 2 busy loops" },
 	[W_SETS] = { "13", "timer sets" },
+	[W_VTIME] = { "14", "virtual time: a move" },
+	[W_VTIME_PROCS] = { "14", "virtual time: a move, 10 processes" },
 };
 
 static int selected(int w)
@@ -53,6 +55,17 @@ static int selected(int w)
 		    strstr(bench_workloads[w].name, bench.filter[i]))
 			return 1;
 	return 0;
+}
+
+/* Whether side s runs workload w with N = n: a side asked for, within
+ * the descriptors (14's N is threads, on the engine's side alone). */
+static int runs(int w, int s, long n)
+{
+	if (!(bench.sides & 1 << s))
+		return 0;
+	if (w == W_VTIME || w == W_VTIME_PROCS)
+		return s == E;
+	return n <= (s == E ? bench.emax : bench.kmax);
 }
 
 /* Runs fn for R rounds, kernel then engine; the engine only if n fits.
@@ -72,9 +85,7 @@ static void run(int w, void (*fn)(int, long), long n)
 		if (!fn)
 			bench_live_round(w);
 		for (s = K; fn && s <= E; s++) {
-			if (!(bench.sides & 1 << s) ||
-			    (s == E && n > bench.emax) ||
-			    (s == K && n > bench.kmax))
+			if (!runs(w, s, n))
 				continue;
 			bench_seed(r);
 			fn(s, n);
@@ -112,7 +123,7 @@ static long fits(long limit, long per)
 }
 
 enum { O_QUICK, O_JSON, O_FILTER, O_ROUNDS, O_SIDE, O_PLAIN, O_CHILD,
-       O_PCHILD };
+       O_PCHILD, O_VCHILD };
 static const struct tfd_opt opts[] = {
 	[O_QUICK] = { "quick", NULL,
 	              "3 rounds of fewer iterations: about 30 s" },
@@ -133,6 +144,8 @@ static const struct tfd_opt opts[] = {
 	[O_CHILD] = { "memory-child", "SIDE", NULL },
 	/* Internal: the child process that times workload 9a, 9b or 12. */
 	[O_PCHILD] = { "preload-child", "WORKLOAD", NULL },
+	/* Internal: the program of workload 14's tree, on virtual time. */
+	[O_VCHILD] = { "vtime-child", "THREADS,PROCS,MOVES", NULL },
 	{ NULL, NULL, NULL },
 };
 
@@ -157,7 +170,9 @@ const struct tfd_cmd tfd_bench_cmd = {
 	        "and a burst of 1,024 timers of one epoll set is read, with\n"
 	        "their CPU, context switches and system calls per expiration,\n"
 	        "all threads counted, and a read with nothing due and create +\n"
-	        "close (12).  Workloads 1, 3, 4 and 10 print their system calls\n"
+	        "close (12); 14, what a move of virtual time costs the mover of\n"
+	        "tfd exec --backend virtual, with 0 to 1,000 threads parked.\n"
+	        "Workloads 1, 3, 4 and 10 print their system calls\n"
 	        "and switches per call too.  Each row is printed with its\n"
 	        "target and whether it was met; the last line counts the\n"
 	        "targets met.  Exit status 1 only when a call that must not\n"
@@ -167,9 +182,11 @@ const struct tfd_cmd tfd_bench_cmd = {
 };
 
 /* The options into bench; the child to be (--memory-child's side into
- * *child, --preload-child's workload into *pchild) and the operands left
- * in a.  -1 when they are all taken, else the exit status. */
-static int options(struct tfd_args *a, int *child, const char **pchild)
+ * *child, --preload-child's workload into *pchild, --vtime-child's
+ * argument into *vchild) and the operands left in a.  -1 when they are
+ * all taken, else the exit status. */
+static int options(struct tfd_args *a, int *child, const char **pchild,
+                   const char **vchild)
 {
 	long v;
 	int r;
@@ -211,6 +228,9 @@ static int options(struct tfd_args *a, int *child, const char **pchild)
 			break;
 		case O_PCHILD:
 			*pchild = a->val;
+			break;
+		case O_VCHILD:
+			*vchild = a->val;
 			break;
 		}
 	}
@@ -285,6 +305,25 @@ static void preload_workloads(void)
 	bench_filter_note();
 }
 
+/* 14, on virtual time: if tfd exec would find the library. */
+static void vtime_workloads(void)
+{
+	char path[PATH_MAX], why[PATH_MAX + 64];
+
+	if ((!selected(W_VTIME) && !selected(W_VTIME_PROCS)) ||
+	    !(bench.sides & 1 << E))
+		return;
+	if (tfd_find_preload(path, sizeof(path), why, sizeof(why)) < 0) {
+		bench_note("14: not run: %s", why);
+		return;
+	}
+	run(W_VTIME, workload_vtime, 0);
+	run(W_VTIME, workload_vtime, 100);
+	run(W_VTIME, workload_vtime, 1000);
+	run(W_VTIME_PROCS, workload_vtime_procs, 100);
+	bench_vtime_note();
+}
+
 /* Every workload selected, in their order. */
 static void workloads(void)
 {
@@ -324,6 +363,7 @@ static void workloads(void)
 	/* (the kernel's side needs one timer more than N) */
 	run(W_SETS, workload_sets, bench.nboth > 1 ? bench.nboth - 1 : 1);
 	preload_workloads();
+	vtime_workloads();
 }
 
 /* The notes of every run, under the table. */
@@ -346,13 +386,13 @@ static void notes(void)
 static int tfd_cmd_bench(int argc, char **argv)
 {
 	int i, k, nn = 0, child = -1, r;
-	const char *pchild = NULL;
+	const char *pchild = NULL, *vchild = NULL;
 	struct tfd_args a;
 	long v;
 
 	bench.sides = 1 << K | 1 << E;
 	tfd_args_init(&a, &tfd_bench_cmd, argc, argv);
-	if ((r = options(&a, &child, &pchild)) >= 0)
+	if ((r = options(&a, &child, &pchild, &vchild)) >= 0)
 		return r;
 	if (!bench.rounds)
 		bench.rounds = bench.quick ? 3 : 5;
@@ -365,6 +405,10 @@ static int tfd_cmd_bench(int argc, char **argv)
 			                   a.argv[0]);
 		return bench_preload_child(pchild);
 	}
+	if (vchild) /* --vtime-child=THREADS,PROCS,MOVES: in the tree */
+		return a.argc > 0 ? tfd_cmd_bad("unexpected argument '%s'",
+		                                a.argv[0])
+		                  : bench_vtime_child(vchild);
 	if (child >= 0) { /* --memory-child=SIDE N */
 		if (a.argc != 1 || tfd_parse_long(a.argv[0], 1, TOP_N, &v))
 			return tfd_cmd_bad("%s",

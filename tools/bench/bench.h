@@ -45,6 +45,9 @@
  *   workloads_preload.c  9a what libtfd-preload.so adds to calls on other
  *                        descriptors, 9b what its seccomp filter adds:
  *                        two child processes that take turns
+ *   workloads_vtime.c    14 a move of virtual time: a tree under tfd exec
+ *                        --backend virtual, threads parked in it, what
+ *                        its mover spends on each move
  */
 #ifndef TFD_BENCH_H
 #define TFD_BENCH_H
@@ -67,7 +70,7 @@ extern unsigned long tfd_engine_wakeups(void) __attribute__((weak));
 #define US ((int64_t)1000)
 
 #define MAXR 64     /* rounds */
-#define MAXROWS 128
+#define MAXROWS 192
 #define TOP_N 16384 /* the largest N */
 #define FAR (100 * TFD_NSEC)   /* background deadlines: 100 s ... */
 #define SPREAD (900 * TFD_NSEC) /* ... to 1000 s ahead, random */
@@ -127,7 +130,7 @@ struct bench {
 	double overhead; /* ns of one clock reading inside a timed interval */
 	struct row rows[MAXROWS];
 	int nrows;
-	char notes[8][512];
+	char notes[12][512];
 	char preload[PATH_MAX]; /* libtfd-preload.so, "" if not found */
 	int nnotes;
 	int64_t started;
@@ -242,7 +245,7 @@ enum { W_CREATE, W_ARM, W_FORK_ARM, W_GETTIME, W_READ_NONE, W_READ_SOME,
        W_LATENCY, W_BURST, W_BURST_POLL, W_PERIODIC, W_IDLE, W_FAST,
        W_MEMORY, W_PRELOAD, W_FILTER, W_LOOP, W_LOOP_LOADED,
        W_LATENCY_LOADED, W_BURST_LOADED, W_POLL_LATENCY,
-       W_POLL_LATENCY_LOADED, W_SETS, NWORKLOADS };
+       W_POLL_LATENCY_LOADED, W_SETS, W_VTIME, W_VTIME_PROCS, NWORKLOADS };
 /* Their numbers and names, for --filter and the progress lines. */
 struct workload {
 	const char *id, *name;
@@ -283,5 +286,13 @@ int bench_memory_child(int side, long n);
 void bench_live_round(int w);
 int bench_preload_child(const char *what);
 void bench_filter_note(void);
+/* workloads_vtime.c: 14 with n threads parked in the first process, or
+ * in 10 forked ones (_procs); the program of its tree:
+ * --vtime-child=THREADS,PROCS,MOVES */
+void workload_vtime(int side, long n);
+void workload_vtime_procs(int side, long n);
+int bench_vtime_child(const char *arg);
+/* The notes of 14: how it measures; what it could not count. */
+void bench_vtime_note(void);
 
 #endif

@@ -177,7 +177,7 @@ static void table_row(const struct row *r, const struct shown *s,
 		num(rt, sizeof(rt), s->ratio);
 	else
 		snprintf(rt, sizeof(rt), "-");
-	table_line(r->what, r->n ? nb : "-", r->unit, kc, ec, rg, rt,
+	table_line(r->what, nb, r->unit, kc, ec, rg, rt,
 	           s->target,
 	           s->verdict < 0 ? "" : s->verdict ? "met" : "MISSED");
 }
