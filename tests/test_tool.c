@@ -322,6 +322,7 @@ TEST(tool_usage_errors_of_every_command)
 		{ "bench", "--rounds=99999999999999999999" },
 		{ "bench", "--side", "bogus" }, { "bench", "x" },
 		{ "bench", "--memory-child=engine" },
+		{ "bench", "--vtime-child=1,2,3" },
 		{ "trace" }, { "trace", "a", "b" }, { "trace", "--html" },
 		{ "trace", "--html=", "f" }, { "trace", "--bogus", "f" },
 		{ "help", "bogus" }, { "help", "run", "x" }, { "--help", "x" },
@@ -482,8 +483,8 @@ TEST(tool_absolute_value_near_the_end_of_time_saturates)
 	CHECKF(!strstr(err, "tfd:") && lines(out) == 1, "out '%s' err '%s'", out, err);
 }
 
-/* tfd bench still runs and reports every workload of issues 6 and 20 (a
- * figure is never judged here: a benchmark does not fail on a slow
+/* tfd bench still runs and reports every workload of issues 6, 20 and
+ * 31 (a figure is never judged here: a benchmark does not fail on a slow
  * machine). */
 TEST_LIMIT(tool_bench_quick_runs_every_workload, 120)
 {
@@ -497,6 +498,9 @@ TEST_LIMIT(tool_bench_quick_runs_every_workload, 120)
 		"\"11 latency p99, 2 busy loops\"",
 		"\"11 burst throughput, 2 busy loops\"",
 		"\"12 poll latency p50\"", "\"12 poll latency p99, 2 busy loops\"",
+		"\"14 move: real time\"", "\"14 move: mover CPU\"",
+		"\"14 move: mover reads\"", "\"14 move: mover wake-ups\"",
+		"\"14 move, 10 processes: mover CPU\"",
 	};
 	static char out[1 << 17];
 	char err[4096];
@@ -532,8 +536,8 @@ static void check_width(const char *s, const char *what)
 
 /* The table of tfd bench fits 100 columns, its verdicts stand in one
  * column, and its last line counts them: "tfd bench: M of T targets
- * met".  The cheap workloads, two rounds: the longest names (8, 12), a
- * target of its own unit (7b), the second kind of columns (9b). */
+ * met".  The cheap workloads, two rounds: the longest names (8, 12, 14),
+ * a target of its own unit (7b, 14), the second kind of columns (9b). */
 TEST_LIMIT(tool_bench_table_fits_and_counts_its_targets, 120)
 {
 	static char out[1 << 16];
@@ -541,7 +545,8 @@ TEST_LIMIT(tool_bench_table_fits_and_counts_its_targets, 120)
 	int met = 0, missed = 0, col = -1, m = -1, t = -1;
 
 	CHECK_EQ(tool("bench --quick --rounds 2 --filter 3 --filter 5 "
-	              "--filter 7b --filter 8 --filter 9b --filter 12",
+	              "--filter 7b --filter 8 --filter 9b --filter 12 "
+	              "--filter 14",
 	              out, sizeof(out), err, sizeof(err)), 0);
 	check_width(out, "stdout");
 	check_width(err, "stderr");
