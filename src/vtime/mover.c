@@ -219,7 +219,6 @@ int tfd_dom_move(struct tfd_dom *d, int keep_files, int (*stop)(void *),
 {
 	struct mover *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
 	                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	size_t k;
 	int r;
 
 	if (m == MAP_FAILED)
@@ -242,8 +241,7 @@ int tfd_dom_move(struct tfd_dom *d, int keep_files, int (*stop)(void *),
 		if (ns)
 			mover_sleep(m, gen, ns);
 	}
-	for (k = 0; k < DOM_SLOTS; k++)
-		tfd_dom_drop_kept(m, k);
+	tfd_dom_drop_all_kept(m);
 	munmap(m, sizeof(*m));
 	return r;
 }

@@ -109,6 +109,10 @@ struct mover {
 		int32_t pid, tid;
 		int fd1[2]; /* stat's and the runs count's, fd + 1, 0: none */
 	} kept[DOM_SLOTS];
+	struct {
+		int32_t pid;
+		int fd1; /* its first thread's stat, fd + 1, 0: none */
+	} kproc[DOM_PROCS];
 };
 
 /* procfs.c */
@@ -116,6 +120,8 @@ struct seen tfd_dom_look_stat(int pid, int tid);
 struct seen tfd_dom_look_thread(struct mover *m, int pid, int tid);
 struct seen tfd_dom_look_slot(struct mover *m, const struct dom_slot *s);
 void tfd_dom_drop_kept(struct mover *m, size_t k);
+void tfd_dom_drop_all_kept(struct mover *m);
+struct seen tfd_dom_look_leader(struct mover *m, size_t i, int32_t pid);
 long tfd_dom_thread_blocked_count(int pid, int tid);
 int64_t tfd_dom_thread_cpu(int pid, int tid);
 void tfd_dom_keep_files(struct mover *m);

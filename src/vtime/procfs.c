@@ -164,8 +164,9 @@ struct seen tfd_dom_look_thread(struct mover *m, int pid, int tid)
  * read and close costs three times one by pread of a file kept open.
  * Only a mover in a process of its own keeps them (`tfd exec`: its own
  * table); the preload's, in the program's process, keeps nothing in the
- * program's table.  By slot, with the thread they were opened for.  Out
- * of descriptors, none is kept.
+ * program's table.  By slot, with the thread they were opened for, and
+ * each process's first thread's stat by record.  Out of descriptors,
+ * none is kept.
  *
  * At most a quarter of the descriptors `tfd exec` may have, and 256: the
  * mover's other looks open files too (a failed open would take a thread
@@ -193,26 +194,67 @@ void tfd_dom_drop_kept(struct mover *m, size_t k)
 		}
 }
 
-/* Slot k's thread's file NAME kept open as kept[k].fd1[i]: 0, -1 (gone),
- * or 1: none kept (out of room or descriptors). */
-static int keep(struct mover *m, size_t k, int i, const char *name)
+static void drop_kept_proc(struct mover *m, size_t i)
+{
+	if (m->kproc[i].fd1) {
+		close(m->kproc[i].fd1 - 1);
+		m->kproc[i].fd1 = 0;
+		m->nkept--;
+	}
+}
+
+void tfd_dom_drop_all_kept(struct mover *m)
+{
+	size_t k;
+
+	for (k = 0; k < DOM_SLOTS; k++)
+		tfd_dom_drop_kept(m, k);
+	for (k = 0; k < DOM_PROCS; k++)
+		drop_kept_proc(m, k);
+}
+
+/* Thread tid's file NAME kept open as *fd1 (fd + 1): 0, -1 (gone), or 1:
+ * none kept (out of room or descriptors). */
+static int keep(struct mover *m, int32_t pid, int32_t tid,
+                const char *name, int *fd1)
 {
 	int fd;
 
 	if (m->nkept >= m->kept_max)
 		return 1;
-	fd = open_task_file(m->kept[k].pid, m->kept[k].tid, name);
+	fd = open_task_file(pid, tid, name);
 	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
-		for (k = 0; k < DOM_SLOTS; k++)
-			tfd_dom_drop_kept(m, k);
+		tfd_dom_drop_all_kept(m);
 		m->keep_files = 0;
 		return 1;
 	}
 	if (fd < 0)
 		return -1;
-	m->kept[k].fd1[i] = fd + 1;
+	*fd1 = fd + 1;
 	m->nkept++;
 	return 0;
+}
+
+/* tfd_dom_look_stat() of the first thread of the process of record i
+ * (before each move: procs.c), through a file kept open. */
+struct seen tfd_dom_look_leader(struct mover *m, size_t i, int32_t pid)
+{
+	char buf[1024];
+	int r;
+
+	if (!m->keep_files)
+		return tfd_dom_look_stat(pid, pid);
+	if (m->kproc[i].pid != pid) {
+		drop_kept_proc(m, i);
+		m->kproc[i].pid = pid;
+	}
+	r = m->kproc[i].fd1 ? 0 : keep(m, pid, pid, "stat", &m->kproc[i].fd1);
+	if (r == 0 && read_whole(m->kproc[i].fd1 - 1, buf, sizeof(buf)))
+		return parse_stat(buf);
+	/* Unreadable, or none kept: opened anew (its pid may be another
+	 * process's now, which a file of the one gone does not show). */
+	drop_kept_proc(m, i);
+	return tfd_dom_look_stat(pid, pid);
 }
 
 /* tfd_dom_look_thread() of slot s's thread. */
@@ -233,7 +275,9 @@ struct seen tfd_dom_look_slot(struct mover *m, const struct dom_slot *s)
 	}
 	for (i = 0; i < 2; i++) {
 		const char *name = i ? runs_file(m) : "stat";
-		int r = m->kept[k].fd1[i] ? 0 : keep(m, k, i, name);
+		int r = m->kept[k].fd1[i] ? 0
+		                          : keep(m, pid, tid, name,
+		                                 &m->kept[k].fd1[i]);
 
 		if (r > 0)
 			return tfd_dom_look_thread(m, pid, tid);

@@ -212,11 +212,12 @@ static void proc_gone(struct mover *m, struct dom_proc *p, int32_t pid)
 
 enum proc_is { P_WAITS, P_HOLD, P_DEAD, P_STOPPED };
 
-/* What record p's process pid is, by /proc. */
-static enum proc_is proc_look(struct tfd_dom *d, struct dom_proc *p,
-                              int32_t pid)
+/* What record i's process pid is, by /proc. */
+static enum proc_is proc_look(struct mover *m, size_t i, int32_t pid)
 {
-	struct seen t = tfd_dom_look_stat(pid, pid);
+	struct tfd_dom *d = m->d;
+	struct dom_proc *p = &d->proc[i];
+	struct seen t = tfd_dom_look_leader(m, i, pid);
 	int all_t = 0;
 
 	if (!t.state) /* unreadable: gone, or on its way */
@@ -261,7 +262,7 @@ enum sweep tfd_dom_procs_sweep(struct mover *m)
 	for (i = 0; i < hi; i++) {
 		struct dom_proc *p = &d->proc[i];
 		int32_t pid = __atomic_load_n(&p->pid, __ATOMIC_ACQUIRE);
-		enum proc_is is = pid > 0 ? proc_look(d, p, pid) : P_WAITS;
+		enum proc_is is = pid > 0 ? proc_look(m, i, pid) : P_WAITS;
 
 		if (is == P_DEAD) {
 			proc_gone(m, p, pid);
