@@ -94,6 +94,10 @@ struct mover {
 	int64_t grace_until;  /* /proc is not believed until then */
 	int32_t stopped[DOM_PROCS]; /* by record: its pid, if stopped */
 	int nstopped;
+	struct {
+		int32_t pid;
+		long threads; /* its threads when last looked at */
+	} nthreads[DOM_PROCS];
 
 	/* busy.c: a thread seen running, when first seen so */
 	struct {
@@ -128,6 +132,8 @@ void tfd_dom_keep_files(struct mover *m);
 int tfd_dom_all_stopped(int32_t pid);
 /* 1 if a thread of the kernel's io_uring runs for pid (procfs.c). */
 int tfd_dom_uring_busy(int32_t pid);
+/* 1 if pid has a thread of the kernel's io_uring at all. */
+int tfd_dom_uring_threads(int32_t pid);
 
 /* procs.c */
 int tfd_dom_proc_dead(struct mover *m, int pid);

@@ -368,3 +368,18 @@ int tfd_dom_uring_busy(int32_t pid)
 {
 	return each_task(pid, uring_busy, NULL) > 0;
 }
+
+static int uring_thread(int32_t pid, int tid, void *arg)
+{
+	char buf[32];
+
+	(void)arg;
+	return tid != pid &&
+	       read_task_file(pid, tid, "comm", buf, sizeof(buf)) &&
+	       strncmp(buf, "iou-", 4) == 0;
+}
+
+int tfd_dom_uring_threads(int32_t pid)
+{
+	return each_task(pid, uring_thread, NULL) > 0;
+}

@@ -212,6 +212,30 @@ static void proc_gone(struct mover *m, struct dom_proc *p, int32_t pid)
 
 enum proc_is { P_WAITS, P_HOLD, P_DEAD, P_STOPPED };
 
+/*
+ * A ring the preload did not see made (liburing makes its system calls
+ * itself): the kernel's io_uring threads are threads of the process, and
+ * its threads are looked at for them whenever their number has changed
+ * since the last look, from the stat line read before each move.  Found,
+ * the process is marked as one the preload saw make a ring
+ * (tfd_dom_uring_hold).  1 if marked now.
+ */
+static int uring_found(struct mover *m, size_t i, int32_t pid,
+                       long threads)
+{
+	struct dom_proc *p = &m->d->proc[i];
+	long was = m->nthreads[i].pid == pid ? m->nthreads[i].threads : 1;
+
+	m->nthreads[i].pid = pid;
+	m->nthreads[i].threads = threads;
+	if (threads == was || threads <= 1 ||
+	    __atomic_load_n(&p->uring, __ATOMIC_ACQUIRE) ||
+	    !tfd_dom_uring_threads(pid))
+		return 0;
+	__atomic_store_n(&p->uring, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
 /* What record i's process pid is, by /proc. */
 static enum proc_is proc_look(struct mover *m, size_t i, int32_t pid)
 {
@@ -235,6 +259,8 @@ static enum proc_is proc_look(struct mover *m, size_t i, int32_t pid)
 	}
 	if (t.killed)
 		return P_HOLD;
+	if (uring_found(m, i, pid, t.threads))
+		return P_HOLD; /* its workers are looked at first */
 	if (t.state == 'T') /* stopped once all its threads are: its parent
 	                     * is told only then */
 		return tfd_dom_all_stopped(pid) ? P_STOPPED : P_HOLD;

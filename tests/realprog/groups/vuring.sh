@@ -19,4 +19,13 @@ vuring() {
 	matches "$out/vuring.linux" "$out/vuring.virtual" \
 	    "vuring: a worker's write ends before the 5 s sleep, as on Linux" \
 	    "vuring: a worker's write against a 5 s sleep"
+	# The ring made by a system call instruction of the program's own,
+	# as liburing makes it: seen by its workers, not by its making.
+	run vuring.raw.linux "$dir/vuring" "$out/vuring.data" 64 raw
+	run vuring.raw.virtual "$tool" exec --backend virtual -- \
+	    "$dir/vuring" "$out/vuring.data" 64 raw
+	msg="vuring raw: a ring made as liburing makes it"
+	matches "$out/vuring.raw.linux" "$out/vuring.raw.virtual" \
+	    "$msg, its worker's write ends before the 5 s sleep, as on Linux" \
+	    "$msg, against a 5 s sleep"
 }
