@@ -66,6 +66,7 @@ $(RP)/sd_timers: tests/realprog/sd_timers.c tests/realprog/helper.h | $(RP)
 # The headers the programs share.
 $(RP)/timerfd_glibc $(RP)/dropin $(RP)/rawsys: tests/realprog/facts.h
 $(RP)/vclock $(RP)/vwaits: tests/realprog/units.h
+$(RP)/vscale $(RP)/vpark: tests/realprog/syscr.h
 
 .PHONY: check-realprog realprog-overhead
 check-realprog: $(PRELOAD) $(TOOL) $(RP_BIN) $(EX)/eventloop-timerfd

@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "syscr.h"
+
 #define ROUNDS 10
 #define NPARKED 4096
 #define NSLEEPS 200
@@ -158,21 +160,13 @@ static int wake(void)
 	return 0;
 }
 
-/* The read system calls of process pid so far (/proc/PID/io), -1. */
+/* The read system calls of process pid so far, -1. */
 static long syscr(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	FILE *f;
-	long n = -1;
+	char io[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
-	if (!(f = fopen(path, "r")))
-		return -1;
-	while (fgets(buf, sizeof(buf), f))
-		if ((p = strstr(buf, "syscr:")))
-			n = atol(p + 6);
-	fclose(f);
-	return n;
+	snprintf(io, sizeof(io), "/proc/%d/io", (int)pid);
+	return syscr_of(io);
 }
 
 static void *parked(void *arg)

@@ -22,19 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "syscr.h"
+
 static long syscr(void)
 {
-	char buf[512], *p;
-	FILE *f = fopen("/proc/self/io", "r");
-	long n = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(buf, sizeof(buf), f))
-		if ((p = strstr(buf, "syscr:")))
-			n = atol(p + 6);
-	fclose(f);
-	return n;
+	return syscr_of("/proc/self/io");
 }
 
 int main(int argc, char **argv)
