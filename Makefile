@@ -295,8 +295,17 @@ PRELOAD_OBJ := $(PRELOAD_SRC:src/%.c=$(B)/pic/%.o)
 $(B)/pic/preload/rawsys.o $(B)/pic/preload/exports_signals.o: \
     private ALL_CFLAGS := \
     $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS))
-$(PRELOAD): $(PIC_OBJ) $(PRELOAD_OBJ)
+# pthread_kill(3) has two versions on x86-64 (glibc 2.34 made the result
+# for a thread that ended 0, where programs built before get ESRCH): the
+# preload defines both there (src/preload/exports_sends.c), and does not
+# wrap it elsewhere.
+PRELOAD_VERSIONS := $(if $(filter x86_64-%,$(shell $(CC) -dumpmachine)),yes)
+PRELOAD_MAP := -Wl,--version-script=src/preload/versions.map
+$(B)/pic/preload/exports_sends.o: private ALL_CFLAGS += \
+    $(if $(PRELOAD_VERSIONS),-DTFD_KILL_VERSIONS)
+$(PRELOAD): $(PIC_OBJ) $(PRELOAD_OBJ) src/preload/versions.map
 	$(CC) -shared -Wl,-z,defs -o $@ $(PIC_OBJ) $(PRELOAD_OBJ) \
+	    $(if $(PRELOAD_VERSIONS),$(PRELOAD_MAP)) \
 	    $(ALL_LDFLAGS) -ldl
 TOOL_SRC := $(wildcard tools/*.c tools/*/*.c)
 $(TOOL): private ALL_CFLAGS += -DTFD_LIBDIR='"$(LIBDIR)"' \

@@ -75,15 +75,20 @@ static long sleep_call(long n, const long *a)
 	return r;
 }
 
-/* A signal sent (exports_sends.c): a wake to tell. */
+/* A signal sent (exports_sends.c): a wake to tell, to the process or
+ * thread it names (kill, tgkill, their queued forms), or to any. */
 static long signal_call(long n, const long *a)
 {
-	int sig = (int)(n == SYS_tgkill || n == SYS_rt_tgsigqueueinfo ? a[2]
-	                                                              : a[1]);
+	int thread = n == SYS_tgkill || n == SYS_rt_tgsigqueueinfo;
+	int sig = (int)(thread ? a[2] : a[1]);
+	pid_t pid = n == SYS_kill || n == SYS_rt_sigqueueinfo || thread
+	                    ? (pid_t)a[0]
+	                    : 0;
 	long r = R(syscall)(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 
 	if (tfd_dom && sig != 0)
-		tfd_dom_woke(NULL);
+		tfd_dom_signalled(pid > 0 ? pid : 0,
+		                  thread ? (pid_t)a[1] : 0);
 	return r;
 }
 

@@ -3,8 +3,10 @@
  * exports_waits.c - the exported wrappers of the waits that only virtual
  * time changes: timed waits on conditions, semaphores, locks and joins
  * (timedwaits.c), socket calls, message queues, waits for children and
- * signal waits (iowaits.c); and the socket calls that give a socket its
- * port, which is then the tree's (vtime/outside.c).  Off virtual time,
+ * signal waits (iowaits.c); the untimed waits on conditions and
+ * semaphores, which it parks, and the wakes that end them; and the
+ * socket calls that give a socket its port, which is then the tree's
+ * (vtime/outside.c).  Off virtual time,
  * and for the library's own calls, each goes straight to libc.  See
  * tfd-preload(7), VIRTUAL TIME.
  */
@@ -25,17 +27,25 @@
 
 /* Untimed waits on a condition or a semaphore are parked (vtime.h:
  * tfd_dom_park): the mover looks at their threads in /proc once, and not
- * again until a thread of the tree signals, broadcasts or posts them. */
+ * again while no thread of the tree signals, broadcasts or posts what
+ * they wait on (each tells, after its wake).  The end of such a wait is a
+ * wake too: the C library's condition wait may pass on a signal it took
+ * to another waiter. */
 EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
+	const void *obj;
 	void *parked;
 	int r;
 
 	if (OFF)
 		return R(pthread_cond_wait)(c, m);
-	parked = tfd_dom_park(tfd_cond_obj(c));
+	obj = tfd_cond_obj(c);
+	parked = tfd_dom_park(obj);
 	r = R(pthread_cond_wait)(c, m);
-	tfd_dom_unpark(parked);
+	if (parked) {
+		tfd_dom_unpark(parked);
+		tfd_dom_woke(obj);
+	}
 	return r;
 }
 
@@ -48,41 +58,45 @@ EXPORT int sem_wait(sem_t *s)
 		return R(sem_wait)(s);
 	parked = tfd_dom_park(tfd_sem_obj(s));
 	r = R(sem_wait)(s);
-	tfd_dom_unpark(parked);
+	tfd_dom_unpark(parked); /* (errno kept) */
 	return r;
 }
 
+/* Each wake reads what it wakes before it makes it: the thread woken may
+ * free it at once.  One shared between processes has no waiter parked. */
 EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
+	const void *obj = tfd_dom ? tfd_cond_obj(c) : NULL;
 	int r = R(pthread_cond_signal)(c);
 
-	if (unlikely(tfd_dom != NULL))
-		tfd_dom_woke(tfd_cond_obj(c));
+	if (obj)
+		tfd_dom_woke(obj);
 	return r;
 }
 
 EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
+	const void *obj = tfd_dom ? tfd_cond_obj(c) : NULL;
 	int r = R(pthread_cond_broadcast)(c);
 
-	if (unlikely(tfd_dom != NULL))
-		tfd_dom_woke(tfd_cond_obj(c));
+	if (obj)
+		tfd_dom_woke(obj);
 	return r;
 }
 
 EXPORT int sem_post(sem_t *s)
 {
-	int e, r = R(sem_post)(s);
+	const void *obj = tfd_dom ? tfd_sem_obj(s) : NULL;
+	int r = R(sem_post)(s);
 
-	if (unlikely(tfd_dom != NULL)) {
-		e = errno;
-		tfd_dom_woke(tfd_sem_obj(s));
-		errno = e;
-	}
+	if (obj)
+		tfd_dom_woke(obj); /* (errno kept) */
 	return r;
 }
 
-/* A thread cancelled in a parked wait runs its cleanup handlers. */
+/* A thread cancelled in a parked wait runs its cleanup handlers, and may
+ * block in them where nothing tells of its wake: every thread parked
+ * before is looked at in /proc until it parks anew. */
 EXPORT int pthread_cancel(pthread_t t)
 {
 	int r = R(pthread_cancel)(t);

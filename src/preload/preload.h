@@ -133,7 +133,7 @@
 	X(pthread_exit) X(pthread_cond_timedwait) X(pthread_cond_clockwait) \
 	X(pthread_cond_wait) X(sem_wait) X(pthread_cond_signal) \
 	X(pthread_cond_broadcast) X(sem_post) X(pthread_cancel) X(kill) \
-	X(killpg) X(tgkill) X(sigqueue) X(pthread_kill) X(pthread_sigqueue) \
+	X(killpg) X(tgkill) X(sigqueue) X(pthread_sigqueue) \
 	X(sem_timedwait) X(sem_clockwait) X(pthread_mutex_timedlock) \
 	X(pthread_mutex_clocklock) X(pthread_rwlock_timedrdlock) \
 	X(pthread_rwlock_timedwrlock) X(pthread_rwlock_clockrdlock) \

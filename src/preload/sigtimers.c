@@ -318,16 +318,6 @@ static void *notify_thread(void *p)
 /* Send the signal of t: as Linux's timers do (si_code SI_TIMER, the
  * timer's value); where the kernel lets only a process's own main thread
  * send that code, as a queued signal (SI_QUEUE) with the same value. */
-static void send_one(int i, const struct vtimer *t);
-
-/* Send it, and tell virtual time of the wake (vtime.h: tfd_dom_park). */
-static void signal_one(int i, const struct vtimer *t)
-{
-	send_one(i, t);
-	if (tfd_dom)
-		tfd_dom_woke(NULL);
-}
-
 static void send_one(int i, const struct vtimer *t)
 {
 	siginfo_t si;
@@ -365,6 +355,17 @@ static void send_one(int i, const struct vtimer *t)
 		si.si_uid = getuid();
 		syscall(SYS_rt_sigqueueinfo, pid, si.si_signo, &si);
 	}
+}
+
+/* Send it, and tell virtual time of the wake (vtime.h: tfd_dom_park). */
+static void signal_one(int i, const struct vtimer *t)
+{
+	send_one(i, t);
+	if (tfd_dom)
+		tfd_dom_signalled(getpid(),
+		                  t->ev.sigev_notify == SIGEV_THREAD_ID
+		                          ? t->ev._sigev_un._tid
+		                          : 0);
 }
 
 static void fire(int i, struct vtimer *t)

@@ -46,18 +46,23 @@ static clockid_t cond_clock(const pthread_cond_t *c)
 
 /* What a wait on c is parked on (vtime.h: tfd_dom_park): c, or NULL if it
  * is shared between processes, which may map it at other addresses (glibc
- * keeps that in bit 0 of __wrefs). */
+ * keeps that in bit 0 of __wrefs, which its waits change atomically). */
 const void *tfd_cond_obj(const pthread_cond_t *c)
 {
-	return (c->__data.__wrefs & 1) ? NULL : c;
+	return (__atomic_load_n(&c->__data.__wrefs, __ATOMIC_RELAXED) & 1)
+	               ? NULL
+	               : c;
 }
 
-/* The same for a semaphore: glibc's sem_t holds, after its 64-bit value,
- * what its futex calls add to their operation: 0 if it is private. */
+/* The same for a semaphore: glibc's sem_t of 64-bit machines holds, after
+ * its 64-bit value, what its futex calls add to their operation: 0 if it
+ * is private.  Elsewhere none is parked. */
 const void *tfd_sem_obj(const sem_t *s)
 {
 	int shared;
 
+	if (sizeof(void *) != 8)
+		return NULL;
 	memcpy(&shared, (const char *)s + sizeof(uint64_t), sizeof(shared));
 	return shared ? NULL : s;
 }

@@ -91,28 +91,32 @@ static enum out_is outside_look(struct mover *m, struct dom_slot *s,
 /*
  * Parked (vtime.h: tfd_dom_park): a thread in a wait of the C library's
  * that only a wake the tree makes can end.  Once the mover has seen it
- * blocked there (/proc, as for any thread outside our waits), with no
- * wake of what it waits on (its bucket of woken[]) since it parked, it
- * blocks still while no such wake is made: its park word then notes the
- * count of wakes it is known blocked at.  1 if slot s's thread is blocked
- * so as of w, the wakes count read before; not while a wake is being
- * noted (its waker runs: no move this time).
+ * blocked there (/proc, as for any thread outside our waits) with no
+ * wake of what it waits on (its bucket of woken[], or anything's) since
+ * it parked, it blocks still while none comes; after a signal to it (its
+ * handler runs unparked) /proc is asked again.  Its park word notes the
+ * count of wakes it was last seen blocked at.  1 if slot s's thread is
+ * blocked so as of w, the wakes count read before.
  */
 static int parked(struct mover *m, struct dom_slot *s, uint64_t w)
 {
 	struct tfd_dom *d = m->d;
-	uint64_t p = __atomic_load_n(&s->park, __ATOMIC_SEQ_CST), from;
+	uint64_t p = __atomic_load_n(&s->park, __ATOMIC_SEQ_CST), from, sig;
 	uint32_t b = (uint32_t)(p >> 1) & (DOM_WOKEN - 1);
 
-	if (!p || __atomic_load_n(&d->waking, __ATOMIC_SEQ_CST))
+	if (!p)
 		return 0;
 	from = (p >> 13) - 1;
 	if (from > w || /* parked since w was read */
 	    __atomic_load_n(&d->woken[0], __ATOMIC_SEQ_CST) > from ||
-	    (b ? __atomic_load_n(&d->woken[b], __ATOMIC_SEQ_CST) > from
-	       : w > from)) /* (waiting on anything: any wake) */
+	    __atomic_load_n(&d->woken[b], __ATOMIC_SEQ_CST) > from)
 		return 0;
-	if (!(p & 1) && tfd_dom_look_slot(m, s).state != 'S')
+	sig = __atomic_load_n(&d->signalled, __ATOMIC_SEQ_CST);
+	if (sig < __atomic_load_n(&s->signalled, __ATOMIC_SEQ_CST))
+		sig = __atomic_load_n(&s->signalled, __ATOMIC_SEQ_CST);
+	if ((p & 1) && sig <= from)
+		return 1;
+	if (tfd_dom_look_slot(m, s).state != 'S')
 		return 0;
 	return __atomic_compare_exchange_n(&s->park, &p,
 	                                   dom_park_word(w, b, 1), 0,

@@ -88,6 +88,8 @@ struct dom_slot {
 	                       * or blocked there for the program's mutex */
 	uint32_t pad2;
 	uint64_t park;     /* parked (waits.c: dom_park_word()), 0 not */
+	uint64_t signalled; /* the wakes count at the last signal sent to
+	                     * it or its process by the tree */
 };
 
 struct dom_proc {
@@ -151,9 +153,8 @@ struct tfd_dom {
 	uint32_t pad4;
 	uint64_t wakes;      /* wakes the tree made (a condition signalled or
 	                      * broadcast, a semaphore posted, a signal sent,
-	                      * a thread cancelled) */
-	uint32_t waking;     /* wakes being noted (dom_woke) */
-	uint32_t pad5;
+	                      * a thread cancelled): a count, each the next */
+	uint64_t signalled;  /* the last signal to any thread (killpg...) */
 	uint64_t woken[DOM_WOKEN]; /* the last wake of each bucket of the
 	                            * objects woken; [0]: of anything */
 	uint64_t port[DOM_PORTS]; /* a TCP or UDP port a process of the tree
@@ -176,7 +177,8 @@ struct tfd_dom {
  * Parked (vtime.h: tfd_dom_park): a slot's park word is
  * (wakes count + 1) << 13 | bucket << 1 | verified, 0 when not parked:
  * the count when the thread parked or, verified, when the mover last knew
- * it blocked there; the bucket of the object it waits on (dom_bucket).
+ * it blocked there; the bucket of the object it waits on (dom_bucket: 1
+ * and up; 0 is anything's, for the wakes of woken[]).
  */
 static inline uint32_t dom_bucket(const void *obj)
 {
@@ -193,21 +195,43 @@ static inline uint64_t dom_park_word(uint64_t wakes, uint32_t bucket,
 	       (uint64_t)(verified != 0);
 }
 
-/* A wake of obj (NULL: of anything) made, after the wake itself: a
- * thread that it woke is taken for parked only while its waker runs, or
- * notes it (waking). */
-static inline void dom_woke(struct tfd_dom *d, const void *obj)
+static inline void dom_raise(uint64_t *last, uint64_t e)
 {
-	uint64_t *last = &d->woken[dom_bucket(obj)], e, was;
+	uint64_t was = __atomic_load_n(last, __ATOMIC_SEQ_CST);
 
-	__atomic_add_fetch(&d->waking, 1, __ATOMIC_SEQ_CST);
-	e = __atomic_add_fetch(&d->wakes, 1, __ATOMIC_SEQ_CST);
-	was = __atomic_load_n(last, __ATOMIC_SEQ_CST);
 	while (was < e && !__atomic_compare_exchange_n(last, &was, e, 0,
 	                                               __ATOMIC_SEQ_CST,
 	                                               __ATOMIC_SEQ_CST))
 		;
-	__atomic_sub_fetch(&d->waking, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A wake of obj (NULL: of anything) made, told after the wake itself: a
+ * thread it woke has run, or is runnable, when the mover next looks at it
+ * in /proc, or when the wake is seen. */
+static inline void dom_woke(struct tfd_dom *d, const void *obj)
+{
+	uint64_t e = __atomic_add_fetch(&d->wakes, 1, __ATOMIC_SEQ_CST);
+
+	dom_raise(&d->woken[dom_bucket(obj)], e);
+}
+
+/* A signal sent (after it is) to thread tid of process pid (tid 0: to
+ * the process; pid 0: to any thread of the tree). */
+static inline void dom_signalled(struct tfd_dom *d, int32_t pid,
+                                 int32_t tid)
+{
+	uint64_t e = __atomic_add_fetch(&d->wakes, 1, __ATOMIC_SEQ_CST);
+	uint32_t k, hi = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
+
+	if (pid <= 0) {
+		dom_raise(&d->signalled, e);
+		return;
+	}
+	for (k = 0; k < hi; k++)
+		if (__atomic_load_n(&d->slot[k].pid, __ATOMIC_RELAXED) == pid &&
+		    (tid <= 0 ||
+		     __atomic_load_n(&d->slot[k].tid, __ATOMIC_RELAXED) == tid))
+			dom_raise(&d->slot[k].signalled, e);
 }
 
 /* shm.c */

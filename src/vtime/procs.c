@@ -72,6 +72,10 @@ void tfd_dom_reclaim(struct mover *m, struct dom_slot *s)
 		__atomic_add_fetch(&d->actrun, ACT_ONE - 1, __ATOMIC_SEQ_CST);
 	else
 		__atomic_add_fetch(&d->actrun, ACT_ONE, __ATOMIC_SEQ_CST);
+	/* The kernel tells of an end with a signal (SIGCHLD, a child's
+	 * death signal), whose handler may run in a thread parked: each
+	 * is asked of /proc once more (busy.c). */
+	dom_signalled(d, 0, 0);
 	__atomic_store_n(&s->state, DS_FREE, __ATOMIC_RELAXED);
 	/* No pid of a process that has ended is left for the next taker's
 	 * slot to be read with (slot_take names it after taking it). */

@@ -288,21 +288,27 @@ int tfd_dom_slice_wait(int64_t deadline,
                        void *ctx, const void *park);
 /*
  * Parked: the calling thread is about to block, outside our waits, in a
- * wait of the C library's on obj (a condition, a semaphore) that only a
- * wake made by a thread of the tree can end (each tells tfd_dom_woke(obj)
- * after it: a condition signalled or broadcast, a semaphore posted, a
- * thread cancelled; an object shared between processes is NULL, for
- * anything), or a signal's handler (which runs through ours, and unparks
- * while it runs).  The mover asks /proc whether it blocks once, and then
- * takes it for blocked without asking, until a wake for obj: a thread
- * parked for good costs a move nothing.  tfd_dom_park() returns what
- * tfd_dom_unpark() needs (NULL: no slot, nothing done).  A lock's or a
- * join's wait is not one: the C library's unlock and a thread's end wake
- * them unseen.
+ * wait of the C library's on obj (a condition, a semaphore, private to
+ * its process) that only a wake made by a thread of the tree can end,
+ * each told after it is made: a condition signalled or broadcast, a
+ * semaphore posted, the end of another wait on it (tfd_dom_woke(obj)), a
+ * thread cancelled (tfd_dom_woke(NULL): anything), a signal sent
+ * (tfd_dom_signalled()).  A signal's handler runs through ours, which
+ * unparks the thread while it runs.  The mover asks /proc whether it
+ * blocks once, and again after a signal to it; a wake of obj leaves it to
+ * /proc until it parks anew: a thread parked for good costs a move
+ * nothing.  tfd_dom_park() returns what tfd_dom_unpark() needs (NULL: no
+ * slot, or obj NULL, nothing done); a cancellation already pending acts
+ * in it.  A lock's or a join's wait is not one (the C library's unlock
+ * and a thread's end wake them unseen), nor one on an object shared
+ * between processes (at another address in each).
  */
 void *tfd_dom_park(const void *obj);
 void tfd_dom_unpark(void *parked);
 void tfd_dom_woke(const void *obj); /* needs a domain */
+/* A signal sent to thread tid of process pid (tid 0: any of pid's; pid
+ * 0: any thread), after it is. */
+void tfd_dom_signalled(int32_t pid, int32_t tid); /* needs a domain */
 /* The mover's poke came (its handler): the slice this thread waits in
  * ends. */
 void tfd_dom_slice_poked(void);
@@ -318,6 +324,7 @@ struct tfd_dom_paused {
 	int outside;
 	int64_t deadline;
 	uint64_t park;         /* the thread was parked (tfd_dom_park) */
+	const void *slot;      /* in this slot */
 	struct timespec until; /* a slice's real end */
 };
 void tfd_dom_handler(int begin, struct tfd_dom_paused *p);

@@ -212,6 +212,7 @@ void tfd_dom_handler(int begin, struct tfd_dom_paused *p)
 		p->kind = 0;
 		/* Parked, it runs the handler: /proc tells, until it is back
 		 * in the wait it was parked in. */
+		p->slot = s;
 		p->park = s ? __atomic_exchange_n(&s->park, 0, __ATOMIC_SEQ_CST)
 		            : 0;
 		if (!s || __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != DS_WAIT)
@@ -225,7 +226,7 @@ void tfd_dom_handler(int begin, struct tfd_dom_paused *p)
 	} else if (s && (p->park || p->kind)) {
 		/* Back where it was parked: as parked then (a wake since has
 		 * made that stale). */
-		if (p->park)
+		if (p->park && p->slot == s)
 			__atomic_store_n(&s->park, p->park, __ATOMIC_SEQ_CST);
 		if (!p->kind)
 			return;
@@ -250,22 +251,27 @@ void tfd_dom_handler(int begin, struct tfd_dom_paused *p)
 	}
 }
 
+/* A cancellation already pending acts here, before the thread is parked
+ * (its pthread_cancel() was told before this thread read the count). */
 void *tfd_dom_park(const void *obj)
 {
 	struct dom_slot *s = tfd_dom_self_slot();
+	uint64_t w;
 
-	if (s)
-		__atomic_store_n(&s->park,
-		                 dom_park_word(__atomic_load_n(&tfd_dom->wakes,
-		                                               __ATOMIC_SEQ_CST),
-		                               dom_bucket(obj), 0),
-		                 __ATOMIC_SEQ_CST);
+	if (!s || !obj)
+		return NULL;
+	w = __atomic_load_n(&tfd_dom->wakes, __ATOMIC_SEQ_CST);
+	pthread_testcancel();
+	__atomic_store_n(&s->park, dom_park_word(w, dom_bucket(obj), 0),
+	                 __ATOMIC_SEQ_CST);
 	return s;
 }
 
+/* (The slot is the thread's still: not a child's, forked in a handler
+ * that interrupted the wait.) */
 void tfd_dom_unpark(void *parked)
 {
-	if (parked)
+	if (parked && parked == tfd_dom_self_slot())
 		__atomic_store_n(&((struct dom_slot *)parked)->park, 0,
 		                 __ATOMIC_SEQ_CST);
 }
@@ -275,15 +281,25 @@ void tfd_dom_woke(const void *obj)
 	dom_woke(tfd_dom, obj);
 }
 
-/* try(ctx, until), parked on park if not NULL. */
+void tfd_dom_signalled(int32_t pid, int32_t tid)
+{
+	dom_signalled(tfd_dom, pid, tid);
+}
+
+/* try(ctx, until), parked on obj (NULL: not parked).  Its end is a wake
+ * of obj: the C library's condition wait that ends may pass a signal it
+ * took on to another waiter. */
 static int try_parked(int (*try)(void *, const struct timespec *),
                       void *ctx, const struct timespec *until,
-                      const void *park)
+                      const void *obj)
 {
-	void *p = park ? tfd_dom_park(park) : NULL;
+	void *p = tfd_dom_park(obj);
 	int r = try(ctx, until);
 
-	tfd_dom_unpark(p);
+	if (p) {
+		tfd_dom_unpark(p);
+		tfd_dom_woke(obj);
+	}
 	return r;
 }
 
@@ -495,8 +511,8 @@ int tfd_dom_kwait(int64_t deadline, const sigset_t *mask,
  * whether the thread is still blocked and has not run since (busy.c),
  * which is all a look would tell (its deadline is the program's, fixed);
  * with park (what a condition's or a semaphore's wait waits on; NULL:
- * not parked) each slice is parked (tfd_dom_park), and the mover asks
- * /proc once.
+ * none) each slice is parked (tfd_dom_park), and the mover asks /proc
+ * once.
  * When time reaches the deadline, or starts to flow, it pokes the
  * thread: the poke's handler sets the slice's end, which the C library's
  * wait reads again as its wait is interrupted (glibc 2.36's conditions,
