@@ -18,6 +18,10 @@
  *                   (on real time: engine and kernel)
  *   dropin env      rewrites its environment block (setproctitle), then
  *                   makes a timer: the trace must still reach TFD_TRACE
+ *   dropin kill     pthread_kill() of a thread that has ended, not yet
+ *                   joined, through each of glibc's versions (x86-64):
+ *                   0 for programs built with glibc 2.34 or later, ESRCH
+ *                   for those built before
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -353,8 +357,50 @@ static void env_clobber(void)
 	printf("env: done\n");
 }
 
+#if defined(__x86_64__) && defined(__GLIBC__)
+/* The version a program built before glibc 2.34 calls. */
+int old_pthread_kill(pthread_t t, int sig);
+__asm__(".symver old_pthread_kill, pthread_kill@GLIBC_2.2.5");
+
+static void *note_tid(void *p)
+{
+	*(pid_t *)p = gettid();
+	return NULL;
+}
+
+static void kill_ended(void)
+{
+	char path[64];
+	pthread_t t;
+	pid_t tid = 0;
+	int i;
+
+	if (pthread_create(&t, NULL, note_tid, &tid) != 0)
+		return;
+	for (i = 0; i < 5000 && !__atomic_load_n(&tid, __ATOMIC_ACQUIRE); i++)
+		pause_ms(1);
+	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)tid);
+	for (i = 0; i < 5000 && access(path, F_OK) == 0; i++)
+		pause_ms(1); /* ended, for the kernel too */
+	printf("pthread_kill of an ended thread, unjoined: %s; built "
+	       "before glibc 2.34: %s\n",
+	       strerror(pthread_kill(t, 0)),
+	       strerror(old_pthread_kill(t, 0)));
+	pthread_join(t, NULL);
+}
+#else
+static void kill_ended(void)
+{
+	printf("pthread_kill of an ended thread: not looked at here\n");
+}
+#endif
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "kill")) {
+		kill_ended();
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "efault")) {
 		efault();
 		return 0;

@@ -10,14 +10,18 @@
  *                handler wakes runs before time moves: its waker sleeps
  *                10 s at once, and the woken thread reads the clock less
  *                than a second after the wake (on Linux, microseconds
- *                after it), 10 rounds of each; a wake of another object
- *                leaves it parked.
- *   vpark cost [N]   the mover's reads of /proc do not grow with the
+ *                after it), 10 rounds of each; and a thread cancelled
+ *                before its wait, whose cleanup handler blocks on a lock
+ *                its canceller lets go of before it sleeps.
+ *   vpark cost [N [signals]]   the mover's reads of /proc do not grow with the
  *                threads parked: N (128) threads in conditions and
  *                semaphores while the first thread sleeps 200 times; the
  *                mover's read system calls (syscr in /proc/PPID/io:
  *                `tfd exec` is its parent) are fewer than 16 a sleep
  *                (each thread looked at twice a move made over 500).
+ *                With "signals", a 500 ms interval timer of the first
+ *                thread's as well: each parked thread is looked at
+ *                again after each signal, fewer than 64 reads a sleep.
  *                With VPARK_SHOW set, the reads a sleep on standard
  *                error.
  *
@@ -32,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -140,6 +145,57 @@ static int round_of(enum how how)
 	return woke_at >= t0 && woke_at - t0 < 1000000000;
 }
 
+/* A thread cancelled before its wait begins: the cancellation acts as
+ * it waits, and its cleanup handler blocks on a lock its canceller holds
+ * and lets go of just before its 10 s sleep. */
+static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
+
+static void cleanup(void *arg)
+{
+	(void)arg;
+	pthread_mutex_unlock(&lock); /* (the wait took it back) */
+	pthread_mutex_lock(&held);
+	woke_at = now();
+	pthread_mutex_unlock(&held);
+}
+
+static void *cancelled(void *arg)
+{
+	int old;
+
+	(void)arg;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	while (!__atomic_load_n(&flag, __ATOMIC_ACQUIRE))
+		sleep_ms(1);
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+	pthread_cleanup_push(cleanup, NULL);
+	pthread_mutex_lock(&lock);
+	for (;;)
+		pthread_cond_wait(&cond, &lock);
+	pthread_cleanup_pop(0);
+	return NULL;
+}
+
+static int cancel_round(void)
+{
+	pthread_t t;
+	int64_t t0;
+
+	woke_at = 0;
+	pthread_mutex_lock(&held);
+	__atomic_store_n(&flag, 0, __ATOMIC_RELEASE);
+	if (pthread_create(&t, NULL, cancelled, NULL) != 0)
+		return 0;
+	pthread_cancel(t);
+	__atomic_store_n(&flag, 1, __ATOMIC_RELEASE);
+	sleep_ms(1000); /* its cleanup blocks, and is looked at */
+	t0 = now();
+	pthread_mutex_unlock(&held);
+	sleep_ms(10000);
+	pthread_join(t, NULL);
+	return woke_at >= t0 && woke_at - t0 < 1000000000;
+}
+
 static int wake(void)
 {
 	static const char *name[] = { "pthread_cond_signal",
@@ -157,6 +213,10 @@ static int wake(void)
 		printf("woken by %s, it runs before its waker's sleep "
 		       "ends: %s\n", name[how], ok ? "yes" : "no");
 	}
+	for (ok = 1, r = 0; r < ROUNDS; r++)
+		ok &= cancel_round();
+	printf("cancelled before its wait, its cleanup runs before its "
+	       "canceller's sleep ends: %s\n", ok ? "yes" : "no");
 	return 0;
 }
 
@@ -169,8 +229,18 @@ static long syscr(pid_t pid)
 	return syscr_of(io);
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
 static void *parked(void *arg)
 {
+	sigset_t alrm;
+
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &alrm, NULL);
 	pthread_mutex_lock(&lock);
 	while (!stop) {
 		if (arg)
@@ -185,15 +255,22 @@ static void *parked(void *arg)
 	return NULL;
 }
 
-static int cost(int want)
+/* With signals (an interval timer of 500 ms: every 10th sleep), each
+ * parked thread is looked at again after each: fewer than 64 reads. */
+static int cost(int want, int signals)
 {
 	static pthread_t t[NPARKED];
-	long before, after;
+	struct itimerval every = { { 0, 500000 }, { 0, 500000 } };
+	long before, after, limit = signals ? 64 : 16;
 	int i, n = 0;
 
 	for (i = 0; i < want && i < NPARKED; i++)
 		n += pthread_create(&t[i], NULL, parked,
 		                    i % 2 ? &cond : NULL) == 0;
+	if (signals) {
+		signal(SIGALRM, on_alarm);
+		setitimer(ITIMER_REAL, &every, NULL);
+	}
 	sleep_ms(100); /* all of them blocked, and looked at once */
 	before = syscr(getppid());
 	for (i = 0; i < NSLEEPS; i++)
@@ -211,8 +288,9 @@ static int cost(int want)
 	if (getenv("VPARK_SHOW"))
 		fprintf(stderr, "mover: %.1f reads a sleep\n",
 		        (double)(after - before) / NSLEEPS);
-	printf("the mover reads /proc fewer than 16 times a sleep: %s\n",
-	       before >= 0 && after - before < 16 * NSLEEPS ? "yes" : "no");
+	printf("the mover reads /proc fewer than %ld times a sleep: %s\n",
+	       limit,
+	       before >= 0 && after - before < limit * NSLEEPS ? "yes" : "no");
 	return 0;
 }
 
@@ -223,7 +301,8 @@ int main(int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "wake") == 0)
 		return wake();
 	if (argc >= 2 && strcmp(argv[1], "cost") == 0)
-		return cost(argc > 2 ? atoi(argv[2]) : 128);
-	fprintf(stderr, "usage: vpark wake|cost [N]\n");
+		return cost(argc > 2 ? atoi(argv[2]) : 128,
+		            argc > 3 && strcmp(argv[3], "signals") == 0);
+	fprintf(stderr, "usage: vpark wake|cost [N [signals]]\n");
 	return 2;
 }

@@ -3,7 +3,7 @@
 # close_range, readv, select above FD_SETSIZE, EPOLLET), sourced by
 # run.sh: pointers the kernel cannot use where a system call is made (the
 # kernel backend is a passthrough, and says EFAULT as Linux does), a close
-# during a wait, clone.
+# during a wait, clone; pthread_kill's two versions.
 
 dropin_modes() {
 	[ -x "$dir/dropin" ] && selected dropin || return 0
@@ -11,4 +11,6 @@ dropin_modes() {
 	same "$dir/dropin" dropin.closewait engine closewait
 	same "$dir/dropin" dropin.closewait kernel closewait
 	same "$dir/dropin" dropin.clone engine clone
+	same "$dir/dropin" dropin.kill engine kill
+	same "$dir/dropin" dropin.kill virtual kill
 }

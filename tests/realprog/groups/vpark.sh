@@ -12,6 +12,7 @@ woken by pthread_cond_signal, it runs before its waker's sleep ends: yes
 woken by pthread_cond_broadcast, it runs before its waker's sleep ends: yes
 woken by sem_post, it runs before its waker's sleep ends: yes
 woken by a signal's handler, it runs before its waker's sleep ends: yes
+cancelled before its wait, its cleanup runs before its canceller's sleep ends: yes
 EOF2
 	matches "$out/vpark.wake.want" "$out/vpark.wake" \
 	    "vpark: a thread parked and woken runs before time moves" \
@@ -24,4 +25,13 @@ EOF2
 	matches "$out/vpark.cost.want" "$out/vpark.cost" \
 	    "vpark: 128 threads parked cost a move no look in /proc" \
 	    "vpark: 128 threads parked"
+	run vpark.signals "$tool" exec --backend virtual -- \
+	    "$dir/vpark" cost 128 signals
+	cat >"$out/vpark.signals.want" <<'EOF2'
+128 threads parked
+the mover reads /proc fewer than 64 times a sleep: yes
+EOF2
+	matches "$out/vpark.signals.want" "$out/vpark.signals" \
+	    "vpark: after a signal, each thread parked is looked at once more" \
+	    "vpark: 128 threads parked, a signal every 500 ms"
 }
