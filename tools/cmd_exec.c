@@ -214,7 +214,8 @@ static void forward(int sig, siginfo_t *si, void *uc)
 	if (child_pid > 0 && si->si_code != SI_KERNEL)
 		kill((pid_t)child_pid, sig);
 	if (dom)
-		tfd_dom_changed(dom); /* the mover looks whether it ended */
+		tfd_dom_changed(dom); /* the mover looks again (SIGCHLD says
+		                        * if the child ended) */
 }
 
 /* A child of ours changed since the last look (set first: a look). */
