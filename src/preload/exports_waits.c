@@ -62,6 +62,21 @@ EXPORT int sem_wait(sem_t *s)
 	return r;
 }
 
+/* A join is parked too: the end of the thread it waits for is the
+ * mover's to see. */
+EXPORT int pthread_join(pthread_t t, void **ret)
+{
+	void *parked;
+	int r;
+
+	if (OFF)
+		return R(pthread_join)(t, ret);
+	parked = tfd_dom_park_join((uint64_t)t);
+	r = R(pthread_join)(t, ret);
+	tfd_dom_unpark(parked);
+	return r;
+}
+
 /* Each wake reads what it wakes before it makes it: the thread woken may
  * free it at once.  One shared between processes has no waiter parked. */
 EXPORT int pthread_cond_signal(pthread_cond_t *c)

@@ -131,8 +131,9 @@
 	X(gettimeofday) X(time) X(pthread_create) X(fork) X(system) X(popen) \
 	X(prctl) \
 	X(pthread_exit) X(pthread_cond_timedwait) X(pthread_cond_clockwait) \
-	X(pthread_cond_wait) X(sem_wait) X(pthread_cond_signal) \
-	X(pthread_cond_broadcast) X(sem_post) X(pthread_cancel) X(kill) \
+	X(pthread_cond_wait) X(sem_wait) X(pthread_join) \
+	X(pthread_cond_signal) X(pthread_cond_broadcast) X(sem_post) \
+	X(pthread_cancel) X(kill) \
 	X(killpg) X(tgkill) X(sigqueue) X(pthread_sigqueue) \
 	X(sem_timedwait) X(sem_clockwait) X(pthread_mutex_timedlock) \
 	X(pthread_mutex_clocklock) X(pthread_rwlock_timedrdlock) \

@@ -92,24 +92,40 @@ static enum out_is outside_look(struct mover *m, struct dom_slot *s,
  * Parked (vtime.h: tfd_dom_park): a thread in a wait of the C library's
  * that only a wake the tree makes can end.  Once the mover has seen it
  * blocked there (/proc, as for any thread outside our waits) with no
- * wake of what it waits on (its bucket of woken[], or anything's) since
- * it parked, it blocks still while none comes; after a signal to it (its
+ * wake of what it waits on (its bucket of woken[], or anything's; for a
+ * join, the end of the thread joined) since it parked, it blocks still
+ * while none comes; after a signal to it (its
  * handler runs unparked) /proc is asked again.  Its park word notes the
  * count of wakes it was last seen blocked at.  1 if slot s's thread is
  * blocked so as of w, the wakes count read before.
  */
+/* 1 if what slot s's thread is parked on may have been woken since
+ * from: its object's bucket; for a join, the thread joined has ended
+ * (the mover frees its slot once /proc shows it gone). */
+static int woken_since(const struct tfd_dom *d, const struct dom_slot *s,
+                       uint32_t what, uint64_t from)
+{
+	uint32_t k = what & ~DOM_PARK_JOIN;
+
+	if (!(what & DOM_PARK_JOIN))
+		return __atomic_load_n(&d->woken[k], __ATOMIC_SEQ_CST) > from;
+	return k >= DOM_SLOTS ||
+	       __atomic_load_n(&d->slot[k].tid, __ATOMIC_SEQ_CST) !=
+	               __atomic_load_n(&s->park_tid, __ATOMIC_SEQ_CST);
+}
+
 static int parked(struct mover *m, struct dom_slot *s, uint64_t w)
 {
 	struct tfd_dom *d = m->d;
 	uint64_t p = __atomic_load_n(&s->park, __ATOMIC_SEQ_CST), from, sig;
-	uint32_t b = (uint32_t)(p >> 1) & (DOM_WOKEN - 1);
+	uint32_t what = (uint32_t)(p >> 1) & DOM_PARK_WHAT;
 
 	if (!p)
 		return 0;
-	from = (p >> 13) - 1;
+	from = (p >> 14) - 1;
 	if (from > w || /* parked since w was read */
 	    __atomic_load_n(&d->woken[0], __ATOMIC_SEQ_CST) > from ||
-	    __atomic_load_n(&d->woken[b], __ATOMIC_SEQ_CST) > from)
+	    woken_since(d, s, what, from))
 		return 0;
 	sig = __atomic_load_n(&d->signalled, __ATOMIC_SEQ_CST);
 	if (sig < __atomic_load_n(&s->signalled, __ATOMIC_SEQ_CST))
@@ -119,7 +135,7 @@ static int parked(struct mover *m, struct dom_slot *s, uint64_t w)
 	if (tfd_dom_look_slot(m, s).state != 'S')
 		return 0;
 	return __atomic_compare_exchange_n(&s->park, &p,
-	                                   dom_park_word(w, b, 1), 0,
+	                                   dom_park_word(w, what, 1), 0,
 	                                   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 

@@ -86,8 +86,9 @@ struct dom_slot {
 	uint32_t slice_ended; /* a poke ended its wait in slices' slice: it
 	                       * is on its way out of the C library's wait,
 	                       * or blocked there for the program's mutex */
-	uint32_t pad2;
+	int32_t park_tid;  /* parked in a join of this thread */
 	uint64_t park;     /* parked (waits.c: dom_park_word()), 0 not */
+	uint64_t thread;   /* its pthread_t, once it runs */
 	uint64_t signalled; /* the wakes count at the last signal sent to
 	                     * it or its process by the tree */
 };
@@ -175,11 +176,14 @@ struct tfd_dom {
 
 /*
  * Parked (vtime.h: tfd_dom_park): a slot's park word is
- * (wakes count + 1) << 13 | bucket << 1 | verified, 0 when not parked:
- * the count when the thread parked or, verified, when the mover last knew
- * it blocked there; the bucket of the object it waits on (dom_bucket: 1
- * and up; 0 is anything's, for the wakes of woken[]).
+ * (wakes count + 1) << 14 | what << 1 | verified, 0 when not parked: the
+ * count when the thread parked or, verified, when the mover last knew it
+ * blocked there; what it waits on, the bucket of its object (dom_bucket:
+ * 1 and up; 0 is anything's, for the wakes of woken[]) or DOM_PARK_JOIN
+ * and the slot of the thread it joins (whose tid is park_tid).
  */
+#define DOM_PARK_JOIN 0x1000u
+#define DOM_PARK_WHAT 0x1fffu
 static inline uint32_t dom_bucket(const void *obj)
 {
 	uint64_t a = (uint64_t)(uintptr_t)obj >> 3;
@@ -188,10 +192,10 @@ static inline uint32_t dom_bucket(const void *obj)
 	return !obj ? 0 : 1 + (uint32_t)(a % (DOM_WOKEN - 1));
 }
 
-static inline uint64_t dom_park_word(uint64_t wakes, uint32_t bucket,
+static inline uint64_t dom_park_word(uint64_t wakes, uint32_t what,
                                      int verified)
 {
-	return (wakes + 1) << 13 | (uint64_t)bucket << 1 |
+	return (wakes + 1) << 14 | (uint64_t)what << 1 |
 	       (uint64_t)(verified != 0);
 }
 

@@ -85,6 +85,7 @@ static int slot_take(struct tfd_dom *d, int32_t pid)
 		s->poked = 0;
 		s->inlib = 0;
 		s->park = 0;
+		s->thread = 0;
 		__atomic_store_n(&s->state, DS_RUN, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&d->actrun, ACT_ONE + 1, __ATOMIC_SEQ_CST);
 		raise_hiwater(&d->hiwater, (uint32_t)i);
@@ -201,7 +202,35 @@ int tfd_dom_self(void)
 
 void tfd_dom_set_self(int i)
 {
+	struct dom_slot *s = slot_of(tfd_dom, i);
+
 	my = i;
+	if (s) /* (the thread's own call) */
+		__atomic_store_n(&s->thread, (uint64_t)pthread_self(),
+		                 __ATOMIC_RELEASE);
+}
+
+/* The slot of this process's thread whose pthread_t is thread, and its
+ * tid, of a thread that lives: -1 if none (the slot of one that ended,
+ * whose pthread_t a new thread has, is passed over). */
+int tfd_dom_slot_of(uint64_t thread, int32_t *tid)
+{
+	struct tfd_dom *d = tfd_dom;
+	uint32_t k, hi = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
+	int32_t pid = getpid();
+
+	for (k = 0; k < hi; k++) {
+		struct dom_slot *s = &d->slot[k];
+		int32_t t = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
+
+		if (t > 0 && __atomic_load_n(&s->pid, __ATOMIC_RELAXED) == pid &&
+		    __atomic_load_n(&s->thread, __ATOMIC_ACQUIRE) == thread &&
+		    syscall(SYS_tgkill, pid, t, 0) == 0) {
+			*tid = t;
+			return (int)k;
+		}
+	}
+	return -1;
 }
 
 struct dom_proc *tfd_dom_proc_take(int32_t pid)

@@ -198,6 +198,9 @@ void tfd_dom_slot_free(int i);
 /* The calling thread's slot (-1: none), and set (a new thread's). */
 int tfd_dom_self(void);
 void tfd_dom_set_self(int i);
+/* The slot of this process's thread whose pthread_t is thread, its tid
+ * in *tid: -1 if none. */
+int tfd_dom_slot_of(uint64_t thread, int32_t *tid);
 /* system() and popen(): a slot for a child the C library starts, which
  * the child claims when its program loads the library, or its starter
  * names (popen, once it knows the pid), or frees when done. */
@@ -299,11 +302,14 @@ int tfd_dom_slice_wait(int64_t deadline,
  * /proc until it parks anew: a thread parked for good costs a move
  * nothing.  tfd_dom_park() returns what tfd_dom_unpark() needs (NULL: no
  * slot, or obj NULL, nothing done); a cancellation already pending acts
- * in it.  A lock's or a join's wait is not one (the C library's unlock
- * and a thread's end wake them unseen), nor one on an object shared
- * between processes (at another address in each).
+ * in it.  A lock's wait is not one (the C library's unlock wakes it
+ * unseen), nor one on an object shared between processes (at another
+ * address in each).
  */
 void *tfd_dom_park(const void *obj);
+/* Parked in a join of thread (a pthread_t of this process): its end is
+ * told by the mover, which frees its slot once /proc shows it gone. */
+void *tfd_dom_park_join(uint64_t thread);
 void tfd_dom_unpark(void *parked);
 void tfd_dom_woke(const void *obj); /* needs a domain */
 /* A signal sent to thread tid of process pid (tid 0: any of pid's; pid

@@ -12,7 +12,9 @@
  *                than a second after the wake (on Linux, microseconds
  *                after it), 10 rounds of each; and a thread cancelled
  *                before its wait, whose cleanup handler blocks on a lock
- *                its canceller lets go of before it sleeps.
+ *                its canceller lets go of before it sleeps; and a
+ *                pthread_join() of a thread that ends after 2 s, beside
+ *                one that sleeps 10 s.
  *   vpark cost [N [signals]]   the mover's reads of /proc do not grow with the
  *                threads parked: N (128) threads in conditions and
  *                semaphores while the first thread sleeps 200 times; the
@@ -196,6 +198,29 @@ static int cancel_round(void)
 	return woke_at >= t0 && woke_at - t0 < 1000000000;
 }
 
+/* A join parked while its thread sleeps 2 s, beside a thread that
+ * sleeps 10 s: it ends when the thread does. */
+static void *sleeper(void *arg)
+{
+	sleep_ms((long)(intptr_t)arg);
+	return NULL;
+}
+
+static int join_round(void)
+{
+	pthread_t t, u;
+	int64_t t0 = now();
+
+	if (pthread_create(&t, NULL, sleeper, (void *)(intptr_t)2000) != 0)
+		return 0;
+	if (pthread_create(&u, NULL, sleeper, (void *)(intptr_t)10000) != 0)
+		return 0;
+	pthread_join(t, NULL);
+	woke_at = now();
+	pthread_join(u, NULL);
+	return woke_at - t0 >= 2000000000 && woke_at - t0 < 3000000000;
+}
+
 static int wake(void)
 {
 	static const char *name[] = { "pthread_cond_signal",
@@ -217,6 +242,10 @@ static int wake(void)
 		ok &= cancel_round();
 	printf("cancelled before its wait, its cleanup runs before its "
 	       "canceller's sleep ends: %s\n", ok ? "yes" : "no");
+	for (ok = 1, r = 0; r < ROUNDS; r++)
+		ok &= join_round();
+	printf("a join ends when its thread does, before another's sleep "
+	       "ends: %s\n", ok ? "yes" : "no");
 	return 0;
 }
 
