@@ -299,7 +299,9 @@ $(B)/pic/preload/rawsys.o $(B)/pic/preload/exports_signals.o: \
 # for a thread that ended 0, where programs built before get ESRCH): the
 # preload defines both there (src/preload/exports_sends.c), and does not
 # wrap it elsewhere.
-PRELOAD_VERSIONS := $(if $(filter x86_64-%,$(shell $(CC) -dumpmachine)),yes)
+PRELOAD_VERSIONS := $(strip $(shell printf '%s\n' \
+    '#if defined(__x86_64__) && !defined(__ILP32__)' yes '#endif' | \
+    $(CC) $(CPPFLAGS) $(CFLAGS) -E -P -x c - 2>/dev/null))
 PRELOAD_MAP := -Wl,--version-script=src/preload/versions.map
 $(B)/pic/preload/exports_sends.o: private ALL_CFLAGS += \
     $(if $(PRELOAD_VERSIONS),-DTFD_KILL_VERSIONS)

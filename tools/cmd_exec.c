@@ -211,8 +211,11 @@ static void forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	/* A terminal's signals reach the child's process group already. */
-	if (child_pid > 0 && si->si_code != SI_KERNEL)
+	if (child_pid > 0 && si->si_code != SI_KERNEL) {
 		kill((pid_t)child_pid, sig);
+		if (dom)
+			tfd_dom_told_signal(dom, (int32_t)child_pid);
+	}
 	if (dom)
 		tfd_dom_changed(dom); /* the mover looks again (SIGCHLD says
 		                        * if the child ended) */

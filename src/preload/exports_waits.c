@@ -4,11 +4,10 @@
  * time changes: timed waits on conditions, semaphores, locks and joins
  * (timedwaits.c), socket calls, message queues, waits for children and
  * signal waits (iowaits.c); the untimed waits on conditions and
- * semaphores, which it parks, and the wakes that end them; and the
- * socket calls that give a socket its port, which is then the tree's
- * (vtime/outside.c).  Off virtual time,
- * and for the library's own calls, each goes straight to libc.  See
- * tfd-preload(7), VIRTUAL TIME.
+ * semaphores and the joins, which it parks, and the wakes that end them;
+ * and the socket calls that give a socket its port, which is then the
+ * tree's (vtime/outside.c).  Off virtual time, and for the library's own
+ * calls, each goes straight to libc.  See tfd-preload(7), VIRTUAL TIME.
  */
 #include "preload/preload.h"
 

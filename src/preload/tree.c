@@ -47,17 +47,20 @@ int tfd_tree_thread(pthread_t *th, const pthread_attr_t *attr,
                     void *(*fn)(void *), void *arg)
 {
 	struct start *s = malloc(sizeof(*s));
-	int e;
+	int e, slot;
 
 	if (!s)
 		return EAGAIN;
 	s->fn = fn;
 	s->arg = arg;
 	s->slot = tfd_dom_slot_take(getpid());
+	slot = s->slot;
 	e = R(pthread_create)(th, attr, start_in_tree, s);
 	if (e) {
-		tfd_dom_slot_free(s->slot);
+		tfd_dom_slot_free(slot);
 		free(s);
+	} else {
+		tfd_dom_slot_thread(slot, (uint64_t)*th);
 	}
 	return e;
 }

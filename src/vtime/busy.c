@@ -88,20 +88,10 @@ static enum out_is outside_look(struct mover *m, struct dom_slot *s,
 	return O_SEEN;
 }
 
-/*
- * Parked (vtime.h: tfd_dom_park): a thread in a wait of the C library's
- * that only a wake the tree makes can end.  Once the mover has seen it
- * blocked there (/proc, as for any thread outside our waits) with no
- * wake of what it waits on (its bucket of woken[], or anything's; for a
- * join, the end of the thread joined) since it parked, it blocks still
- * while none comes; after a signal to it (its
- * handler runs unparked) /proc is asked again.  Its park word notes the
- * count of wakes it was last seen blocked at.  1 if slot s's thread is
- * blocked so as of w, the wakes count read before.
- */
 /* 1 if what slot s's thread is parked on may have been woken since
  * from: its object's bucket; for a join, the thread joined has ended
- * (the mover frees its slot once /proc shows it gone). */
+ * (the mover frees its slot once /proc shows it gone; a slot taken anew
+ * has another generation). */
 static int woken_since(const struct tfd_dom *d, const struct dom_slot *s,
                        uint32_t what, uint64_t from)
 {
@@ -110,13 +100,27 @@ static int woken_since(const struct tfd_dom *d, const struct dom_slot *s,
 	if (!(what & DOM_PARK_JOIN))
 		return __atomic_load_n(&d->woken[k], __ATOMIC_SEQ_CST) > from;
 	return k >= DOM_SLOTS ||
-	       __atomic_load_n(&d->slot[k].tid, __ATOMIC_SEQ_CST) !=
-	               __atomic_load_n(&s->park_tid, __ATOMIC_SEQ_CST);
+	       __atomic_load_n(&d->slot[k].tid, __ATOMIC_SEQ_CST) == 0 ||
+	       __atomic_load_n(&d->slot[k].gen, __ATOMIC_SEQ_CST) !=
+	               __atomic_load_n(&s->park_gen, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * Parked (vtime.h: tfd_dom_park): a thread in a wait of the C library's
+ * that only a wake the tree makes can end.  Its park word keeps the
+ * count of wakes when it parked: a wake of what it waits on made since
+ * (woken_since(), or a wake of anything), even one told late, leaves it
+ * to /proc until it parks anew.  The mover sees it blocked there once
+ * (/proc, as for any thread outside our waits: the word's verified bit),
+ * and once more after each signal to it or its process, whose handler
+ * runs unparked (sig_seen: the count of signals it was last seen blocked
+ * after).  1 if slot s's thread is blocked so, w the wakes count read
+ * before.
+ */
 static int parked(struct mover *m, struct dom_slot *s, uint64_t w)
 {
 	struct tfd_dom *d = m->d;
+	size_t k = (size_t)(s - d->slot);
 	uint64_t p = __atomic_load_n(&s->park, __ATOMIC_SEQ_CST), from, sig;
 	uint32_t what = (uint32_t)(p >> 1) & DOM_PARK_WHAT;
 
@@ -130,13 +134,14 @@ static int parked(struct mover *m, struct dom_slot *s, uint64_t w)
 	sig = __atomic_load_n(&d->signalled, __ATOMIC_SEQ_CST);
 	if (sig < __atomic_load_n(&s->signalled, __ATOMIC_SEQ_CST))
 		sig = __atomic_load_n(&s->signalled, __ATOMIC_SEQ_CST);
-	if ((p & 1) && sig <= from)
+	if ((p & 1) && sig <= m->sig_seen[k])
 		return 1;
-	if (tfd_dom_look_slot(m, s).state != 'S')
+	if (tfd_dom_look_slot(m, s).state != 'S' ||
+	    !__atomic_compare_exchange_n(&s->park, &p, p | 1, 0,
+	                                 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return 0;
-	return __atomic_compare_exchange_n(&s->park, &p,
-	                                   dom_park_word(w, what, 1), 0,
-	                                   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	m->sig_seen[k] = sig;
+	return 1;
 }
 
 /* The threads outside our waits: 1 if all are blocked (their runs counts

@@ -86,9 +86,12 @@ struct dom_slot {
 	uint32_t slice_ended; /* a poke ended its wait in slices' slice: it
 	                       * is on its way out of the C library's wait,
 	                       * or blocked there for the program's mutex */
-	int32_t park_tid;  /* parked in a join of this thread */
+	uint32_t park_gen; /* parked in a join of the slot's thread of
+	                    * this generation */
 	uint64_t park;     /* parked (waits.c: dom_park_word()), 0 not */
-	uint64_t thread;   /* its pthread_t, once it runs */
+	uint64_t thread;   /* its pthread_t, once known */
+	uint32_t gen;      /* taken this many times */
+	uint32_t pad3;
 	uint64_t signalled; /* the wakes count at the last signal sent to
 	                     * it or its process by the tree */
 };
@@ -153,8 +156,9 @@ struct tfd_dom {
 	                      * kept in port[], as a ring */
 	uint32_t pad4;
 	uint64_t wakes;      /* wakes the tree made (a condition signalled or
-	                      * broadcast, a semaphore posted, a signal sent,
-	                      * a thread cancelled): a count, each the next */
+	                      * broadcast, a semaphore posted, the end of a
+	                      * wait on one, a signal sent, a thread
+	                      * cancelled, a process ended): their count */
 	uint64_t signalled;  /* the last signal to any thread (killpg...) */
 	uint64_t woken[DOM_WOKEN]; /* the last wake of each bucket of the
 	                            * objects woken; [0]: of anything */
@@ -180,7 +184,7 @@ struct tfd_dom {
  * count when the thread parked or, verified, when the mover last knew it
  * blocked there; what it waits on, the bucket of its object (dom_bucket:
  * 1 and up; 0 is anything's, for the wakes of woken[]) or DOM_PARK_JOIN
- * and the slot of the thread it joins (whose tid is park_tid).
+ * and the slot of the thread it joins (of generation park_gen).
  */
 #define DOM_PARK_JOIN 0x1000u
 #define DOM_PARK_WHAT 0x1fffu

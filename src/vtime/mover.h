@@ -99,6 +99,9 @@ struct mover {
 		long threads; /* its threads when last looked at */
 	} nthreads[DOM_PROCS];
 
+	/* busy.c: the count of signals each parked thread was last seen
+	 * blocked after (parked()), by slot */
+	uint64_t sig_seen[DOM_SLOTS];
 	/* busy.c: a thread seen running, when first seen so */
 	struct {
 		int32_t tid;

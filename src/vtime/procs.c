@@ -72,10 +72,6 @@ void tfd_dom_reclaim(struct mover *m, struct dom_slot *s)
 		__atomic_add_fetch(&d->actrun, ACT_ONE - 1, __ATOMIC_SEQ_CST);
 	else
 		__atomic_add_fetch(&d->actrun, ACT_ONE, __ATOMIC_SEQ_CST);
-	/* The kernel tells of an end with a signal (SIGCHLD, a child's
-	 * death signal), whose handler may run in a thread parked: each
-	 * is asked of /proc once more (busy.c). */
-	dom_signalled(d, 0, 0);
 	__atomic_store_n(&s->state, DS_FREE, __ATOMIC_RELAXED);
 	/* No pid of a process that has ended is left for the next taker's
 	 * slot to be read with (slot_take names it after taking it). */
@@ -132,6 +128,7 @@ static int note_stopped(struct mover *m, uint32_t i, int32_t pid)
 	m->nstopped += !m->stopped[i] ? 1 : !pid ? -1 : 0;
 	m->stopped[i] = pid;
 	__atomic_add_fetch(&m->d->actrun, ACT_ONE, __ATOMIC_SEQ_CST);
+	dom_signalled(m->d, 0, 0); /* its parent's SIGCHLD (a stop) */
 	tfd_dom_changed(m->d);
 	return 1;
 }
@@ -211,6 +208,10 @@ static void proc_gone(struct mover *m, struct dom_proc *p, int32_t pid)
 	}
 	__atomic_compare_exchange_n(&p->pid, &pid, 0, 0, __ATOMIC_RELEASE,
 	                            __ATOMIC_RELAXED);
+	/* The kernel tells of the end with a signal (SIGCHLD, a child's
+	 * death signal), whose handler may run in a thread parked: each
+	 * is asked of /proc once more (busy.c). */
+	dom_signalled(d, 0, 0);
 	tfd_dom_changed(d);
 }
 

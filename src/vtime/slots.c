@@ -86,6 +86,7 @@ static int slot_take(struct tfd_dom *d, int32_t pid)
 		s->inlib = 0;
 		s->park = 0;
 		s->thread = 0;
+		__atomic_add_fetch(&s->gen, 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->state, DS_RUN, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&d->actrun, ACT_ONE + 1, __ATOMIC_SEQ_CST);
 		raise_hiwater(&d->hiwater, (uint32_t)i);
@@ -210,10 +211,10 @@ void tfd_dom_set_self(int i)
 		                 __ATOMIC_RELEASE);
 }
 
-/* The slot of this process's thread whose pthread_t is thread, and its
- * tid, of a thread that lives: -1 if none (the slot of one that ended,
+/* The slot of this process's thread whose pthread_t is thread, starting
+ * or alive, and its generation: -1 if none (the slot of one that ended,
  * whose pthread_t a new thread has, is passed over). */
-int tfd_dom_slot_of(uint64_t thread, int32_t *tid)
+int tfd_dom_slot_of(uint64_t thread, uint32_t *gen)
 {
 	struct tfd_dom *d = tfd_dom;
 	uint32_t k, hi = __atomic_load_n(&d->hiwater, __ATOMIC_ACQUIRE);
@@ -223,14 +224,30 @@ int tfd_dom_slot_of(uint64_t thread, int32_t *tid)
 		struct dom_slot *s = &d->slot[k];
 		int32_t t = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
 
-		if (t > 0 && __atomic_load_n(&s->pid, __ATOMIC_RELAXED) == pid &&
-		    __atomic_load_n(&s->thread, __ATOMIC_ACQUIRE) == thread &&
-		    syscall(SYS_tgkill, pid, t, 0) == 0) {
-			*tid = t;
-			return (int)k;
-		}
+		if (t == 0 || t == -3 ||
+		    __atomic_load_n(&s->thread, __ATOMIC_ACQUIRE) != thread ||
+		    __atomic_load_n(&s->pid, __ATOMIC_RELAXED) != pid ||
+		    (t > 0 && syscall(SYS_tgkill, pid, t, 0) != 0))
+			continue;
+		*gen = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE);
+		return (int)k;
 	}
 	return -1;
+}
+
+void tfd_dom_told_signal(struct tfd_dom *d, int32_t pid)
+{
+	dom_signalled(d, pid, 0);
+}
+
+/* The slot i taken for a thread made: its pthread_t, known to its maker
+ * first (a join may come before the thread runs). */
+void tfd_dom_slot_thread(int i, uint64_t thread)
+{
+	struct dom_slot *s = slot_of(tfd_dom, i);
+
+	if (s)
+		__atomic_store_n(&s->thread, thread, __ATOMIC_RELEASE);
 }
 
 struct dom_proc *tfd_dom_proc_take(int32_t pid)

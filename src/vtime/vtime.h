@@ -110,6 +110,10 @@ void tfd_dom_inherit(struct tfd_dom *d);
 int64_t tfd_dom_now(const struct tfd_dom *d, int clock);
 /* Something changed that the mover may wait for (a child's end...). */
 void tfd_dom_changed(struct tfd_dom *d);
+/* A signal sent to process pid of the tree from outside it (tfd exec's
+ * forwarding), after it is: its parked threads are looked at again.
+ * Safe in a signal handler. */
+void tfd_dom_told_signal(struct tfd_dom *d, int32_t pid);
 /* A slot for a child the caller is about to start: time holds until the
  * child's library names it (it finds the slot by its pid), or the caller
  * does with tfd_dom_reserved().  The slot's index, -1 if full. */
@@ -198,9 +202,11 @@ void tfd_dom_slot_free(int i);
 /* The calling thread's slot (-1: none), and set (a new thread's). */
 int tfd_dom_self(void);
 void tfd_dom_set_self(int i);
-/* The slot of this process's thread whose pthread_t is thread, its tid
- * in *tid: -1 if none. */
-int tfd_dom_slot_of(uint64_t thread, int32_t *tid);
+/* The slot of this process's thread whose pthread_t is thread, its
+ * generation in *gen: -1 if none. */
+int tfd_dom_slot_of(uint64_t thread, uint32_t *gen);
+/* Slot i's thread is thread (its maker's call). */
+void tfd_dom_slot_thread(int i, uint64_t thread);
 /* system() and popen(): a slot for a child the C library starts, which
  * the child claims when its program loads the library, or its starter
  * names (popen, once it knows the pid), or frees when done. */

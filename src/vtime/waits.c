@@ -272,15 +272,15 @@ void *tfd_dom_park(const void *obj)
 void *tfd_dom_park_join(uint64_t thread)
 {
 	struct dom_slot *s = tfd_dom_self_slot();
-	int32_t tid;
-	int k = s ? tfd_dom_slot_of(thread, &tid) : -1;
+	uint32_t gen;
+	int k = s ? tfd_dom_slot_of(thread, &gen) : -1;
 	uint64_t w;
 
 	if (k < 0)
 		return NULL;
 	w = __atomic_load_n(&tfd_dom->wakes, __ATOMIC_SEQ_CST);
 	pthread_testcancel();
-	__atomic_store_n(&s->park_tid, tid, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->park_gen, gen, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&s->park,
 	                 dom_park_word(w, DOM_PARK_JOIN | (uint32_t)k, 0),
 	                 __ATOMIC_SEQ_CST);

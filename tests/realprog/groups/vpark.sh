@@ -20,7 +20,7 @@ EOF2
 	    "vpark: a thread parked and woken"
 	run vpark.cost "$tool" exec --backend virtual -- "$dir/vpark" cost
 	cat >"$out/vpark.cost.want" <<'EOF2'
-128 threads parked
+128 threads parked, a third in joins: all ended
 the mover reads /proc fewer than 16 times a sleep: yes
 EOF2
 	matches "$out/vpark.cost.want" "$out/vpark.cost" \
@@ -29,10 +29,10 @@ EOF2
 	run vpark.signals "$tool" exec --backend virtual -- \
 	    "$dir/vpark" cost 128 signals
 	cat >"$out/vpark.signals.want" <<'EOF2'
-128 threads parked
-the mover reads /proc fewer than 64 times a sleep: yes
+128 threads parked, a third in joins: all ended
+the mover reads /proc fewer than 16 times a sleep: yes
 EOF2
 	matches "$out/vpark.signals.want" "$out/vpark.signals" \
-	    "vpark: after a signal, each thread parked is looked at once more" \
-	    "vpark: 128 threads parked, a signal every 500 ms"
+	    "vpark: a signal to another process leaves them parked" \
+	    "vpark: 128 threads parked, another process signalled"
 }
