@@ -18,21 +18,21 @@ EOF2
 	matches "$out/vpark.wake.want" "$out/vpark.wake" \
 	    "vpark: a thread parked and woken runs before time moves" \
 	    "vpark: a thread parked and woken"
-	run vpark.cost "$tool" exec --backend virtual -- "$dir/vpark" cost
-	cat >"$out/vpark.cost.want" <<'EOF2'
+	msg="vpark: 128 threads parked"
+	vpark_cost cost "$msg cost a move no look in /proc" "$msg"
+	vpark_cost signals "$msg, a signal to another process: still" \
+	    "$msg, another process signalled" 128 signals
+}
+
+# vpark_cost LABEL OK BAD [ARG...]: vpark cost ARG... on virtual time.
+vpark_cost() {
+	label=$1 good=$2 bad=$3
+	shift 3
+	run "vpark.$label" "$tool" exec --backend virtual -- \
+	    "$dir/vpark" cost "$@"
+	cat >"$out/vpark.$label.want" <<'EOF2'
 128 threads parked, a third in joins: all ended
 the mover reads /proc fewer than 16 times a sleep: yes
 EOF2
-	matches "$out/vpark.cost.want" "$out/vpark.cost" \
-	    "vpark: 128 threads parked cost a move no look in /proc" \
-	    "vpark: 128 threads parked"
-	run vpark.signals "$tool" exec --backend virtual -- \
-	    "$dir/vpark" cost 128 signals
-	cat >"$out/vpark.signals.want" <<'EOF2'
-128 threads parked, a third in joins: all ended
-the mover reads /proc fewer than 16 times a sleep: yes
-EOF2
-	matches "$out/vpark.signals.want" "$out/vpark.signals" \
-	    "vpark: a signal to another process leaves them parked" \
-	    "vpark: 128 threads parked, another process signalled"
+	matches "$out/vpark.$label.want" "$out/vpark.$label" "$good" "$bad"
 }
