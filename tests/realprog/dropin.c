@@ -364,7 +364,7 @@ __asm__(".symver old_pthread_kill, pthread_kill@GLIBC_2.2.5");
 
 static void *note_tid(void *p)
 {
-	*(pid_t *)p = gettid();
+	__atomic_store_n((pid_t *)p, gettid(), __ATOMIC_RELEASE);
 	return NULL;
 }
 
