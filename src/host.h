@@ -13,6 +13,7 @@
 #ifndef TFD_HOST_H
 #define TFD_HOST_H
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -31,6 +32,9 @@ struct tfd_host {
 	/* The read(2) a blocking tfd_read waits in, with no lock held: the
 	 * host's waits there outside itself, as a system call of Linux's. */
 	ssize_t (*read)(int fd, void *buf, size_t n);
+	/* The poll(2) it waits in instead, for a while at a time, where no
+	 * thread of the family's posts to the timer (fork.c), as read. */
+	int (*poll)(struct pollfd *p, nfds_t n, int ms);
 	/* 1 if a read of a timer with nothing to count, on the calling
 	 * thread now, fails EAGAIN whatever O_NONBLOCK says: the host waits
 	 * elsewhere (the preload's reads on virtual time, in the domain). */

@@ -292,6 +292,8 @@ struct tfd_engine {
 	                          * deadlines or sets: the watcher runs */
 	int in_fork;             /* [L] a fork handler runs: no allocation */
 	int start_pending;       /* [L] a forked child's thread to start */
+	int64_t start_tried;     /* [L] it could not start (mono ns): a
+	                          * child with no thread (fork.c) */
 	unsigned keeping;        /* [A] a forked child's new thread copies the
 	                          * inherited files; fork() waits (fork.c) */
 	int64_t idle_since;      /* [L] no timer left since (mono ns) */

@@ -359,12 +359,24 @@ static void child(void)
 /* The service thread of a child that holds inherited timers: started in
  * the fork handler, or where that is not safe, by the first call of the
  * library after fork() (then the copies are of the numbers as they are
- * at that call).  It returns once the thread has its copies.  Lock held
- * (the thread does not take it before). */
+ * at that call).  It returns once the thread has its copies.
+ *
+ * A child forked at RLIMIT_NPROC (or short of memory for a stack) cannot
+ * start it.  It keeps its timers anyway, as Linux's child does: the other
+ * holders' threads deliver them, and its own blocking reads wait by the
+ * clock for those nobody else posts (ops.c, wait_ms); its calls try the
+ * thread again, at most every RETRY_NS, until one starts (a task of the
+ * user's ended).  It makes no timer of its own meanwhile (tfd_create:
+ * EAGAIN).  Lock held (the thread does not take it before). */
+#define RETRY_NS (10 * 1000 * 1000LL)
+
 void tfd_engine_start_pending(void)
 {
+	int64_t now = tfd_eng.start_tried ? tfd_clock_now(BASE_MONO) : 0;
 	int e;
 
+	if (now && now - tfd_eng.start_tried < RETRY_NS)
+		return;
 	tfd_eng.start_pending = 0;
 	__atomic_store_n(&tfd_eng.keeping, 1, __ATOMIC_RELEASE);
 	e = tfd_engine_start();
@@ -372,8 +384,14 @@ void tfd_engine_start_pending(void)
 		__atomic_store_n(&tfd_eng.keeping, 0, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&tfd_eng.keeping, __ATOMIC_ACQUIRE))
 		tfd_futex_wait(&tfd_eng.keeping, 1);
+	tfd_eng.start_tried = 0;
 	if (e == 0)
 		return;
+	if (tfd_eng.self >= 0 && tfd_eng.nholds) {
+		tfd_eng.start_pending = 1; /* a child with no thread */
+		tfd_eng.start_tried = now ? now : tfd_clock_now(BASE_MONO);
+		return;
+	}
 	let_all_go(); /* nothing to take over with */
 	if (tfd_eng.self >= 0 && !tfd_eng.nholds) {
 		tfd_family_free_proc(tfd_eng.self);

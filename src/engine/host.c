@@ -26,6 +26,7 @@ struct tfd_host tfd_host = { /* [I] */
 	.enter = plain_enter,
 	.leave = plain_leave,
 	.read = read,
+	.poll = poll,
 	.nowait = plain_nowait,
 	.clock_gettime = clock_gettime,
 };
@@ -38,6 +39,8 @@ void tfd_host_set(const struct tfd_host *h)
 	}
 	if (h->read)
 		tfd_host.read = h->read;
+	if (h->poll)
+		tfd_host.poll = h->poll;
 	if (h->nowait)
 		tfd_host.nowait = h->nowait;
 	if (h->clock_gettime)

@@ -383,6 +383,47 @@ static int read_fd(int fd, uint64_t *n)
 	return r < 0 ? errno : EIO;
 }
 
+/*
+ * How long a blocking read of h may wait in read(2): -1, for as long as it
+ * takes, where a service thread posts to its file (ours, or the
+ * deliverer's in another process).  In a forked child that has none
+ * (fork.c), the ms it waits in poll(2) instead before it looks again: the
+ * time left until h's deadline, for a timer nobody else posts, and at
+ * most WAIT_MS, to see a change made elsewhere (a deadline made earlier,
+ * a deliverer gone) and to try the thread again.
+ */
+#define WAIT_MS 50
+
+static int wait_ms(const struct tfd_hold *h)
+{
+	const struct tfd_timer *t = h->t;
+	int64_t left;
+
+	if (!tfd_eng.start_pending || tfd_eng.virtual || tfd_eng.self < 0)
+		return -1;
+	if (t->deliverer != NO_PROC && t->deliverer != tfd_eng.self &&
+	    tfd_fam->proc[t->deliverer].threaded)
+		return WAIT_MS;
+	if (!t->m.next)
+		return WAIT_MS;
+	left = t->m.next - tfd_clock_now(t->base);
+	if (left <= 0)
+		return 0;
+	return left >= WAIT_MS * 1000000LL ? WAIT_MS :
+	       (int)((left + 999999) / 1000000);
+}
+
+/* poll(2) on fd for ms: 0 (readable, timed out or interrupted: the caller
+ * looks again, as a read(2) restarts), or errno. */
+static int poll_fd(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (tfd_host.poll(&p, 1, ms) < 0)
+		return errno == EINTR ? 0 : errno;
+	return p.revents & POLLNVAL ? EBADF : 0;
+}
+
 /* The number to drain h's file through: fd while it names h, else another
  * that does (fd was closed, and perhaps reused, meanwhile). */
 static int number_of(const struct tfd_hold *h, int fd)
@@ -482,8 +523,8 @@ int tfd_engine_read(int fd, uint64_t *count)
 {
 	struct tfd_transit *r;
 	struct tfd_hold *h;
-	uint64_t n = 0, d = 0;
-	int e, rd, cs;
+	uint64_t n = 0, d;
+	int e, rd, cs, ms;
 
 	tfd_engine_lock(&cs);
 	e = tfd_engine_find(fd, &h);
@@ -502,21 +543,26 @@ int tfd_engine_read(int fd, uint64_t *count)
 		tfd_engine_uncover(h->t); /* read(2) waits for a post */
 		r = tfd_waits_read_begin(fd, h,
 		                         (uintptr_t)__builtin_frame_address(0));
-		tfd_engine_unlock(cs);
-		tfd_may_not_return();
-		rd = read_fd(fd, &d);
-		tfd_engine_relock(&cs);
+		do {
+			ms = wait_ms(h);
+			tfd_engine_unlock(cs);
+			tfd_may_not_return();
+			d = 0;
+			rd = ms < 0 ? read_fd(fd, &d) : poll_fd(fd, ms);
+			tfd_engine_relock(&cs);
+			if (r && !r->busy)
+				break;
+			e = rd ? rd : take_count(h, number_of(h, fd), d, 1, &n);
+		} while (e == EAGAIN && ms >= 0);
 		if (r && !r->busy) {
 			/* Undone meanwhile (this thread forked in a handler):
 			 * h is not ours to look at any more. */
 			n = d;
 			e = rd ? rd : d ? 0 : EAGAIN;
-		} else {
-			e = rd ? rd : take_count(h, number_of(h, fd), d, 1, &n);
-			if (r)
-				tfd_waits_read_end(r);
-			else if (--h->waiters == 0 && h->closed)
-				tfd_engine_let_hold_go(h);
+		} else if (r) {
+			tfd_waits_read_end(r);
+		} else if (--h->waiters == 0 && h->closed) {
+			tfd_engine_let_hold_go(h);
 		}
 	}
 	tfd_engine_unlock(cs);

@@ -745,5 +745,6 @@ void tfd_engine_after_fork(void)
 	tfd_eng.creating = 0; /* the parent's threads' */
 	tfd_clock_watch_forked();
 	tfd_eng.start_pending = 0;
+	tfd_eng.start_tried = 0;
 	tfd_eng.asleep = 0; /* the parent's waits */
 }

@@ -428,6 +428,7 @@ static void init_once(void)
 		.enter = host_enter,
 		.leave = host_leave,
 		.read = tfd_sys_read,
+		.poll = tfd_sys_poll,
 		.nowait = tfd_read_nowait,
 		.clock_gettime = engine_clock(),
 	});

@@ -48,3 +48,20 @@ ssize_t tfd_sys_read(int fd, void *buf, size_t n)
 	errno = e;
 	return r;
 }
+
+/* The poll(2) it waits in instead where nobody posts to the timer (a
+ * forked child with no service thread: src/engine/fork.c), made outside
+ * as that read(2) is. */
+int tfd_sys_poll(struct pollfd *p, nfds_t n, int ms)
+{
+	int was = tfd_inside, e, r;
+
+	if (!was)
+		return R(poll)(p, n, ms);
+	tfd_leave(0);
+	r = R(poll)(p, n, ms);
+	e = errno;
+	(void)tfd_enter();
+	errno = e;
+	return r;
+}

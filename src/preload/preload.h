@@ -157,6 +157,7 @@ extern struct tfd_next tfd_next;
 void tfd_next_load(void);
 /* The read(2) a blocking tfd_read waits in (host.h, read). */
 ssize_t tfd_sys_read(int fd, void *buf, size_t n);
+int tfd_sys_poll(struct pollfd *p, nfds_t n, int ms);
 
 /* Every wrapper names its next definition through R(): resolved by the
  * constructor, or here if another library's constructor calls first. */

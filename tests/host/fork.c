@@ -461,6 +461,97 @@ HOST_CASE(fork_fails_at_the_process_limit, 0)
 	return T_close(fd) != 0 || (more >= 0 && T_close(more) != 0);
 }
 
+/* The tasks of this process (threads), or -1. */
+static int tasks(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	int n = -1;
+
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* A child forked at RLIMIT_NPROC (the limit one above the tasks its
+ * user runs: fork() works, one thread more would not).  Its inherited
+ * timer works as on Linux: it reads the parent's expirations, asks,
+ * re-arms and reads, and goes on doing so once the parent has closed
+ * its copy, the child then its only holder (waiting in read(2), or in
+ * poll(2) where polls); and it runs no task more than Linux's child
+ * does.  The parent keeps a second timer open, so that the tasks it runs
+ * stay as they were. */
+static int at_the_process_limit(int polls)
+{
+	int fd = h_timer(0, 10, 10), keep = h_timer(0, 0, 0), go[2], done[2];
+	/* A user of its own: the limit counts every task of the user's,
+	 * and other tests may run as nobody meanwhile. */
+	uid_t id = 50000 + (uid_t)getpid() % 10000;
+	struct rlimit was, lim;
+	struct itimerspec cur;
+	pid_t pid;
+	char c = 0;
+
+	if (fd < 0 || keep < 0 || pipe(go) < 0 || pipe(done) < 0)
+		return 1;
+	if (setresgid(id, id, id) != 0 || setresuid(id, id, id) != 0) {
+		say("not root: the limit is the user's, untested");
+		return T_close(fd) != 0 || T_close(keep) != 0;
+	}
+	getrlimit(RLIMIT_NPROC, &was);
+	lim = was;
+	lim.rlim_cur = (rlim_t)tasks() + 1;
+	if (setrlimit(RLIMIT_NPROC, &lim) != 0)
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		say("child: read %s", h_read(fd) >= 1 ? ">= 1" : "none");
+		if (T_gettime(fd, &cur) != 0)
+			say("child: gettime: %s", h_err(errno));
+		else
+			say("child: every %ld ms", cur.it_interval.tv_nsec / MS);
+		say("child: armed %d, read %lld", h_arm(fd, 30, 0),
+		    h_read(fd));
+		if (write(go[1], "c", 1) != 1 || read(done[0], &c, 1) != 1)
+			_exit(3);
+		if (polls)
+			say("child: alone, armed %d, polled %d",
+			    h_arm(fd, 30, 0), h_poll(fd, 5000));
+		say("child: alone, armed %d, read %lld", h_arm(fd, 30, 0),
+		    h_read(fd));
+		say("child: again, armed %d, read %lld", h_arm(fd, 20, 0),
+		    h_read(fd));
+		say("child: %d task(s)", tasks());
+		_exit(T_close(fd) != 0);
+	}
+	setrlimit(RLIMIT_NPROC, &was);
+	say("fork: %s", pid < 0 ? h_err(errno) : "worked");
+	if (pid < 0)
+		return 1;
+	if (read(go[0], &c, 1) != 1 || T_close(fd) != 0 ||
+	    write(done[1], "p", 1) != 1)
+		say("parent: pipe or close failed");
+	say("child's status: %d", reap(pid));
+	return T_close(keep) != 0;
+}
+
+/* Not under ThreadSanitizer, whose run-time starts a thread of its own in
+ * the child, and there is no task left for it. */
+HOST_CASE(a_child_at_the_process_limit_keeps_its_timers, H_NOTSAN)
+{
+	return at_the_process_limit(0);
+}
+
+/* Its poll(2) too: not with libtfd, whose timers a plain poll(2) sees
+ * only as their service threads post them (tfd(7), RESOURCES). */
+HOST_CASE(a_child_at_the_process_limit_polls_its_timer, H_NOTSAN | H_NOLIB)
+{
+	return at_the_process_limit(1);
+}
+
 /* The family's 64 records taken (the master and 63 children, which wait
  * on a pipe): the next child shares nothing, yet reads the master's
  * close-on-exec timer with plain read(2)s, the count there (it has
