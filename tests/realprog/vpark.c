@@ -14,7 +14,11 @@
  *                before its wait, whose cleanup handler blocks on a lock
  *                its canceller lets go of before it sleeps; and a
  *                pthread_join() of a thread that ends after 2 s, beside
- *                one that sleeps 10 s.
+ *                one that sleeps 10 s; and the handler of a signal to a
+ *                parked thread that blocks in a read(2) of a pipe, then,
+ *                the pipe written, computes for 100 ms of its CPU time:
+ *                time does not move while it computes (its thread runs
+ *                unparked in the handler).
  *   vpark cost [N [signals]]   the mover's reads of /proc do not grow
  *                with the threads parked: N (128) threads in conditions,
  *                semaphores and joins while the first thread sleeps 200
@@ -104,6 +108,56 @@ static void *sig_waiter(void *arg)
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE))
 		sem_wait(&sem);
 	return NULL;
+}
+
+/* The handler that blocks, then computes (the comment above). */
+static int pipe_fd[2];
+static volatile int64_t busy_took;
+
+static int64_t cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* never virtual */
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void on_usr2(int sig)
+{
+	int64_t t0, c0;
+	char c;
+
+	(void)sig;
+	if (read(pipe_fd[0], &c, 1) != 1)
+		return;
+	t0 = now();
+	c0 = cpu_now();
+	while (cpu_now() - c0 < 100000000)
+		;
+	busy_took = now() - t0;
+}
+
+/* 1 if the handler's computing took less than a second of virtual time,
+ * its interrupted thread parked and looked at before, and its pipe
+ * written just before the writer sleeps 10 s. */
+static int busy_handler_round(void)
+{
+	pthread_t t;
+
+	stop = 0;
+	busy_took = -1;
+	if (pthread_create(&t, NULL, sig_waiter, NULL) != 0)
+		return 0;
+	sleep_ms(1000); /* parked, and looked at */
+	pthread_kill(t, SIGUSR2);
+	sleep_ms(1000); /* its handler blocked in read(2), looked at */
+	if (write(pipe_fd[1], "x", 1) != 1)
+		return 0;
+	sleep_ms(10000);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	sem_post(&sem);
+	pthread_join(t, NULL);
+	return busy_took >= 0 && busy_took < 1000000000;
 }
 
 enum how { SIGNAL, BROADCAST, POST, HANDLER };
@@ -246,6 +300,13 @@ static int wake(void)
 		ok &= join_round();
 	printf("a join ends when its thread does, before another's sleep "
 	       "ends: %s\n", ok ? "yes" : "no");
+	sa.sa_handler = on_usr2;
+	if (pipe(pipe_fd) != 0 || sigaction(SIGUSR2, &sa, NULL) != 0)
+		return 1;
+	for (ok = 1, r = 0; r < ROUNDS; r++)
+		ok &= busy_handler_round();
+	printf("a handler that blocks, then computes, holds time while it "
+	       "computes: %s\n", ok ? "yes" : "no");
 	return 0;
 }
 

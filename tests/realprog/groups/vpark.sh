@@ -14,6 +14,7 @@ woken by sem_post, it runs before its waker's sleep ends: yes
 woken by a signal's handler, it runs before its waker's sleep ends: yes
 cancelled before its wait, its cleanup runs before its canceller's sleep ends: yes
 a join ends when its thread does, before another's sleep ends: yes
+a handler that blocks, then computes, holds time while it computes: yes
 EOF2
 	matches "$out/vpark.wake.want" "$out/vpark.wake" \
 	    "vpark: a thread parked and woken runs before time moves" \
