@@ -345,20 +345,39 @@ int tfd_dom_all_stopped(int32_t pid)
 	return each_task(pid, not_stopped, NULL) == 0;
 }
 
-/* A thread of the kernel's io_uring (a worker, iou-wrk-TID, or the
- * submission poller, iou-sqp-PID) that runs or waits in the kernel for
+/*
+ * A thread of the kernel's io_uring, by its stat line: a worker
+ * (iou-wrk-TID) or the submission poller (iou-sqp-PID).  Told by the
+ * kernel's flag for them (PF_IO_WORKER, field 9), which the thread has
+ * from its making: its name is its maker's until it first runs and names
+ * itself, which a busy machine may put off for milliseconds while its
+ * maker already waits for its work.  The name, where the flag is not
+ * shown (before Linux 5.12 the workers were no threads of the process).
+ */
+#define PF_IO_WORKER 0x10u
+
+static int uring_task(const char *buf)
+{
+	const char *name = strchr(buf, '('), *p = strrchr(buf, ')');
+	unsigned flags = 0;
+
+	if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) == 1 &&
+	    (flags & PF_IO_WORKER))
+		return 1;
+	return name && (!strncmp(name + 1, "iou-wrk-", 8) ||
+	                !strncmp(name + 1, "iou-sqp-", 8));
+}
+
+/* A thread of the kernel's io_uring that runs or waits in the kernel for
  * I/O (D): an operation is under way. */
 static int uring_busy(int32_t pid, int tid, void *arg)
 {
-	char buf[1024], *name;
+	char buf[1024];
 	struct seen t;
 
 	(void)arg;
-	if (tid == pid || !read_task_file(pid, tid, "stat", buf, sizeof(buf)))
-		return 0;
-	name = strchr(buf, '(');
-	if (!name || (strncmp(name + 1, "iou-wrk-", 8) &&
-	              strncmp(name + 1, "iou-sqp-", 8)))
+	if (tid == pid || !read_task_file(pid, tid, "stat", buf, sizeof(buf)) ||
+	    !uring_task(buf))
 		return 0;
 	t = parse_stat(buf);
 	return t.state == 'R' || t.state == 'D';
@@ -371,12 +390,12 @@ int tfd_dom_uring_busy(int32_t pid)
 
 static int uring_thread(int32_t pid, int tid, void *arg)
 {
-	char buf[32];
+	char buf[1024];
 
 	(void)arg;
 	return tid != pid &&
-	       read_task_file(pid, tid, "comm", buf, sizeof(buf)) &&
-	       strncmp(buf, "iou-", 4) == 0;
+	       read_task_file(pid, tid, "stat", buf, sizeof(buf)) &&
+	       uring_task(buf);
 }
 
 int tfd_dom_uring_threads(int32_t pid)
