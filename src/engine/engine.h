@@ -139,6 +139,8 @@ struct tfd_proc {
 	pid_t pid;              /* [L] */
 	int parent;             /* [L] the record that forked it (pending) */
 	int threaded;           /* [L] a service thread holds alive */
+	int threadless;         /* [L] a child whose thread could not start
+	                         * (fork.c): looked at by its pid */
 	int sleeping;           /* [L] its service thread sleeps on wake */
 	int adopt;              /* [L] timers it holds may wait for adoption */
 	int resync;             /* [L] requeue everything it delivers */

@@ -571,8 +571,9 @@ static void reap(int i)
 }
 
 /* Is record i's process gone?  Its service thread died (a mark the kernel
- * made: no system call); thoroughly, also a record with no thread (the
- * virtual clocks), by its pid, or a child that never claimed its record. */
+ * made: no system call); a child whose thread could not start, by its
+ * pid; thoroughly, also a record with no thread (the virtual clocks), by
+ * its pid, or a child that never claimed its record. */
 static int gone(int i, int thoroughly)
 {
 	struct tfd_proc *p = &tfd_fam->proc[i];
@@ -580,7 +581,7 @@ static int gone(int i, int thoroughly)
 
 	if (p->state == P_LIVE && p->threaded)
 		return tfd_family_alive_dead(i);
-	if (!thoroughly)
+	if (!thoroughly && !(p->state == P_LIVE && p->threadless))
 		return 0;
 	if (p->state == P_PENDING && !p->pid) { /* never ran? */
 		int64_t now = mono_ns() - tfd_eng.timens[BASE_MONO];

@@ -388,7 +388,10 @@ void tfd_engine_start_pending(void)
 	if (e == 0)
 		return;
 	if (tfd_eng.self >= 0 && tfd_eng.nholds) {
-		tfd_eng.start_pending = 1; /* a child with no thread */
+		/* A child with no thread: the others' threads find its end
+		 * by its pid (family.c, gone). */
+		tfd_fam->proc[tfd_eng.self].threadless = 1;
+		tfd_eng.start_pending = 1;
 		tfd_eng.start_tried = now ? now : tfd_clock_now(BASE_MONO);
 		return;
 	}

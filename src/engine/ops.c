@@ -384,15 +384,16 @@ static int read_fd(int fd, uint64_t *n)
 }
 
 /*
- * How long a blocking read of h may wait in read(2): -1, for as long as it
- * takes, where a service thread posts to its file (ours, or the
- * deliverer's in another process).  In a forked child that has none
- * (fork.c), the ms it waits in poll(2) instead before it looks again: the
- * time left until h's deadline, for a timer nobody else posts, and at
- * most WAIT_MS, to see a change made elsewhere (a deadline made earlier,
- * a deliverer gone) and to try the thread again.
+ * How a blocking read of h waits, one round at a time: in read(2) for a
+ * post (WAIT_READ), where a service thread posts to its file (ours, or
+ * the deliverer's in another process).  In a forked child with no
+ * service thread (fork.c), in poll(2) for the ms left until h's deadline,
+ * WAIT_MS at most, to see a change made elsewhere (a deadline made
+ * earlier, a deliverer gone) and to try the thread again; after each such
+ * round the read looks at the model again.
  */
 #define WAIT_MS 50
+#define WAIT_READ (-1)
 
 static int wait_ms(const struct tfd_hold *h)
 {
@@ -400,10 +401,7 @@ static int wait_ms(const struct tfd_hold *h)
 	int64_t left;
 
 	if (!tfd_eng.start_pending || tfd_eng.virtual || tfd_eng.self < 0)
-		return -1;
-	if (t->deliverer != NO_PROC && t->deliverer != tfd_eng.self &&
-	    tfd_fam->proc[t->deliverer].threaded)
-		return WAIT_MS;
+		return WAIT_READ;
 	if (!t->m.next)
 		return WAIT_MS;
 	left = t->m.next - tfd_clock_now(t->base);
@@ -411,6 +409,13 @@ static int wait_ms(const struct tfd_hold *h)
 		return 0;
 	return left >= WAIT_MS * 1000000LL ? WAIT_MS :
 	       (int)((left + 999999) / 1000000);
+}
+
+/* fd still names h: a round of a wait may look at it again. */
+static int names(const struct tfd_hold *h, int fd)
+{
+	return (size_t)fd < tfd_eng.nslot && tfd_eng.slot[fd] == h &&
+	       !h->closed;
 }
 
 /* poll(2) on fd for ms: 0 (readable, timed out or interrupted: the caller
@@ -543,17 +548,23 @@ int tfd_engine_read(int fd, uint64_t *count)
 		tfd_engine_uncover(h->t); /* read(2) waits for a post */
 		r = tfd_waits_read_begin(fd, h,
 		                         (uintptr_t)__builtin_frame_address(0));
-		do {
+		for (;;) {
 			ms = wait_ms(h);
 			tfd_engine_unlock(cs);
 			tfd_may_not_return();
 			d = 0;
-			rd = ms < 0 ? read_fd(fd, &d) : poll_fd(fd, ms);
+			rd = ms == WAIT_READ ? read_fd(fd, &d) : poll_fd(fd, ms);
 			tfd_engine_relock(&cs);
 			if (r && !r->busy)
 				break;
 			e = rd ? rd : take_count(h, number_of(h, fd), d, 1, &n);
-		} while (e == EAGAIN && ms >= 0);
+			if (e != EAGAIN || ms == WAIT_READ)
+				break;
+			if (!names(h, fd)) {
+				e = EBADF; /* closed meanwhile (tfd(7), BUGS) */
+				break;
+			}
+		}
 		if (r && !r->busy) {
 			/* Undone meanwhile (this thread forked in a handler):
 			 * h is not ours to look at any more. */

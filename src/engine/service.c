@@ -509,6 +509,7 @@ static struct tfd_proc *service_begin(void)
 	pthread_mutex_lock(&me->alive); /* a fresh record: never a dead owner */
 	tfd_family_lock();
 	me->threaded = 1;
+	me->threadless = 0;
 	/* The other service threads of the family watch ours from now on:
 	 * each looks again at whom it sleeps on. */
 	for (b = 0; b < PROC_MAX; b++)
