@@ -405,6 +405,21 @@ int tfd_sets_is(int fd)
 	return is;
 }
 
+int tfd_sets_next(int from)
+{
+	size_t i;
+	int fd = -1;
+
+	if (!__atomic_load_n(&tfd_nsets, __ATOMIC_RELAXED) || from < 0)
+		return -1;
+	pthread_mutex_lock(&sets_lock);
+	for (i = (size_t)from; i < ntable && fd < 0; i++)
+		if (table[i])
+			fd = (int)i;
+	pthread_mutex_unlock(&sets_lock);
+	return fd;
+}
+
 int tfd_sets_close(const struct tfd_backend *be, int fd, int *e)
 {
 	int is;

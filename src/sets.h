@@ -31,16 +31,23 @@ int tfd_sets_check(int sfd);
  * the process (the timer calls' common case), one load. */
 extern int tfd_nsets; /* sets open (sets.c) */
 int tfd_sets_is(int fd);
+static inline int tfd_sets_any(void)
+{
+	return __atomic_load_n(&tfd_nsets, __ATOMIC_RELAXED) != 0;
+}
 static inline int tfd_sets_has(int fd)
 {
 	return __atomic_load_n(&tfd_nsets, __ATOMIC_RELAXED) &&
 	       tfd_sets_is(fd);
 }
+/* The lowest set's number from `from` on, or -1. */
+int tfd_sets_next(int from);
 /* fd ends a set if it is one (closed with its timer on be: *e close's
  * error, and 1), else 0. */
 int tfd_sets_close(const struct tfd_backend *be, int fd, int *e);
-/* fd was just made a timer: a set the program closed with close(2) under
- * that number is gone. */
+/* fd was just made a timer, or no longer names the set (the preload saw
+ * the program put another file there): a set under that number is gone,
+ * its timer let go of by the caller. */
 void tfd_sets_forget(int fd);
 
 #endif

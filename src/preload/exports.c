@@ -100,7 +100,8 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 
 static int close_fd(int fd)
 {
-	if (!tfd_marked(fd) || tfd_inside || tfd_foreign()) {
+	if (tfd_inside || tfd_foreign() ||
+	    (!tfd_marked(fd) && !tfd_sets_has(fd))) {
 		if (unlikely(__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED)) &&
 		    tfd_epoll_set(fd) && !tfd_inside && !tfd_foreign())
 			tfd_epoll_closed(fd); /* an epoll of timers */
@@ -120,7 +121,7 @@ static int close_range_fd(unsigned first, unsigned last, int flags)
 		errno = ENOSYS;
 		return -1;
 	}
-	if (tfd_inside || !tfd_nmarked || tfd_foreign())
+	if (tfd_inside || (!tfd_nmarked && !tfd_sets_any()) || tfd_foreign())
 		return R(close_range)(first, last, flags);
 	return tfd_range_close(first, last, flags);
 }
@@ -132,7 +133,7 @@ EXPORT int close_range(unsigned first, unsigned last, int flags)
 
 EXPORT void closefrom(int lowfd)
 {
-	if (!tfd_inside && tfd_nmarked && !tfd_foreign())
+	if (!tfd_inside && (tfd_nmarked || tfd_sets_any()) && !tfd_foreign())
 		tfd_from_close(lowfd);
 	if (LOADED(closefrom))
 		tfd_next.closefrom(lowfd);
@@ -160,8 +161,8 @@ EXPORT int dup(int fd)
 
 static int dup2_fd(int oldfd, int newfd)
 {
-	if ((!tfd_marked(oldfd) && !tfd_marked(newfd)) || tfd_inside ||
-	    tfd_foreign())
+	if (tfd_inside || tfd_foreign() ||
+	    (!tfd_marked(oldfd) && !tfd_marked(newfd) && !tfd_sets_has(newfd)))
 		return plain_dup(oldfd, R(dup2)(oldfd, newfd));
 	return tfd_timer_dup3(oldfd, newfd, 0, 0);
 }
@@ -173,8 +174,9 @@ EXPORT int dup2(int oldfd, int newfd)
 
 static int dup3_fd(int oldfd, int newfd, int flags)
 {
-	if ((!tfd_marked(oldfd) && !tfd_marked(newfd)) || tfd_inside ||
-	    (flags & ~O_CLOEXEC) || oldfd == newfd || tfd_foreign())
+	if (tfd_inside || (flags & ~O_CLOEXEC) || oldfd == newfd ||
+	    tfd_foreign() ||
+	    (!tfd_marked(oldfd) && !tfd_marked(newfd) && !tfd_sets_has(newfd)))
 		return plain_dup(oldfd, R(dup3)(oldfd, newfd, flags));
 	return tfd_timer_dup3(oldfd, newfd, flags, 1);
 }

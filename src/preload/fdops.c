@@ -275,10 +275,10 @@ int tfd_timer_close(int fd)
 	was = tfd_enter();
 	tfd_clear_mark(fd);
 	tfd_epoll_closed(fd);
-	if (!tfd_emulated)
+	if (!tfd_emulated && !tfd_sets_has(fd))
 		r = R(close)(fd);
 	else
-		r = tfd_close(fd);
+		r = tfd_close(fd); /* a set's too (tfd_set(3)) */
 	tfd_leave(was);
 	e = errno;
 	tfd_trace(fd, r, e, "close(%d)", fd);
@@ -286,11 +286,13 @@ int tfd_timer_close(int fd)
 	return r;
 }
 
-/* The timers numbered from lo to hi: closed (before a range is closed),
- * or released (after the caller closed them in a table of its own). */
+/* The timers and sets numbered from lo to hi: closed (before a range is
+ * closed), or released (after the caller closed them in a table of its
+ * own). */
 static void each_marked(unsigned lo, unsigned hi, int close_them)
 {
 	unsigned fd, h = (unsigned)__atomic_load_n(&tfd_hiwater, __ATOMIC_RELAXED);
+	int s;
 
 	for (fd = lo; fd < h && fd <= hi; fd++) {
 		if (!tfd_marked((int)fd))
@@ -299,6 +301,13 @@ static void each_marked(unsigned lo, unsigned hi, int close_them)
 			tfd_timer_close((int)fd);
 		else
 			tfd_release_number((int)fd);
+	}
+	for (s = tfd_sets_next(lo > INT_MAX ? -1 : (int)lo);
+	     s >= 0 && (unsigned)s <= hi; s = tfd_sets_next(s + 1)) {
+		if (close_them)
+			tfd_timer_close(s);
+		else
+			tfd_release_number(s);
 	}
 }
 
@@ -358,7 +367,8 @@ int tfd_timer_dup3(int oldfd, int newfd, int flags, int three)
 	int r, e;
 
 	/* Only once dup2 is sure to replace newfd (oldfd is open). */
-	if (oldfd != newfd && tfd_marked(newfd) && R(fcntl)(oldfd, F_GETFD) >= 0)
+	if (oldfd != newfd && (tfd_marked(newfd) || tfd_sets_has(newfd)) &&
+	    R(fcntl)(oldfd, F_GETFD) >= 0)
 		tfd_release_number(newfd);
 	r = three ? R(dup3)(oldfd, newfd, flags) : R(dup2)(oldfd, newfd);
 	if (r >= 0 && oldfd != newfd && tfd_marked(oldfd)) {

@@ -125,12 +125,14 @@ int tfd_share(int oldfd, int newfd)
 	return 0;
 }
 
-/* fd stops naming its timer without being closed here (dup2 over it, or
- * closed in a table of the caller's own): the backend lets go of it. */
+/* fd stops naming its timer or set without being closed here (dup2 over
+ * it, or closed in a table of the caller's own): the backend lets go of
+ * it. */
 void tfd_release_number(int fd)
 {
 	int was = tfd_enter();
 
+	tfd_sets_forget(fd);
 	if (tfd_be->release)
 		tfd_be->release(fd);
 	tfd_leave(was);

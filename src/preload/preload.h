@@ -86,6 +86,7 @@
 #include "tfd.h"
 
 #include "backend.h"
+#include "sets.h"
 #include "host.h"
 #include "core/time.h"
 #include "vtime/vtime.h"

@@ -61,6 +61,7 @@ dropin_modes
 rawsys
 nowork
 noalloc
+setclose
 compare wl_timers
 compare sd_timers
 

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: MIT
+# A program linked with libtfd.so under the drop-in: a set's number that
+# the program closes or replaces with its own calls ends the set, as
+# tfd_close(3) does (tfd_set(3)).  Sourced by run.sh.  On the engine and
+# the kernel backend; not on virtual time, where such a program's own
+# blocking set read is not yet a wait of the domain's (tfd_set(3), BUGS).
+
+setclose() {
+	selected setclose || return 0
+	if [ ! -x "$dir/setclose" ]; then
+		skip "setclose: not built"
+		return 0
+	fi
+	cat >"$out/setclose.want" <<'EOF2'
+ended by close(2): yes
+ended by close_range(2): yes
+ended by close_range(2), CLOSE_RANGE_UNSHARE: yes
+ended by closefrom(3): yes
+ended by dup2(2) onto it: yes
+ended by dup3(2) onto it: yes
+a set made after works: yes
+EOF2
+	for b in engine kernel; do
+		run "setclose.$b" "$tool" exec --backend "$b" -- \
+		    "$dir/setclose"
+		matches "$out/setclose.want" "$out/setclose.$b" \
+		    "setclose: a set's number closed or replaced ends it ($b)" \
+		    "setclose: a set outlives its number ($b)"
+	done
+}
