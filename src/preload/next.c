@@ -34,18 +34,30 @@ void tfd_next_load(void)
  * let through first), a handler may jump out of it (the engine undoes
  * the wait's record: src/engine/waits.c), and a cancellation ends the
  * thread there outside the library.  The thread is inside again after. */
+static int go_out(void)
+{
+	int was = tfd_inside;
+
+	if (was)
+		tfd_leave(0);
+	return was;
+}
+
+static void come_back(int was)
+{
+	int e = errno;
+
+	if (was)
+		(void)tfd_enter();
+	errno = e;
+}
+
 ssize_t tfd_sys_read(int fd, void *buf, size_t n)
 {
-	int was = tfd_inside, e;
-	ssize_t r;
+	int was = go_out();
+	ssize_t r = R(read)(fd, buf, n);
 
-	if (!was)
-		return R(read)(fd, buf, n);
-	tfd_leave(0);
-	r = R(read)(fd, buf, n);
-	e = errno;
-	(void)tfd_enter();
-	errno = e;
+	come_back(was);
 	return r;
 }
 
@@ -54,14 +66,8 @@ ssize_t tfd_sys_read(int fd, void *buf, size_t n)
  * as that read(2) is. */
 int tfd_sys_poll(struct pollfd *p, nfds_t n, int ms)
 {
-	int was = tfd_inside, e, r;
+	int was = go_out(), r = R(poll)(p, n, ms);
 
-	if (!was)
-		return R(poll)(p, n, ms);
-	tfd_leave(0);
-	r = R(poll)(p, n, ms);
-	e = errno;
-	(void)tfd_enter();
-	errno = e;
+	come_back(was);
 	return r;
 }

@@ -81,8 +81,8 @@ static int works(void)
 	if (s < 0 || tfd_set_settime(s, 9, 0, &soon, NULL) != 0)
 		return 0;
 	n = tfd_set_read(s, rec, sizeof(rec)); /* bytes, as read(2) */
-	return n == (ssize_t)sizeof(rec[0]) && rec[0].key == 9 && rec[0].count == 1 &&
-	       tfd_close(s) == 0;
+	return n == (ssize_t)sizeof(rec[0]) && rec[0].key == 9 &&
+	       rec[0].count == 1 && tfd_close(s) == 0;
 }
 
 int main(void)
