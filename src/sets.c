@@ -59,6 +59,20 @@ TFD_LOCK_RANK(sets_lock, LK_SETS);
 static struct tfd_set **table; /* [sets_lock] by descriptor */
 static size_t ntable;          /* [sets_lock] */
 int tfd_nsets;                 /* [sets_lock], read without it */
+/* A byte a number, 1 for a set's: tfd_sets_is() without the lock, which
+ * the drop-in asks at every close(2) and dup2(2) while a set exists, from
+ * code that may hold the engine's lock or run in a handler that
+ * interrupted a set call.  Written under sets_lock as table is; a grown
+ * map replaces the old, which is kept (a look may still read it). */
+static unsigned char *setmap;  /* [sets_lock], read without it */
+static size_t nsetmap;         /* [sets_lock], read without it */
+static unsigned char *oldmaps[64]; /* [sets_lock] */
+static unsigned noldmaps;      /* [sets_lock] */
+
+static void mark(int fd, unsigned char on)
+{
+	__atomic_store_n(&setmap[fd], on, __ATOMIC_RELEASE);
+}
 
 static void free_set(struct tfd_set *s)
 {
@@ -76,6 +90,8 @@ static void sets_forked(void)
 	table = NULL;
 	ntable = 0;
 	__atomic_store_n(&tfd_nsets, 0, __ATOMIC_RELAXED);
+	if (setmap)
+		memset(setmap, 0, nsetmap);
 	if (pthread_mutex_trylock(&sets_lock) != 0) {
 		pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
 
@@ -178,22 +194,35 @@ static int rearm(const struct tfd_backend *be, int fd, struct tfd_set *s,
 	}
 }
 
-/* Room in the table for fd: 0 or ENOMEM. */
+/* Room in the table and the map for fd: 0 or ENOMEM. */
 static int table_room(int fd)
 {
 	size_t n = ntable ? ntable : 64;
 	struct tfd_set **t;
+	unsigned char *m;
 
-	if ((size_t)fd < ntable)
+	if ((size_t)fd < ntable && (size_t)fd < nsetmap)
 		return 0;
 	while (n <= (size_t)fd)
 		n *= 2;
-	t = realloc(table, n * sizeof(*t));
-	if (!t)
-		return ENOMEM;
-	memset(t + ntable, 0, (n - ntable) * sizeof(*t));
-	table = t;
-	ntable = n;
+	if (n > ntable) {
+		t = realloc(table, n * sizeof(*t));
+		if (!t)
+			return ENOMEM;
+		memset(t + ntable, 0, (n - ntable) * sizeof(*t));
+		table = t;
+		ntable = n;
+	}
+	if (n > nsetmap) {
+		if (noldmaps == sizeof(oldmaps) / sizeof(oldmaps[0]) ||
+		    !(m = calloc(n, 1)))
+			return ENOMEM;
+		if (setmap)
+			memcpy(m, setmap, nsetmap);
+		oldmaps[noldmaps++] = setmap;
+		__atomic_store_n(&setmap, m, __ATOMIC_RELEASE);
+		__atomic_store_n(&nsetmap, n, __ATOMIC_RELEASE);
+	}
 	return 0;
 }
 
@@ -202,6 +231,7 @@ static void drop(int fd)
 	struct tfd_set *s = table[fd];
 
 	table[fd] = NULL;
+	mark(fd, 0);
 	__atomic_store_n(&tfd_nsets, tfd_nsets - 1, __ATOMIC_RELAXED);
 	free_set(s);
 }
@@ -243,6 +273,7 @@ int tfd_sets_create(const struct tfd_backend *be, int clockid, int flags,
 		drop(fd); /* closed with close(2): that set is gone */
 	if (!e) {
 		table[fd] = s;
+		mark(fd, 1);
 		__atomic_store_n(&tfd_nsets, tfd_nsets + 1, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&sets_lock);
@@ -395,29 +426,28 @@ int tfd_sets_check(int sfd)
 	return tfd_sets_has(sfd) ? 0 : not_set(sfd);
 }
 
+/* Without the lock (setmap): the map's length first, then the map,
+ * which is at least as long. */
 int tfd_sets_is(int fd)
 {
-	int is;
+	size_t n = __atomic_load_n(&nsetmap, __ATOMIC_ACQUIRE);
+	const unsigned char *m = __atomic_load_n(&setmap, __ATOMIC_ACQUIRE);
 
-	pthread_mutex_lock(&sets_lock);
-	is = lookup(fd) != NULL;
-	pthread_mutex_unlock(&sets_lock);
-	return is;
+	return fd >= 0 && (size_t)fd < n &&
+	       __atomic_load_n(&m[fd], __ATOMIC_ACQUIRE);
 }
 
 int tfd_sets_next(int from)
 {
-	size_t i;
-	int fd = -1;
+	size_t n = __atomic_load_n(&nsetmap, __ATOMIC_ACQUIRE), i;
+	const unsigned char *m = __atomic_load_n(&setmap, __ATOMIC_ACQUIRE);
 
 	if (!__atomic_load_n(&tfd_nsets, __ATOMIC_RELAXED) || from < 0)
 		return -1;
-	pthread_mutex_lock(&sets_lock);
-	for (i = (size_t)from; i < ntable && fd < 0; i++)
-		if (table[i])
-			fd = (int)i;
-	pthread_mutex_unlock(&sets_lock);
-	return fd;
+	for (i = (size_t)from; i < n; i++)
+		if (__atomic_load_n(&m[i], __ATOMIC_ACQUIRE))
+			return (int)i;
+	return -1;
 }
 
 int tfd_sets_close(const struct tfd_backend *be, int fd, int *e)

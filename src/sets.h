@@ -40,7 +40,8 @@ static inline int tfd_sets_has(int fd)
 	return __atomic_load_n(&tfd_nsets, __ATOMIC_RELAXED) &&
 	       tfd_sets_is(fd);
 }
-/* The lowest set's number from `from` on, or -1. */
+/* The lowest set's number from `from` on, or -1.  Neither this nor
+ * tfd_sets_is takes a lock. */
 int tfd_sets_next(int from);
 /* fd ends a set if it is one (closed with its timer on be: *e close's
  * error, and 1), else 0. */

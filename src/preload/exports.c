@@ -100,8 +100,8 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 
 static int close_fd(int fd)
 {
-	if (tfd_inside || tfd_foreign() ||
-	    (!tfd_marked(fd) && !tfd_sets_has(fd))) {
+	if ((!tfd_marked(fd) && !tfd_sets_has(fd)) || tfd_inside ||
+	    tfd_foreign()) {
 		if (unlikely(__atomic_load_n(&tfd_nreg, __ATOMIC_RELAXED)) &&
 		    tfd_epoll_set(fd) && !tfd_inside && !tfd_foreign())
 			tfd_epoll_closed(fd); /* an epoll of timers */
@@ -161,8 +161,8 @@ EXPORT int dup(int fd)
 
 static int dup2_fd(int oldfd, int newfd)
 {
-	if (tfd_inside || tfd_foreign() ||
-	    (!tfd_marked(oldfd) && !tfd_marked(newfd) && !tfd_sets_has(newfd)))
+	if ((!tfd_marked(oldfd) && !tfd_marked(newfd) && !tfd_sets_has(newfd)) ||
+	    tfd_inside || tfd_foreign())
 		return plain_dup(oldfd, R(dup2)(oldfd, newfd));
 	return tfd_timer_dup3(oldfd, newfd, 0, 0);
 }
@@ -174,9 +174,9 @@ EXPORT int dup2(int oldfd, int newfd)
 
 static int dup3_fd(int oldfd, int newfd, int flags)
 {
-	if (tfd_inside || (flags & ~O_CLOEXEC) || oldfd == newfd ||
-	    tfd_foreign() ||
-	    (!tfd_marked(oldfd) && !tfd_marked(newfd) && !tfd_sets_has(newfd)))
+	if ((!tfd_marked(oldfd) && !tfd_marked(newfd) && !tfd_sets_has(newfd)) ||
+	    tfd_inside || (flags & ~O_CLOEXEC) || oldfd == newfd ||
+	    tfd_foreign())
 		return plain_dup(oldfd, R(dup3)(oldfd, newfd, flags));
 	return tfd_timer_dup3(oldfd, newfd, flags, 1);
 }

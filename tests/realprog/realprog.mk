@@ -43,8 +43,8 @@ $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
 # clockjump defines clock_gettime for the preload to call.
 $(RP)/setclose: tests/realprog/setclose.c $(SHARED) | $(RP)
-	$(CC) $(RP_CFLAGS) -Iinclude $< -o $@ -L$(B) -ltfd \
-	    -Wl,-rpath,'$$ORIGIN/..' $(RP_LDFLAGS)
+	$(CC) $(RP_CFLAGS) -Iinclude -pthread $< -o $@ -L$(B) -ltfd \
+	    -Wl,-rpath,'$$ORIGIN/..' $(RP_LDFLAGS) -pthread
 $(RP)/clockjump: tests/realprog/clockjump.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS) -Wl,--export-dynamic -ldl
 # nowork defines snprintf and pthread_mutex_lock for the preload to call.

@@ -7,14 +7,21 @@
  * calls on it fail with EINVAL (no set there); a set made after works.
  * Linked with libtfd.so: under tfd exec, the preload's set calls are the
  * ones it makes.  Run as it is, with no preload, it prints "no" for each
- * (tfd_set(3), BUGS).
+ * (tfd_set(3), BUGS).  And the look at every close(2) that this takes
+ * needs no lock: a handler's close(2) that interrupts a set call, and a
+ * thread's tfd_create() and tfd_close() beside another's set calls (the
+ * engine's own close(2) under its lock), both hung on the set's lock
+ * when it did.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,6 +92,70 @@ static int works(void)
 	       rec[0].count == 1 && tfd_close(s) == 0;
 }
 
+static volatile long handled;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	close(-1);
+	handled++;
+}
+
+/* Set calls, interrupted every 200 us by a handler's close(2). */
+static int handler_closes(void)
+{
+	const struct itimerspec far = { { 0, 0 }, { 100, 0 } };
+	struct itimerval every = { { 0, 200 }, { 0, 200 } }, off = { 0 };
+	struct itimerspec cur;
+	int s = tfd_set_create(CLOCK_MONOTONIC, 0);
+	long i;
+
+	if (s < 0 || tfd_set_settime(s, 7, 0, &far, NULL) != 0)
+		return 0;
+	signal(SIGALRM, on_alarm);
+	setitimer(ITIMER_REAL, &every, NULL);
+	for (i = 0; i < 300000 || handled < 100; i++)
+		tfd_set_gettime(s, 7, &cur);
+	setitimer(ITIMER_REAL, &off, NULL);
+	return tfd_close(s) == 0;
+}
+
+static int rearming_set;
+static volatile int stop;
+
+static void *rearm(void *arg)
+{
+	long i;
+
+	(void)arg;
+	for (i = 0; !stop; i++) {
+		struct itimerspec v = { { 0, 0 }, { 10 + (i & 1) * 10, 0 } };
+
+		tfd_set_settime(rearming_set, 1, 0, &v, NULL);
+	}
+	return NULL;
+}
+
+/* Timers made and closed beside another thread's set calls. */
+static int beside_set_calls(void)
+{
+	pthread_t t;
+	int i, ok = 1;
+
+	rearming_set = tfd_set_create(CLOCK_MONOTONIC, 0);
+	if (rearming_set < 0 ||
+	    pthread_create(&t, NULL, rearm, NULL) != 0)
+		return 0;
+	for (i = 0; i < 5000; i++) {
+		int fd = tfd_create(CLOCK_MONOTONIC, 0);
+
+		ok &= fd >= 0 && tfd_close(fd) == 0;
+	}
+	stop = 1;
+	pthread_join(t, NULL);
+	return ok && tfd_close(rearming_set) == 0;
+}
+
 int main(void)
 {
 	int how;
@@ -93,5 +164,9 @@ int main(void)
 		printf("ended by %s: %s\n", name[how],
 		       gone((enum how)how) ? "yes" : "no");
 	printf("a set made after works: %s\n", works() ? "yes" : "no");
+	printf("a handler's close(2) beside set calls: %s\n",
+	       handler_closes() ? "done" : "failed");
+	printf("timers made and closed beside set calls: %s\n",
+	       beside_set_calls() ? "done" : "failed");
 	return 0;
 }

@@ -19,6 +19,8 @@ ended by closefrom(3): yes
 ended by dup2(2) onto it: yes
 ended by dup3(2) onto it: yes
 a set made after works: yes
+a handler's close(2) beside set calls: done
+timers made and closed beside set calls: done
 EOF2
 	for b in engine kernel; do
 		run "setclose.$b" "$tool" exec --backend "$b" -- \
