@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 static const struct seen none;
@@ -351,10 +352,26 @@ int tfd_dom_all_stopped(int32_t pid)
  * kernel's flag for them (PF_IO_WORKER, field 9), which the thread has
  * from its making: its name is its maker's until it first runs and names
  * itself, which a busy machine may put off for milliseconds while its
- * maker already waits for its work.  The name, where the flag is not
- * shown (before Linux 5.12 the workers were no threads of the process).
+ * maker already waits for its work.  The flag is trusted from Linux 5.12
+ * on, where the workers became threads of the process; before, its bit
+ * was another flag's (a KVM thread's in the guest).  The name, besides.
  */
 #define PF_IO_WORKER 0x10u
+
+static int flag_told(void)
+{
+	static int told = -1; /* [A] */
+	int t = __atomic_load_n(&told, __ATOMIC_RELAXED), major, minor;
+	struct utsname u;
+
+	if (t < 0) {
+		t = uname(&u) == 0 &&
+		    sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+		    (major > 5 || (major == 5 && minor >= 12));
+		__atomic_store_n(&told, t, __ATOMIC_RELAXED);
+	}
+	return t;
+}
 
 static int uring_task(const char *buf)
 {
@@ -362,7 +379,7 @@ static int uring_task(const char *buf)
 	unsigned flags = 0;
 
 	if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) == 1 &&
-	    (flags & PF_IO_WORKER))
+	    (flags & PF_IO_WORKER) && flag_told())
 		return 1;
 	return name && (!strncmp(name + 1, "iou-wrk-", 8) ||
 	                !strncmp(name + 1, "iou-sqp-", 8));
