@@ -96,9 +96,12 @@ static volatile long handled;
 
 static void on_alarm(int sig)
 {
+	int e = errno; /* a handler keeps it (close(-1) sets EBADF) */
+
 	(void)sig;
 	close(-1);
 	handled++;
+	errno = e;
 }
 
 /* Set calls, interrupted every 200 us by a handler's close(2). */
@@ -121,14 +124,14 @@ static int handler_closes(void)
 }
 
 static int rearming_set;
-static volatile int stop;
+static int stop; /* atomic */
 
 static void *rearm(void *arg)
 {
 	long i;
 
 	(void)arg;
-	for (i = 0; !stop; i++) {
+	for (i = 0; !__atomic_load_n(&stop, __ATOMIC_ACQUIRE); i++) {
 		struct itimerspec v = { { 0, 0 }, { 10 + (i & 1) * 10, 0 } };
 
 		tfd_set_settime(rearming_set, 1, 0, &v, NULL);
@@ -151,7 +154,7 @@ static int beside_set_calls(void)
 
 		ok &= fd >= 0 && tfd_close(fd) == 0;
 	}
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
 	return ok && tfd_close(rearming_set) == 0;
 }
