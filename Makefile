@@ -119,11 +119,12 @@ comma := ,
 B := build$(if $(SAN),-$(subst $(comma),-,$(SAN)))
 
 # One job per file: src/core (pure arithmetic), src/engine (the default
-# backend, see src/engine/engine.h), the kernel passthrough, the API layer,
-# timer sets over a backend, the futex calls (also virtual time's).
+# backend, see src/engine/engine.h), the kernel passthrough, the API layer
+# and its doors (src/api.h), timer sets over a backend, the futex calls
+# (also virtual time's).
 LIB_SRC := $(wildcard src/core/*.c) $(wildcard src/engine/*.c) \
-           src/backend_kernel.c src/api.c src/sets.c src/version.c \
-           src/lockorder.c src/futex.c
+           src/backend_kernel.c src/api.c src/doors.c src/sets.c \
+           src/version.c src/lockorder.c src/futex.c
 LIB_HDR := include/tfd.h $(wildcard src/*.h src/*/*.h)
 LIB_OBJ := $(LIB_SRC:src/%.c=$(B)/lib/%.o)
 PIC_OBJ := $(LIB_SRC:src/%.c=$(B)/pic/%.o)
@@ -305,8 +306,10 @@ PRELOAD_VERSIONS := $(strip $(shell printf '%s\n' \
 PRELOAD_MAP := -Wl,--version-script=src/preload/versions.map
 $(B)/pic/preload/exports_sends.o: private ALL_CFLAGS += \
     $(if $(PRELOAD_VERSIONS),-DTFD_KILL_VERSIONS)
-$(PRELOAD): $(PIC_OBJ) $(PRELOAD_OBJ) src/preload/versions.map
-	$(CC) -shared -Wl,-z,defs -o $@ $(PIC_OBJ) $(PRELOAD_OBJ) \
+# The preload's doors to the API are its own (src/api.h): not doors.c.
+PRELOAD_LIB_OBJ := $(filter-out $(B)/pic/doors.o,$(PIC_OBJ))
+$(PRELOAD): $(PRELOAD_LIB_OBJ) $(PRELOAD_OBJ) src/preload/versions.map
+	$(CC) -shared -Wl,-z,defs -o $@ $(PRELOAD_LIB_OBJ) $(PRELOAD_OBJ) \
 	    $(if $(PRELOAD_VERSIONS),$(PRELOAD_MAP)) \
 	    $(ALL_LDFLAGS) -ldl
 TOOL_SRC := $(wildcard tools/*.c tools/*/*.c)

@@ -2,12 +2,15 @@
 /*
  * api.c - the public functions.  Arguments are checked here, in the order
  * of SPEC sections 2 and 3; this is the only file that sets errno, and it
- * leaves errno as it found it on success.
+ * leaves errno as it found it on success.  Those that make, arm, read and
+ * close timers and sets are named tfd_api_* here (api.h): their public
+ * names are doors, libtfd's (doors.c) or the preload's.
  */
 #define _GNU_SOURCE
 #include "tfd.h"
 #include "lockorder.h"
 
+#include "api.h"
 #include "backend.h"
 #include "core/time.h"
 #include "sets.h"
@@ -210,7 +213,7 @@ static int spec_valid(const struct itimerspec *s)
 	return tfd_ts_valid(&s->it_value) && tfd_ts_valid(&s->it_interval);
 }
 
-int tfd_create(clockid_t clockid, int flags)
+int tfd_api_create(clockid_t clockid, int flags)
 {
 	int saved = errno, fd = -1, e = EINVAL;
 
@@ -225,8 +228,8 @@ int tfd_create(clockid_t clockid, int flags)
 	return result(e, fd, saved);
 }
 
-int tfd_settime(int fd, int flags, const struct itimerspec *new_value,
-                struct itimerspec *old_value)
+int tfd_api_settime(int fd, int flags, const struct itimerspec *new_value,
+                    struct itimerspec *old_value)
 {
 	struct itimerspec old;
 	int saved = errno, e;
@@ -244,7 +247,7 @@ int tfd_settime(int fd, int flags, const struct itimerspec *new_value,
 	return result(e, 0, saved);
 }
 
-int tfd_gettime(int fd, struct itimerspec *curr_value)
+int tfd_api_gettime(int fd, struct itimerspec *curr_value)
 {
 	struct itimerspec cur;
 	int saved = errno, e;
@@ -257,7 +260,7 @@ int tfd_gettime(int fd, struct itimerspec *curr_value)
 	return result(e, 0, saved);
 }
 
-ssize_t tfd_read(int fd, void *buf, size_t count)
+ssize_t tfd_api_read(int fd, void *buf, size_t count)
 {
 	uint64_t n;
 	int saved = errno, e;
@@ -282,7 +285,7 @@ ssize_t tfd_read(int fd, void *buf, size_t count)
 	return result(e, (int)sizeof(n), saved);
 }
 
-int tfd_close(int fd)
+int tfd_api_close(int fd)
 {
 	int saved = errno, e;
 
@@ -296,8 +299,8 @@ int tfd_close(int fd)
 }
 
 /* SPEC section 3: the seven checks of the 2007 proposal, in its order. */
-int timerfd(int ufd, int clockid, int flags, const struct itimerspec *utmr,
-            struct itimerspec *outmr)
+int tfd_api_timerfd(int ufd, int clockid, int flags,
+                    const struct itimerspec *utmr, struct itimerspec *outmr)
 {
 	struct itimerspec out;
 	int allowed = SETTIME_FLAGS | (ufd == -1 ? CREATE_FLAGS : 0);
@@ -351,7 +354,7 @@ static int set_clock(clockid_t c)
 	       c == CLOCK_BOOTTIME;
 }
 
-int tfd_set_create(clockid_t clockid, int flags)
+int tfd_api_set_create(clockid_t clockid, int flags)
 {
 	int saved = errno, fd = -1, e = EINVAL;
 
@@ -367,9 +370,9 @@ int tfd_set_create(clockid_t clockid, int flags)
 /* As tfd_settime: the value first, then the descriptor; the flags of a
  * timer (CANCEL_ON_SET counts on an absolute CLOCK_REALTIME key only:
  * sets.c).  Never ECANCELED: a read of the set reports a clock set. */
-int tfd_set_settime(int sfd, uint64_t key, int flags,
-                    const struct itimerspec *new_value,
-                    struct itimerspec *old_value)
+int tfd_api_set_settime(int sfd, uint64_t key, int flags,
+                        const struct itimerspec *new_value,
+                        struct itimerspec *old_value)
 {
 	struct itimerspec old;
 	int saved = errno, e;
@@ -386,7 +389,8 @@ int tfd_set_settime(int sfd, uint64_t key, int flags,
 	return result(e, 0, saved);
 }
 
-int tfd_set_gettime(int sfd, uint64_t key, struct itimerspec *curr_value)
+int tfd_api_set_gettime(int sfd, uint64_t key,
+                        struct itimerspec *curr_value)
 {
 	struct itimerspec cur;
 	int saved = errno, e;
@@ -400,7 +404,7 @@ int tfd_set_gettime(int sfd, uint64_t key, struct itimerspec *curr_value)
 }
 
 /* As tfd_read: the descriptor, then the size, then the buffer. */
-ssize_t tfd_set_read(int sfd, struct tfd_expiry *buf, size_t count)
+ssize_t tfd_api_set_read(int sfd, struct tfd_expiry *buf, size_t count)
 {
 	size_t n = 0, max = count / sizeof(*buf);
 	int saved = errno, e;

@@ -38,7 +38,7 @@ EXPORT int timerfd_create(int clockid, int flags)
 {
 	if (tfd_inside)
 		return R(timerfd_create)(clockid, flags);
-	pthread_once(&init, init_once); /* another constructor may come first */
+	tfd_preload_start(); /* another constructor may come first */
 	return tfd_timer_create(clockid, flags);
 }
 
@@ -452,6 +452,11 @@ static void init_once(void)
 	if (tfd_virt)
 		tfd_join_domain(secure_getenv("TFD_DOMAIN"));
 	tfd_rawsys_init(); /* needs tfd_virt */
+}
+
+void tfd_preload_start(void)
+{
+	pthread_once(&init, init_once);
 }
 
 /* The C library calls constructors with main()'s arguments and the

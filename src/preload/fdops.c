@@ -45,7 +45,7 @@ int tfd_timer_create(int clockid, int flags)
 			tfd_set_mark(fd); /* for the trace of its calls */
 	} else {
 		was = tfd_enter();
-		fd = tfd_create(clockid, flags);
+		fd = tfd_api_create(clockid, flags);
 		tfd_leave(was);
 		if (fd >= 0)
 			fd = tfd_adopt(fd);
@@ -74,7 +74,7 @@ int tfd_timer_settime(int fd, int flags, const struct itimerspec *nv,
 			tfd_dom_sync();
 		held = tfd_epoll_set_begin(fd);
 		was = tfd_enter();
-		r = tfd_settime(fd, flags, nv, old);
+		r = tfd_api_settime(fd, flags, nv, old);
 		tfd_leave(was);
 		tfd_epoll_set_end(held);
 		if (r == 0 || errno == ECANCELED)
@@ -105,7 +105,7 @@ int tfd_timer_gettime(int fd, struct itimerspec *cur)
 		if (tfd_virt)
 			tfd_dom_sync();
 		was = tfd_enter();
-		r = tfd_gettime(fd, cur);
+		r = tfd_api_gettime(fd, cur);
 		tfd_leave(was);
 	}
 	e = errno;
@@ -119,7 +119,7 @@ int tfd_timer_gettime(int fd, struct itimerspec *cur)
 
 /* ---- read, readv, write ---- */
 
-static ssize_t read_counted(int fd, void *buf, size_t n)
+static ssize_t read_counted(int fd, void *buf, size_t n, int door)
 	__attribute__((noinline));
 
 /* Set on virtual time around the engine's read: one with nothing to count
@@ -133,6 +133,19 @@ int tfd_read_nowait(void)
 	return virtual_read;
 }
 
+int tfd_read_nowait_begin(void)
+{
+	int was = virtual_read;
+
+	virtual_read = tfd_virt;
+	return was;
+}
+
+void tfd_read_nowait_end(int was)
+{
+	virtual_read = was;
+}
+
 /* read(2) of a timer: tfd_read's exact count.  A cancellation point, as
  * read(2) is: at entry, and where it blocks (the engine's read(2), or a
  * wait on virtual time), both outside the library
@@ -140,6 +153,13 @@ int tfd_read_nowait(void)
  * told first, with no lock and no system call (the backend's quiet), and
  * nothing to trace. */
 ssize_t tfd_timer_read(int fd, void *buf, size_t n)
+{
+	return tfd_timer_read_as(fd, buf, n, 0);
+}
+
+/* door: tfd_read(3)'s (exports_api.c): a number that names no timer now
+ * gets its error, where read(2) reads it. */
+ssize_t tfd_timer_read_as(int fd, void *buf, size_t n, int door)
 {
 	if (tfd_emulated) {
 		tfd_may_not_return();
@@ -150,10 +170,10 @@ ssize_t tfd_timer_read(int fd, void *buf, size_t n)
 			return -1;
 		}
 	}
-	return read_counted(fd, buf, n);
+	return read_counted(fd, buf, n, door);
 }
 
-static ssize_t read_counted(int fd, void *buf, size_t n)
+static ssize_t read_counted(int fd, void *buf, size_t n, int door)
 {
 	uint64_t count = 0;
 	ssize_t r;
@@ -182,7 +202,7 @@ again:
 	virtual_read = tfd_virt;
 	/* A NULL buffer: Linux waits (or fails EAGAIN) first, then takes the
 	 * count and fails EFAULT copying it out. */
-	r = tfd_read(fd, buf || n < sizeof(count) ? buf : &count, n);
+	r = tfd_api_read(fd, buf || n < sizeof(count) ? buf : &count, n);
 	e = errno;
 	virtual_read = 0;
 	tfd_leave(was);
@@ -193,7 +213,7 @@ again:
 		r = -1;
 		e = EFAULT;
 	}
-	if (r < 0 && e == EINVAL && !tfd_still_timer(fd))
+	if (r < 0 && e == EINVAL && !tfd_still_timer(fd) && !door)
 		return R(read)(fd, buf, n);
 	if (r >= 0 || e == EFAULT || e == ECANCELED)
 		tfd_epoll_consumed(fd);
@@ -278,7 +298,7 @@ int tfd_timer_close(int fd)
 	if (!tfd_emulated && !tfd_sets_has(fd))
 		r = R(close)(fd);
 	else
-		r = tfd_close(fd); /* a set's too (tfd_set(3)) */
+		r = tfd_api_close(fd); /* a set's too (tfd_set(3)) */
 	tfd_leave(was);
 	e = errno;
 	tfd_trace(fd, r, e, "close(%d)", fd);

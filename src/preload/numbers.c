@@ -79,7 +79,7 @@ int tfd_adopt(int fd)
 		return fd;
 	}
 	was = tfd_enter();
-	tfd_close(fd);
+	tfd_api_close(fd);
 	tfd_leave(was);
 	errno = EMFILE;
 	return -1;

@@ -9,6 +9,8 @@
  *   exports.c  the exported wrappers: a few lines each, deciding whether a
  *              call concerns a timer and handing it on
  *   exports_waits.c  the exported wrappers of the waits on virtual time
+ *   exports_api.c  the library's own calls (src/api.h) of a program linked
+ *              with libtfd.so, taken in as the system calls are
  *   exports_signals.c  sigaction(), signal() and the C library's other
  *              ways to set a handler
  *   exports_syscall.c  syscall(): the raw calls of virtual time's (a
@@ -84,6 +86,7 @@
 #define _GNU_SOURCE
 #endif
 #include "tfd.h"
+#include "api.h"
 
 #include "backend.h"
 #include "sets.h"
@@ -244,6 +247,9 @@ extern int tfd_emulated; /* its timers are not kernel timerfds (.native 0):
  * runtime starting, a library's constructor before ours) sigaction() and
  * signal() go straight to the C library's (exports_signals.c). */
 extern int tfd_loaded;
+/* The preload's initialization, once (exports.c): before any call of the
+ * program's that needs it, whichever constructor runs first. */
+void tfd_preload_start(void);
 extern int tfd_virt;     /* it has virtual clocks (virtual_move) */
 /* Waits on real time deliver their timers themselves (waits.c; not with
  * TFD_DELIVERY=post). */
@@ -322,6 +328,11 @@ int tfd_join_domain(const char *name);
 /* ---- fdops.c ---- */
 
 ssize_t tfd_timer_read(int fd, void *buf, size_t n);
+ssize_t tfd_timer_read_as(int fd, void *buf, size_t n, int door);
+/* Around a read of the engine's on virtual time: one with nothing to
+ * count fails EAGAIN (host.h, nowait), the caller waits in the domain. */
+int tfd_read_nowait_begin(void);
+void tfd_read_nowait_end(int was);
 ssize_t tfd_timer_readv(int fd, const struct iovec *iov, int cnt);
 int tfd_read_nowait(void); /* host.h, nowait */
 ssize_t tfd_timer_write(int fd, size_t n);

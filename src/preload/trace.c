@@ -211,7 +211,7 @@ const char *tfd_next_text(char *buf, size_t n, int fd)
 	stamp = trace_now();
 	stamped = 1;
 	was = tfd_enter();
-	r = tfd_gettime(fd, &cur);
+	r = tfd_api_gettime(fd, &cur);
 	tfd_leave(was);
 	if (r == 0)
 		snprintf(buf, n, " [next %s]", ts_text(v, sizeof(v), &cur.it_value));

@@ -41,7 +41,8 @@ static void poke_install(const struct sigaction *sa)
 
 static int has_timers(void)
 {
-	return __atomic_load_n(&tfd_nmarked, __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&tfd_nmarked, __ATOMIC_RELAXED) != 0 ||
+	       tfd_sets_any();
 }
 
 static void moved(int64_t ns)

@@ -77,8 +77,9 @@ case ${TFD_SAN:-} in
 	    skip "conformance through the preload (virtual): ThreadSanitizer"
 	selected vthreads && skip "vthreads: ThreadSanitizer"
 	selected vclock && skip "vclock: ThreadSanitizer"
-	names="vwaits domain loop wl_timers sd_timers tree vtree targets"
-	msg="virtual-time domain (vwaits, determinism, targets, deadlines,"
+	names="vwaits domain loop wl_timers sd_timers tree vtree targets apivirt"
+	msg="virtual-time domain (vwaits, determinism, targets, apivirt,"
+	msg="$msg deadlines,"
 	selected "$names deadlines outside" &&
 	    skip "$msg outside): ThreadSanitizer"
 	;;
@@ -91,6 +92,7 @@ case ${TFD_SAN:-} in
 	targets
 	deadlines
 	outside
+	apivirt
 	;;
 esac
 
