@@ -236,9 +236,11 @@ static void drop(int fd)
 	free_set(s);
 }
 
+/* The lock only for a number the map says is a set's: every create and
+ * every number the drop-in lets go comes here. */
 void tfd_sets_forget(int fd)
 {
-	if (!__atomic_load_n(&tfd_nsets, __ATOMIC_RELAXED))
+	if (!tfd_sets_has(fd))
 		return;
 	pthread_mutex_lock(&sets_lock);
 	if (lookup(fd))
