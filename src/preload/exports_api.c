@@ -47,7 +47,9 @@ EXPORT int tfd_gettime(int fd, struct itimerspec *cur)
 
 EXPORT ssize_t tfd_read(int fd, void *buf, size_t n)
 {
-	if (through() || !tfd_marked(fd))
+	/* No buffer, or one too short: the API's errors at once
+	 * (tfd_read(3): EFAULT before waiting), not read(2)'s wait. */
+	if (through() || !tfd_marked(fd) || !buf || n < sizeof(uint64_t))
 		return tfd_api_read(fd, buf, n);
 	return tfd_timer_read_as(fd, buf, n, 1);
 }
@@ -159,17 +161,14 @@ EXPORT int tfd_set_gettime(int sfd, uint64_t key, struct itimerspec *cur)
  * set then waits there again. */
 EXPORT ssize_t tfd_set_read(int sfd, struct tfd_expiry *buf, size_t count)
 {
-	int was, nw, e, wait;
+	int was, nw, e;
 	ssize_t r;
 
 	if (through())
 		return tfd_api_set_read(sfd, buf, count);
 	tfd_may_not_return();
 	pthread_testcancel();
-	wait = tfd_virt && buf && count >= sizeof(*buf);
 	for (;;) {
-		if (wait && tfd_dom_read_wait(sfd) < 0)
-			return -1;
 		if (tfd_virt)
 			tfd_dom_sync();
 		was = tfd_enter();
@@ -178,9 +177,13 @@ EXPORT ssize_t tfd_set_read(int sfd, struct tfd_expiry *buf, size_t count)
 		e = errno;
 		tfd_read_nowait_end(nw);
 		tfd_leave(was);
-		if (!wait || r >= 0 || e != EAGAIN ||
+		/* Only a set with nothing due waits, in the domain: a number
+		 * that is no set fails at once, as it does in libtfd. */
+		if (!tfd_virt || r >= 0 || e != EAGAIN ||
 		    (R(fcntl)(sfd, F_GETFL) & O_NONBLOCK))
 			break;
+		if (tfd_dom_read_wait(sfd) < 0)
+			return -1;
 	}
 	errno = e;
 	return r;

@@ -24,7 +24,8 @@ RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/deliver $(RP)/rawsys $(RP)/tick
           $(RP)/onehop $(RP)/clockjump \
           $(RP)/nowork $(RP)/noalloc \
           $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \
-          $(RP)/vsyscall $(RP)/vscale $(RP)/vnagle $(RP)/vpark $(RP)/setclose $(RP)/apivirt \
+          $(RP)/vsyscall $(RP)/vscale $(RP)/vnagle $(RP)/vpark $(RP)/setclose \
+          $(RP)/apivirt $(RP)/apierrs \
           $(if $(RP_URING),$(RP)/vuring) \
           $(if $(RP_WL),$(RP)/wl_timers) $(if $(RP_SD),$(RP)/sd_timers) \
           $(if $(RP_CXX),$(RP)/cvwait) $(if $(RP_ASAN),$(RP)/sanitized)
@@ -41,10 +42,11 @@ $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline
     $(RP)/vsyscall $(RP)/vuring $(RP)/vpark: $(RP)/%: \
     tests/realprog/%.c | $(RP)
 	$(CC) $(RP_CFLAGS) -pthread $< -o $@ $(RP_LDFLAGS) -pthread
-# clockjump defines clock_gettime for the preload to call.
-$(RP)/setclose $(RP)/apivirt: $(RP)/%: tests/realprog/%.c $(SHARED) | $(RP)
+$(RP)/setclose $(RP)/apivirt $(RP)/apierrs: $(RP)/%: tests/realprog/%.c \
+    $(SHARED) | $(RP)
 	$(CC) $(RP_CFLAGS) -Iinclude -pthread $< -o $@ -L$(B) -ltfd \
 	    -Wl,-rpath,'$$ORIGIN/..' $(RP_LDFLAGS) -pthread
+# clockjump defines clock_gettime for the preload to call.
 $(RP)/clockjump: tests/realprog/clockjump.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS) -Wl,--export-dynamic -ldl
 # nowork defines snprintf and pthread_mutex_lock for the preload to call.

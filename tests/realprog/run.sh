@@ -62,6 +62,7 @@ rawsys
 nowork
 noalloc
 setclose
+apierrs
 compare wl_timers
 compare sd_timers
 
