@@ -204,3 +204,21 @@ virtual_prog() {
 		return 1 ;;
 	esac
 }
+
+# wanted NAME: the test is selected and its program built (else a skip
+# line says so); status 1 if it is not to run.
+wanted() {
+	selected "$1" || return 1
+	[ -x "$dir/$1" ] && return 0
+	skip "$1: not built"
+	return 1
+}
+
+# The backends a program runs on under the drop-in: virtual time too,
+# but not under ThreadSanitizer (virtual_prog, above).
+dropin_backends() {
+	case ${TFD_SAN:-} in
+	*thread*) echo "engine kernel" ;;
+	*) echo "engine kernel virtual" ;;
+	esac
+}

@@ -4,20 +4,11 @@
 # run.sh.
 
 # The library's errors: the same lines as the program run as it is, on
-# each backend (not virtual time under ThreadSanitizer: run.sh).
+# each backend (not virtual time under ThreadSanitizer: lib.sh).
 apierrs() {
-	selected apierrs || return 0
-	if [ ! -x "$dir/apierrs" ]; then
-		skip "apierrs: not built"
-		return 0
-	fi
+	wanted apierrs || return 0
 	run apierrs.none "$dir/apierrs"
-	backends="engine kernel"
-	case ${TFD_SAN:-} in
-	*thread*) ;;
-	*) backends="$backends virtual" ;;
-	esac
-	for b in $backends; do
+	for b in $(dropin_backends); do
 		run "apierrs.$b" "$tool" exec --backend "$b" -- "$dir/apierrs"
 		matches "$out/apierrs.none" "$out/apierrs.$b" \
 		    "apierrs: the library's errors as without the drop-in ($b)" \
@@ -28,13 +19,8 @@ apierrs() {
 # On virtual time: its own calls (tfd_create, tfd_settime, tfd_read,
 # timerfd(), the set calls) are virtual time's, hours of timers exact and
 # at once.
-
 apivirt() {
-	selected apivirt || return 0
-	if [ ! -x "$dir/apivirt" ]; then
-		skip "apivirt: not built"
-		return 0
-	fi
+	wanted apivirt || return 0
 	cat >"$out/apivirt.want" <<'EOF2'
 tfd_read: 8, count 1, at 3600.000
 tfd_gettime: 1800 s left

@@ -2,14 +2,10 @@
 # A program linked with libtfd.so under the drop-in: a set's number that
 # the program closes or replaces with its own calls ends the set, as
 # tfd_close(3) does (tfd_set(3)).  Sourced by run.sh.  On the engine, the
-# kernel backend and virtual time (not under ThreadSanitizer: run.sh).
+# kernel backend and virtual time (not under ThreadSanitizer: lib.sh).
 
 setclose() {
-	selected setclose || return 0
-	if [ ! -x "$dir/setclose" ]; then
-		skip "setclose: not built"
-		return 0
-	fi
+	wanted setclose || return 0
 	cat >"$out/setclose.want" <<'EOF2'
 ended by close(2): yes
 ended by close_range(2): yes
@@ -21,12 +17,7 @@ a set made after works: yes
 a handler's close(2) beside set calls: done
 timers made and closed beside set calls: done
 EOF2
-	backends="engine kernel"
-	case ${TFD_SAN:-} in
-	*thread*) ;;
-	*) backends="$backends virtual" ;;
-	esac
-	for b in $backends; do
+	for b in $(dropin_backends); do
 		run "setclose.$b" "$tool" exec --backend "$b" -- \
 		    "$dir/setclose"
 		matches "$out/setclose.want" "$out/setclose.$b" \
