@@ -5,14 +5,17 @@
  * its timerfd_create(2) would be.  Hours of timers, each waited for in
  * one of the ways a program waits: a blocking tfd_read(), poll(2) and
  * epoll_wait(2) on a timer, the revised timerfd() call, a blocking
- * tfd_set_read() and poll(2) on a set.  Prints the virtual time of each
+ * tfd_set_read() and poll(2) on a set; and a tfd_read() whose timer
+ * another thread closes.  Prints the virtual time of each
  * expiry, to the millisecond: on virtual time they are exact.  The
  * drop-in's copy of the library gave these calls straight to the engine,
  * whose deadlines did not move the clocks: the first blocking read
  * waited for good.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/epoll.h>
@@ -90,6 +93,41 @@ static void revised(void)
 	printf("tfd_close: %d\n", tfd_close(fd));
 }
 
+static int closing;
+
+static void *close_later(void *arg)
+{
+	struct timespec one = { 1, 0 };
+
+	(void)arg;
+	nanosleep(&one, NULL);
+	printf("tfd_close: %d at %.3f\n", tfd_close(closing), at());
+	return NULL;
+}
+
+/* A timer closed by another thread while a tfd_read() waits on it: on
+ * virtual time the read fails EBADF at the close (tfd-preload(7),
+ * Differences; on real time it returns the expiry, as on Linux). */
+static void closed_meanwhile(void)
+{
+	struct itimerspec v = secs(3, 0);
+	pthread_t th;
+	uint64_t n = 0;
+	double when;
+	ssize_t r;
+	int e;
+
+	closing = tfd_create(CLOCK_MONOTONIC, 0);
+	tfd_settime(closing, 0, &v, NULL);
+	pthread_create(&th, NULL, close_later, NULL);
+	r = tfd_read(closing, &n, sizeof(n));
+	e = errno;
+	when = at();
+	pthread_join(th, NULL); /* (its line first) */
+	printf("tfd_read: %zd %s at %.3f\n", r,
+	       r < 0 && e == EBADF ? "EBADF" : "", when);
+}
+
 static void set(void)
 {
 	struct itimerspec v = secs(5400, 0), cur;
@@ -122,5 +160,6 @@ int main(void)
 	timer();
 	revised();
 	set();
+	closed_meanwhile();
 	return 0;
 }

@@ -37,6 +37,8 @@ tfd_set_gettime: 3600 s left
 poll: 1 at 22260.000
 tfd_set_read: 16, key 8, count 1
 tfd_close: 0
+tfd_close: 0 at 22261.000
+tfd_read: -1 EBADF at 22261.000
 EOF2
 	run apivirt.virtual "$tool" exec --backend virtual -- "$dir/apivirt"
 	matches "$out/apivirt.want" "$out/apivirt.virtual" \
