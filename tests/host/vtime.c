@@ -342,9 +342,11 @@ static void *which_first(void *arg)
 /* system("sleep 0.1") while a timer of 30 ms runs: the timer expired at
  * least 3 times meanwhile, and the time taken is at least 100 ms.  Then
  * system() of a command that writes to a pipe after a sleep of 50 ms,
- * while another thread polls the pipe and a timer due in 200 ms: the
- * word comes first (time once moved on while the shell was on its way,
- * and the timer could come first). */
+ * while another thread polls the pipe and a timer due in 2 s: the word
+ * comes first (time once moved on while the shell was on its way, and
+ * the timer could come first).  The 2 s leave a shell started under a
+ * sanitizer on a loaded machine its time on real time (at 200 ms, the
+ * timer came first there once); the word ends the wait. */
 HOST_CASE(system_sleep_beside_a_timer, SHELL_FLAGS)
 {
 	int fd = h_timer(0, 30, 30), st, pfd[2];
@@ -365,7 +367,7 @@ HOST_CASE(system_sleep_beside_a_timer, SHELL_FLAGS)
 	if (pipe(pfd) < 0)
 		return 1;
 	first_pipe = pfd[0];
-	first_timer = fd = h_timer(0, 200, 0);
+	first_timer = fd = h_timer(0, 2000, 0);
 	if (pthread_create(&th, NULL, which_first, NULL) != 0)
 		return 1;
 	snprintf(cmd, sizeof(cmd), "sleep 0.05; echo x >&%d", pfd[1]);
