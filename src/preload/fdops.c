@@ -177,7 +177,7 @@ static ssize_t read_counted(int fd, void *buf, size_t n, int door)
 {
 	uint64_t count = 0;
 	ssize_t r;
-	int was, e;
+	int was, nw, e;
 
 	if (!tfd_emulated) {
 		r = R(read)(fd, buf, n);
@@ -199,12 +199,12 @@ again:
 	/* On virtual time the wait is the domain's, above: the read takes
 	 * what is there, and if another reader took it first (a thread or a
 	 * process sharing the timer), waits there again. */
-	virtual_read = tfd_virt;
+	nw = tfd_read_nowait_begin();
 	/* A NULL buffer: Linux waits (or fails EAGAIN) first, then takes the
 	 * count and fails EFAULT copying it out. */
 	r = tfd_api_read(fd, buf || n < sizeof(count) ? buf : &count, n);
 	e = errno;
-	virtual_read = 0;
+	tfd_read_nowait_end(nw);
 	tfd_leave(was);
 	if (tfd_virt && r < 0 && e == EAGAIN && n >= sizeof(count) &&
 	    !(R(fcntl)(fd, F_GETFL) & O_NONBLOCK))
