@@ -367,7 +367,8 @@ static void child(void)
  * clock for those nobody else posts (ops.c, wait_ms); its calls try the
  * thread again, at most every RETRY_NS, until one starts (a task of the
  * user's ended).  It makes no timer of its own meanwhile (tfd_create:
- * EAGAIN).  Lock held (the thread does not take it before). */
+ * EAGAIN; the drop-in's timerfd_create makes the kernel's, fdops.c).
+ * Lock held (the thread does not take it before). */
 #define RETRY_NS (10 * 1000 * 1000LL)
 
 void tfd_engine_start_pending(void)

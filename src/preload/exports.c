@@ -39,7 +39,7 @@ EXPORT int timerfd_create(int clockid, int flags)
 	if (tfd_inside)
 		return R(timerfd_create)(clockid, flags);
 	tfd_preload_start(); /* another constructor may come first */
-	return tfd_timer_create(clockid, flags);
+	return tfd_timer_create(clockid, flags, 1);
 }
 
 EXPORT int timerfd_settime(int fd, int flags, const struct itimerspec *nv,

@@ -27,7 +27,7 @@ EXPORT int tfd_create(clockid_t clockid, int flags)
 {
 	if (through())
 		return tfd_api_create(clockid, flags);
-	return tfd_timer_create(clockid, flags);
+	return tfd_timer_create(clockid, flags, 0);
 }
 
 EXPORT int tfd_settime(int fd, int flags, const struct itimerspec *nv,

@@ -34,7 +34,9 @@
 
 /* ---- timerfd_create, timerfd_settime, timerfd_gettime ---- */
 
-int tfd_timer_create(int clockid, int flags)
+/* A timer of the engine's, or with kernel set (timerfd_create(2)) where
+ * the engine cannot make one, the kernel's own, unmarked (below). */
+int tfd_timer_create(int clockid, int flags, int kernel)
 {
 	char f[96];
 	int was, fd, e;
@@ -51,6 +53,13 @@ int tfd_timer_create(int clockid, int flags)
 			fd = tfd_adopt(fd);
 		if (fd >= 0)
 			tfd_timer_mode(fd, !!(flags & TFD_NONBLOCK));
+		/* EAGAIN: a thread of ours could not start (RLIMIT_NPROC,
+		 * no memory for its stack), which Linux never says.  The
+		 * kernel's timer needs none: every call on it is the
+		 * kernel's, as for any number not ours.  Not on virtual
+		 * time, whose clocks the kernel's would not follow. */
+		if (fd < 0 && errno == EAGAIN && kernel && !tfd_virt)
+			fd = R(timerfd_create)(clockid, flags);
 	}
 	e = errno;
 	if (tfd_trace_path) /* the text costs more than the call */

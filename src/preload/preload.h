@@ -350,7 +350,7 @@ int tfd_timer_ioctl(int fd, unsigned long req, void *arg);
 int tfd_timer_settime(int fd, int flags, const struct itimerspec *nv,
                       struct itimerspec *old);
 int tfd_timer_gettime(int fd, struct itimerspec *cur);
-int tfd_timer_create(int clockid, int flags);
+int tfd_timer_create(int clockid, int flags, int kernel);
 
 /* ---- epoll.c ---- */
 

@@ -476,6 +476,39 @@ static int tasks(void)
 	return n;
 }
 
+/* Runs as a user of its own: the limit counts every task of the user's,
+ * and other tests may run as nobody meanwhile.  0 if it cannot (said). */
+static int own_user(void)
+{
+	uid_t id = 50000 + (uid_t)getpid() % 10000;
+
+	if (setresgid(id, id, id) == 0 && setresuid(id, id, id) == 0)
+		return 1;
+	say("not root: the limit is the user's, untested");
+	return 0;
+}
+
+/* fork() with RLIMIT_NPROC one above the tasks the user runs (own_user):
+ * fork() works, one thread more would not; the parent's limit as it
+ * was.  Says whether fork() worked. */
+static pid_t fork_at_the_limit(void)
+{
+	struct rlimit was, lim;
+	pid_t pid;
+
+	getrlimit(RLIMIT_NPROC, &was);
+	lim = was;
+	lim.rlim_cur = (rlim_t)tasks() + 1;
+	if (setrlimit(RLIMIT_NPROC, &lim) != 0)
+		return -1;
+	pid = fork();
+	if (pid == 0)
+		return 0;
+	setrlimit(RLIMIT_NPROC, &was);
+	say("fork: %s", pid < 0 ? h_err(errno) : "worked");
+	return pid;
+}
+
 /* A child forked at RLIMIT_NPROC (the limit one above the tasks its
  * user runs: fork() works, one thread more would not).  Its inherited
  * timer works as on Linux: it reads the parent's expirations, asks,
@@ -487,26 +520,15 @@ static int tasks(void)
 static int at_the_process_limit(int polls)
 {
 	int fd = h_timer(0, 10, 10), keep = h_timer(0, 0, 0), go[2], done[2];
-	/* A user of its own: the limit counts every task of the user's,
-	 * and other tests may run as nobody meanwhile. */
-	uid_t id = 50000 + (uid_t)getpid() % 10000;
-	struct rlimit was, lim;
 	struct itimerspec cur;
 	pid_t pid;
 	char c = 0;
 
 	if (fd < 0 || keep < 0 || pipe(go) < 0 || pipe(done) < 0)
 		return 1;
-	if (setresgid(id, id, id) != 0 || setresuid(id, id, id) != 0) {
-		say("not root: the limit is the user's, untested");
+	if (!own_user())
 		return T_close(fd) != 0 || T_close(keep) != 0;
-	}
-	getrlimit(RLIMIT_NPROC, &was);
-	lim = was;
-	lim.rlim_cur = (rlim_t)tasks() + 1;
-	if (setrlimit(RLIMIT_NPROC, &lim) != 0)
-		return 1;
-	pid = fork();
+	pid = fork_at_the_limit();
 	if (pid == 0) {
 		say("child: read %s", h_read(fd) >= 1 ? ">= 1" : "none");
 		if (T_gettime(fd, &cur) != 0)
@@ -527,8 +549,6 @@ static int at_the_process_limit(int polls)
 		say("child: %d task(s)", tasks());
 		_exit(T_close(fd) != 0);
 	}
-	setrlimit(RLIMIT_NPROC, &was);
-	say("fork: %s", pid < 0 ? h_err(errno) : "worked");
 	if (pid < 0)
 		return 1;
 	if (read(go[0], &c, 1) != 1 || T_close(fd) != 0 ||
@@ -538,11 +558,61 @@ static int at_the_process_limit(int polls)
 	return T_close(keep) != 0;
 }
 
+/* The child's part of a_child_at_the_process_limit_makes_timers. */
+static int limit_child_makes(void)
+{
+	struct itimerspec far = { { 0, 0 }, { 7258118400, 0 } }, cur = { 0 };
+	int fd = h_timer(0, 20, 0), rt, bad = 0;
+
+	say("child: monotonic %s", fd >= 0 ? "made" : h_err(errno));
+	if (fd >= 0) {
+		say("child: read %lld", h_read(fd));
+		say("child: armed %d", h_arm(fd, 20, 0));
+		say("child: polled %d", h_poll(fd, 5000));
+		say("child: read %lld", h_read(fd));
+		bad |= T_close(fd) != 0;
+	}
+	rt = T_create(CLOCK_REALTIME, 0);
+	say("child: realtime %s", rt >= 0 ? "made" : h_err(errno));
+	if (rt >= 0) {
+		say("child: armed at 2200 %d",
+		    T_settime(rt, T_ABSTIME | T_CANCEL_ON_SET, &far, NULL));
+		say("child: asked %d", T_gettime(rt, &cur));
+		say("child: due in more than a year: %s",
+		    cur.it_value.tv_sec > 365 * 86400L ? "yes" : "no");
+		bad |= T_close(rt) != 0;
+	}
+	say("child: %d task(s)", tasks());
+	return bad;
+}
+
 /* Not under ThreadSanitizer, whose run-time starts a thread of its own in
  * the child, and there is no task left for it. */
 HOST_CASE(a_child_at_the_process_limit_keeps_its_timers, H_NOTSAN)
 {
 	return at_the_process_limit(0);
+}
+
+/* A child forked at RLIMIT_NPROC makes timers of its own, as Linux's
+ * child does: a monotonic one it reads and polls, a CLOCK_REALTIME one
+ * with TFD_TIMER_CANCEL_ON_SET (a clock watcher's) it asks; with no task
+ * more.  Not with libtfd, whose tfd_create fails with EAGAIN there
+ * (tfd_create(3)): the drop-in makes the kernel's timer instead
+ * (tfd-preload(7)), where it failed with EAGAIN too. */
+HOST_CASE(a_child_at_the_process_limit_makes_timers, H_NOTSAN | H_NOLIB)
+{
+	int keep = h_timer(0, 0, 0);
+	pid_t pid;
+
+	if (keep < 0 || !own_user())
+		return keep < 0 || T_close(keep) != 0;
+	pid = fork_at_the_limit();
+	if (pid == 0)
+		_exit(limit_child_makes());
+	if (pid < 0)
+		return 1;
+	say("child's status: %d", reap(pid));
+	return T_close(keep) != 0;
 }
 
 /* Its poll(2) too: not with libtfd, whose timers a plain poll(2) sees
