@@ -257,6 +257,9 @@ int tfd_dom_slots_adopt(int32_t pid, int32_t tid);
 void tfd_dom_slots_for_others(int32_t pid, int32_t self);
 int32_t tfd_dom_slot_pid(const struct tfd_dom *d, uint32_t i);
 int tfd_dom_pid_in_tree(int32_t pid);
+/* Whether process pid has ended, as /proc tells (procfs.c): a slot may
+ * name it until the mover reclaims it. */
+int tfd_dom_proc_ended(int32_t pid);
 
 /* step.c */
 void tfd_dom_engine_start(void);

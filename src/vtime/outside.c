@@ -480,12 +480,14 @@ static unsigned long unix_peer_inode(unsigned long ino)
 }
 
 /* A UNIX socket's peer: the process the kernel names (SO_PEERCRED) if
- * it is in the tree; else whoever holds the peer socket itself (its
- * inode from sock_diag: a pair whose maker is gone, its two ends in its
- * children), or, that inode unknown, a socket bound to the peer's path
- * or accepted there (/proc/net/unix: a daemon that listened and then
- * forked, the kernel naming its parent, its child not accepted yet).
- * A peer the tree does not hold is outside. */
+ * it is in the tree and has not ended (a slot names a process until the
+ * mover reclaims it: a pair's maker that had just ended, its ends in two
+ * children, was taken for the tree's); else whoever holds the peer
+ * socket itself (its inode from sock_diag: a pair whose maker is gone,
+ * its two ends in its children), or, that inode unknown, a socket bound
+ * to the peer's path or accepted there (/proc/net/unix: a daemon that
+ * listened and then forked, the kernel naming its parent, its child not
+ * accepted yet).  A peer the tree does not hold is outside. */
 static int unix_peer_outside(struct tfd_dom *d, int fd, unsigned long ino,
                              const struct sockaddr_storage *peer,
                              socklen_t len)
@@ -498,7 +500,9 @@ static int unix_peer_outside(struct tfd_dom *d, int fd, unsigned long ino,
 	socklen_t clen = sizeof(c);
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &clen) == 0 &&
-	    c.pid > 0 && tfd_dom_pid_in_tree(c.pid))
+	    c.pid > 0 &&
+	    (c.pid == getpid() ||
+	     (tfd_dom_pid_in_tree(c.pid) && !tfd_dom_proc_ended(c.pid))))
 		return 0;
 	if ((k.ino[0] = unix_peer_inode(ino)) != 0) {
 		k.n = 1;

@@ -144,6 +144,17 @@ struct seen tfd_dom_look_stat(int pid, int tid)
 	return parse_stat(buf);
 }
 
+/* Whether process pid has ended: gone, or a zombie whose threads have
+ * all ended (a first thread that ended before the others is a zombie
+ * too, in a process that runs). */
+int tfd_dom_proc_ended(int32_t pid)
+{
+	struct seen s = tfd_dom_look_stat(pid, pid);
+
+	return !s.state ||
+	       ((s.state == 'Z' || s.state == 'X') && s.threads <= 1);
+}
+
 /* stat, then the runs count: a thread seen blocked (S) at two looks with
  * the same count has not run since the first look read it. */
 struct seen tfd_dom_look_thread(struct mover *m, int pid, int tid)

@@ -24,11 +24,11 @@
 #   python3 vsockets.py pair unix|tcp
 #       the tree alone: a child sends "hi" after 100 s to its parent,
 #       which waits 200 s for it
-#   python3 vsockets.py orphan [DELAY]
+#   python3 vsockets.py orphan [DELAY [zombie]]
 #       the tree alone: a child makes a socket pair, forks one child for
 #       each end and exits (reaped: the kernel names it, gone, as the
-#       pair's peer); one end sends "hi" after DELAY s (100), the other
-#       waits 200 s for it
+#       pair's peer; with zombie, not reaped until the end); one end
+#       sends "hi" after DELAY s (100), the other waits 200 s for it
 #   python3 vsockets.py daemon DIR
 #       the tree alone: a daemon listens on a UNIX path and forks, its
 #       first process exits (the kernel names it as the peer); the
@@ -52,6 +52,16 @@ def address(path):
             pass
         time.sleep(0.01)
     sys.exit("no address in " + path)
+
+
+def ended(pid):
+    """Whether pid is a zombie (or gone): /proc's state."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            st = f.read()
+    except FileNotFoundError:
+        return True
+    return st[st.rindex(")") + 2] in "ZX"
 
 
 def listener(kind, path):
@@ -188,7 +198,11 @@ elif cmd == "orphan":
             os._exit(0)
         os._exit(0)
     os.close(w)
-    os.waitpid(maker, 0)
+    zombie = sys.argv[3:] == ["zombie"]
+    while zombie and not ended(maker):
+        os.sched_yield()
+    if not zombie:
+        os.waitpid(maker, 0)
     os.write(go_w, b"g")
     line = b""
     while True:
@@ -197,3 +211,5 @@ elif cmd == "orphan":
             break
         line += c
     sys.stdout.write(line.decode())
+    if zombie:
+        os.waitpid(maker, 0)
