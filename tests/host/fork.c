@@ -490,7 +490,9 @@ static int own_user(void)
 
 /* fork() with RLIMIT_NPROC one above the tasks the user runs (own_user):
  * fork() works, one thread more would not; the parent's limit as it
- * was.  Says whether fork() worked. */
+ * was.  The parent says whether fork() worked (fork_said) once the
+ * child is done: before, its line and the child's first came in either
+ * order. */
 static pid_t fork_at_the_limit(void)
 {
 	struct rlimit was, lim;
@@ -505,8 +507,17 @@ static pid_t fork_at_the_limit(void)
 	if (pid == 0)
 		return 0;
 	setrlimit(RLIMIT_NPROC, &was);
-	say("fork: %s", pid < 0 ? h_err(errno) : "worked");
 	return pid;
+}
+
+/* The child of fork_at_the_limit() reaped: fork's result and its. */
+static int fork_said(pid_t pid)
+{
+	say("fork: %s", pid < 0 ? h_err(errno) : "worked");
+	if (pid < 0)
+		return 1;
+	say("child's status: %d", reap(pid));
+	return 0;
 }
 
 /* A child forked at RLIMIT_NPROC (the limit one above the tasks its
@@ -549,13 +560,10 @@ static int at_the_process_limit(int polls)
 		say("child: %d task(s)", tasks());
 		_exit(T_close(fd) != 0);
 	}
-	if (pid < 0)
-		return 1;
-	if (read(go[0], &c, 1) != 1 || T_close(fd) != 0 ||
-	    write(done[1], "p", 1) != 1)
+	if (pid > 0 && (read(go[0], &c, 1) != 1 || T_close(fd) != 0 ||
+	                write(done[1], "p", 1) != 1))
 		say("parent: pipe or close failed");
-	say("child's status: %d", reap(pid));
-	return T_close(keep) != 0;
+	return fork_said(pid) || T_close(keep) != 0;
 }
 
 /* The child's part of a_child_at_the_process_limit_makes_timers. */
@@ -609,10 +617,7 @@ HOST_CASE(a_child_at_the_process_limit_makes_timers, H_NOTSAN | H_NOLIB)
 	pid = fork_at_the_limit();
 	if (pid == 0)
 		_exit(limit_child_makes());
-	if (pid < 0)
-		return 1;
-	say("child's status: %d", reap(pid));
-	return T_close(keep) != 0;
+	return fork_said(pid) || T_close(keep) != 0;
 }
 
 /* Its poll(2) too: not with libtfd, whose timers a plain poll(2) sees
