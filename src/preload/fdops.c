@@ -56,10 +56,15 @@ int tfd_timer_create(int clockid, int flags, int kernel)
 		/* EAGAIN: a thread of ours could not start (RLIMIT_NPROC,
 		 * no memory for its stack), which Linux never says.  The
 		 * kernel's timer needs none: every call on it is the
-		 * kernel's, as for any number not ours.  Not on virtual
-		 * time, whose clocks the kernel's would not follow. */
-		if (fd < 0 && errno == EAGAIN && kernel && !tfd_virt)
+		 * kernel's, as for any number not ours (a mark left on the
+		 * number by a timer closed behind our back goes).  Not on
+		 * virtual time, whose clocks the kernel's would not
+		 * follow. */
+		if (fd < 0 && errno == EAGAIN && kernel && !tfd_virt) {
 			fd = R(timerfd_create)(clockid, flags);
+			if (fd >= 0 && tfd_marked(fd))
+				tfd_release_number(fd);
+		}
 	}
 	e = errno;
 	if (tfd_trace_path) /* the text costs more than the call */
