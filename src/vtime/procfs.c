@@ -21,19 +21,20 @@
 
 static const struct seen none;
 
-/* /proc/PID/task/TID/NAME opened, -1 if not. */
+/* /proc/PID/task/TID/NAME opened, -1 if not.  Raw calls here: no
+ * cancellation point (a wait of the program's asks too: outside.c). */
 static int open_task_file(int pid, int tid, const char *name)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, name);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	return (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 }
 
 /* An open file read from its start into buf, NUL-terminated: 1, or 0. */
 static int read_whole(int fd, char *buf, size_t len)
 {
-	ssize_t n = pread(fd, buf, len - 1, 0);
+	ssize_t n = syscall(SYS_pread64, fd, buf, len - 1, (off_t)0);
 
 	if (n <= 0)
 		return 0;
@@ -50,7 +51,7 @@ static int read_task_file(int pid, int tid, const char *name, char *buf,
 	if (fd < 0)
 		return 0;
 	r = read_whole(fd, buf, len);
-	close(fd);
+	syscall(SYS_close, fd);
 	return r;
 }
 
@@ -149,8 +150,11 @@ struct seen tfd_dom_look_stat(int pid, int tid)
  * too, in a process that runs). */
 int tfd_dom_proc_ended(int32_t pid)
 {
-	struct seen s = tfd_dom_look_stat(pid, pid);
+	char buf[512]; /* a wait's stack (outside.c): up to the threads */
+	struct seen s = none;
 
+	if (read_task_file(pid, pid, "stat", buf, sizeof(buf)))
+		s = parse_stat(buf);
 	return !s.state ||
 	       ((s.state == 'Z' || s.state == 'X') && s.threads <= 1);
 }
