@@ -227,7 +227,8 @@ static void eval_slot(struct mover *m, uint32_t i)
 		slot_leaving(m, s, in);
 	if (in && ((in & (DOM_LEAVING | DOM_ALONE)) || !in_look(s))) {
 		/* In the library, maybe waiting for a lock of ours: it runs
-		 * (and a wait in there is about to block again). */
+		 * (a wait in there has looked, and is about to block
+		 * again; one whose look is under way is waited for). */
 		m->e.v = V_BUSY;
 		return;
 	}
