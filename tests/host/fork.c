@@ -513,10 +513,15 @@ static pid_t fork_at_the_limit(void)
 /* The child of fork_at_the_limit() reaped: fork's result and its. */
 static int fork_said(pid_t pid)
 {
-	say("fork: %s", pid < 0 ? h_err(errno) : "worked");
-	if (pid < 0)
+	int st;
+
+	if (pid < 0) {
+		say("fork: %s", h_err(errno));
 		return 1;
-	say("child's status: %d", reap(pid));
+	}
+	st = reap(pid);
+	say("fork: worked");
+	say("child's status: %d", st);
 	return 0;
 }
 
