@@ -39,7 +39,7 @@
 int tfd_timer_create(int clockid, int flags, int kernel)
 {
 	char f[96];
-	int was, fd, e;
+	int was, fd, e, e0 = errno;
 
 	if (!tfd_emulated) {
 		fd = R(timerfd_create)(clockid, flags);
@@ -64,6 +64,8 @@ int tfd_timer_create(int clockid, int flags, int kernel)
 			fd = R(timerfd_create)(clockid, flags);
 			if (fd >= 0 && tfd_marked(fd))
 				tfd_release_number(fd);
+			if (fd >= 0)
+				errno = e0; /* the EAGAIN was ours */
 		}
 	}
 	e = errno;
