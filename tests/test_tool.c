@@ -796,7 +796,7 @@ TEST(tool_exec_virtual_without_memfd_create)
  * Jumped over, the run takes well under the 2 s.  Then the same with the
  * maker a zombie, not reaped, and a 1 s answer: the maker's slot, which
  * the mover had not yet reclaimed, made the pair the tree's, and the
- * wait was jumped over (1 run in 4 before; once in `make check`). */
+ * wait was jumped over (1 run in 8 before; once in `make check`). */
 static void without_netlink(const char *delay, const char *zombie)
 {
 	struct sock_filter f[] = {
