@@ -27,9 +27,9 @@
 /* Untimed waits on a condition or a semaphore are parked (vtime.h:
  * tfd_dom_park): the mover looks at their threads in /proc once, and not
  * again while no thread of the tree signals, broadcasts or posts what
- * they wait on (each tells, after its wake).  The end of such a wait is a
- * wake too: the C library's condition wait may pass on a signal it took
- * to another waiter. */
+ * they wait on (each tells, after its wake).  The end of a condition's
+ * wait is a wake too: the C library's may pass on a signal it took to
+ * another waiter (tfd_dom_unpark_ended). */
 EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	const void *obj;
@@ -41,10 +41,7 @@ EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 	obj = tfd_cond_obj(c);
 	parked = tfd_dom_park(obj);
 	r = R(pthread_cond_wait)(c, m);
-	if (parked) {
-		tfd_dom_unpark(parked);
-		tfd_dom_woke(obj);
-	}
+	tfd_dom_unpark_ended(parked, obj, 0);
 	return r;
 }
 

@@ -162,6 +162,11 @@ struct tfd_dom {
 	uint64_t signalled;  /* the last signal to any thread (killpg...) */
 	uint64_t woken[DOM_WOKEN]; /* the last wake of each bucket of the
 	                            * objects woken; [0]: of anything */
+	uint64_t made[DOM_WOKEN];   /* of those, the last a thread made (a
+	                             * signal, broadcast or post), not a
+	                             * wait's end: dom_wait_ended() */
+	uint64_t passed[DOM_WOKEN]; /* the last end of a wait that may have
+	                             * passed on a wake made */
 	uint64_t port[DOM_PORTS]; /* a TCP or UDP port a process of the tree
 	                           * bound, listened or connected at: the
 	                           * socket's type and port, and the pid */
@@ -219,8 +224,41 @@ static inline void dom_raise(uint64_t *last, uint64_t e)
 static inline void dom_woke(struct tfd_dom *d, const void *obj)
 {
 	uint64_t e = __atomic_add_fetch(&d->wakes, 1, __ATOMIC_SEQ_CST);
+	uint32_t b = dom_bucket(obj);
 
-	dom_raise(&d->woken[dom_bucket(obj)], e);
+	dom_raise(&d->woken[b], e);
+	dom_raise(&d->made[b], e);
+}
+
+/*
+ * A wait of the C library's on obj, parked since the wakes count from,
+ * has ended (timed_out: with ETIMEDOUT); told after it ends.  Its end
+ * may pass on a wake to another waiter, unseen: glibc's condition wait
+ * that times out (or is cancelled) after it took a signal sends another,
+ * and one that took a signal perhaps meant for a later waiter adds one.
+ * Either needs a signal made to reach the waiter, since it parked, or
+ * passed on to it.  So its end is a wake of obj if it did not time out,
+ * or if a wake of obj was made since it parked (or of anything), and
+ * then one that may be passed on again; or, at one remove, if such an
+ * end came since it parked.  Further removes are not told: two waits
+ * that time out in turn on one condition would else leave each other to
+ * /proc for ever (a JVM's compiler threads), where glibc passes nothing.
+ */
+static inline void dom_wait_ended(struct tfd_dom *d, const void *obj,
+                                  uint64_t from, int timed_out)
+{
+	uint32_t b = dom_bucket(obj);
+	int first = !timed_out ||
+	            __atomic_load_n(&d->made[b], __ATOMIC_SEQ_CST) > from ||
+	            __atomic_load_n(&d->made[0], __ATOMIC_SEQ_CST) > from;
+	uint64_t e;
+
+	if (!first && __atomic_load_n(&d->passed[b], __ATOMIC_SEQ_CST) <= from)
+		return;
+	e = __atomic_add_fetch(&d->wakes, 1, __ATOMIC_SEQ_CST);
+	dom_raise(&d->woken[b], e);
+	if (first)
+		dom_raise(&d->passed[b], e);
 }
 
 /* A signal sent (after it is) to thread tid of process pid (tid 0: to

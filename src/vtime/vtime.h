@@ -300,7 +300,8 @@ int tfd_dom_slice_wait(int64_t deadline,
  * wait of the C library's on obj (a condition, a semaphore, private to
  * its process) that only a wake made by a thread of the tree can end,
  * each told after it is made: a condition signalled or broadcast, a
- * semaphore posted, the end of another wait on it (tfd_dom_woke(obj)), a
+ * semaphore posted, the end of another wait on it that may pass one on
+ * (tfd_dom_woke(obj), tfd_dom_unpark_ended()), a
  * thread cancelled (tfd_dom_woke(NULL): anything), a signal sent
  * (tfd_dom_signalled()).  A signal's handler runs through ours, which
  * unparks the thread while it runs.  The mover asks /proc whether it
@@ -317,6 +318,10 @@ void *tfd_dom_park(const void *obj);
  * told by the mover, which frees its slot once /proc shows it gone. */
 void *tfd_dom_park_join(uint64_t thread);
 void tfd_dom_unpark(void *parked);
+/* The same for a wait on a condition or semaphore obj that has ended
+ * (timed_out: with ETIMEDOUT): a wake of obj if the C library may have
+ * passed one on in it (domain.h: dom_wait_ended). */
+void tfd_dom_unpark_ended(void *parked, const void *obj, int timed_out);
 void tfd_dom_woke(const void *obj); /* needs a domain */
 /* A signal sent to thread tid of process pid (tid 0: any of pid's; pid
  * 0: any thread), after it is. */

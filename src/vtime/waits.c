@@ -296,6 +296,23 @@ void tfd_dom_unpark(void *parked)
 		                 __ATOMIC_SEQ_CST);
 }
 
+/* (Another slot, a child's forked in a handler, or none parked: the end
+ * is a wake.) */
+void tfd_dom_unpark_ended(void *parked, const void *obj, int timed_out)
+{
+	struct dom_slot *s = parked;
+	uint64_t p = 0;
+
+	if (!s)
+		return;
+	if (s == tfd_dom_self_slot())
+		p = __atomic_exchange_n(&s->park, 0, __ATOMIC_SEQ_CST);
+	if (p)
+		dom_wait_ended(tfd_dom, obj, (p >> 14) - 1, timed_out);
+	else
+		dom_woke(tfd_dom, obj);
+}
+
 void tfd_dom_woke(const void *obj)
 {
 	dom_woke(tfd_dom, obj);
@@ -306,9 +323,8 @@ void tfd_dom_signalled(int32_t pid, int32_t tid)
 	dom_signalled(tfd_dom, pid, tid);
 }
 
-/* try(ctx, until), parked on obj (NULL: not parked).  Its end is a wake
- * of obj: the C library's condition wait that ends may pass a signal it
- * took on to another waiter. */
+/* try(ctx, until), parked on obj (NULL: not parked).  Its end may be a
+ * wake of obj (tfd_dom_unpark_ended). */
 static int try_parked(int (*try)(void *, const struct timespec *),
                       void *ctx, const struct timespec *until,
                       const void *obj)
@@ -316,10 +332,7 @@ static int try_parked(int (*try)(void *, const struct timespec *),
 	void *p = tfd_dom_park(obj);
 	int r = try(ctx, until);
 
-	if (p) {
-		tfd_dom_unpark(p);
-		tfd_dom_woke(obj);
-	}
+	tfd_dom_unpark_ended(p, obj, r == ETIMEDOUT);
 	return r;
 }
 

@@ -2,7 +2,8 @@
 # Threads parked in untimed waits on virtual time (tfd-preload(7), The
 # cost of a move), sourced by run.sh: a thread woken by a condition, a
 # semaphore or a signal runs before time moves, and the mover does not
-# look at the threads parked at every move.
+# look at the threads parked at every move, nor at those in timed waits
+# that end in turn.
 
 vpark() {
 	selected vpark && virtual_prog vpark || return 0
@@ -23,6 +24,14 @@ EOF2
 	vpark_cost cost "$msg cost a move no look in /proc" "$msg"
 	vpark_cost signals "$msg, a signal to another process: still" \
 	    "$msg, another process signalled" 128 signals
+	run vpark.timed "$tool" exec --backend virtual -- "$dir/vpark" timed
+	cat >"$out/vpark.timed.want" <<'EOF2'
+4 threads in timed waits: all ended
+the mover reads /proc fewer than 6 times a sleep: yes
+EOF2
+	matches "$out/vpark.timed.want" "$out/vpark.timed" \
+	    "vpark: timed waits ending in turn do not wake each other" \
+	    "vpark: timed waits ending in turn"
 }
 
 # vpark_cost LABEL OK BAD [ARG...]: vpark cost ARG... on virtual time.
