@@ -203,18 +203,14 @@ static ssize_t read_counted(int fd, void *buf, size_t n, int door)
 		goto out;
 	}
 again:
-	if (tfd_virt && n >= sizeof(count) && /* else it fails at once */
-	    tfd_dom_read_wait(fd) < 0) {
-		r = -1;
-		e = errno;
-		goto out;
-	}
 	if (tfd_virt)
 		tfd_dom_sync();
 	was = tfd_enter();
-	/* On virtual time the wait is the domain's, above: the read takes
-	 * what is there, and if another reader took it first (a thread or a
-	 * process sharing the timer), waits there again. */
+	/* On virtual time the read takes what is there; a blocking one that
+	 * finds nothing waits on the domain, below, and reads again (so
+	 * does one that another reader, a thread or a process sharing the
+	 * timer, took it from first).  The flags are asked only then: a read
+	 * that finds a count makes no system call for them. */
 	nw = tfd_read_nowait_begin();
 	/* A NULL buffer: Linux waits (or fails EAGAIN) first, then takes the
 	 * count and fails EFAULT copying it out. */
@@ -223,8 +219,14 @@ again:
 	tfd_read_nowait_end(nw);
 	tfd_leave(was);
 	if (tfd_virt && r < 0 && e == EAGAIN && n >= sizeof(count) &&
-	    !(R(fcntl)(fd, F_GETFL) & O_NONBLOCK))
+	    !(R(fcntl)(fd, F_GETFL) & O_NONBLOCK)) {
+		if (tfd_dom_read_wait(fd) < 0) {
+			r = -1;
+			e = errno;
+			goto out;
+		}
 		goto again;
+	}
 	if (!buf && r >= 0) {
 		r = -1;
 		e = EFAULT;

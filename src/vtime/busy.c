@@ -36,12 +36,14 @@
 #define QUANTUM_NS 20000000 /* 20 ms */
 #endif
 
-/* Thread k (of slot k), seen running: 1 if it has used more than a
+/* Thread k (of slot k), seen running (t): 1 if it has used more than a
  * quantum of CPU since it last blocked. */
-static int busy_thread(struct mover *m, int k, const struct dom_slot *s)
+static int busy_thread(struct mover *m, int k, const struct dom_slot *s,
+                       const struct seen *t)
 {
-	int64_t cpu = tfd_dom_thread_cpu(s->pid, s->tid);
-	long vol = tfd_dom_thread_blocked_count(s->pid, s->tid);
+	int64_t cpu = t->cpu > 0 ? t->cpu
+	                         : tfd_dom_thread_cpu(s->pid, s->tid);
+	long vol = tfd_dom_slot_blocked_count(m, s);
 
 	if (cpu < 0 || vol < 0)
 		return 0;
@@ -182,7 +184,8 @@ int tfd_dom_outside_blocked(struct mover *m)
 		 * Linux. */
 		if (t.state != 'S' && t.state != 'T')
 			all = 0;
-		if (t.state == 'R' && e->timed && busy_thread(m, e->out[i], s))
+		if (t.state == 'R' && e->timed &&
+		    busy_thread(m, e->out[i], s, &t))
 			e->busy = 1;
 	}
 	return all;

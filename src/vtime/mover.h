@@ -33,6 +33,7 @@ struct seen {
 	               * another thread (the kernel sends it to the others) */
 	long threads; /* of its process */
 	int64_t runs; /* grows whenever it runs */
+	int64_t cpu;  /* its CPU time in ns (schedstat), -1 unknown */
 };
 
 enum verdict {
@@ -114,7 +115,8 @@ struct mover {
 	int keep_files, nkept, kept_max;
 	struct {
 		int32_t pid, tid;
-		int fd1[2]; /* stat's and the runs count's, fd + 1, 0: none */
+		int fd1[3]; /* stat's, the runs count's and status (busy.c),
+		             * fd + 1, 0: none */
 	} kept[DOM_SLOTS];
 	struct {
 		int32_t pid;
@@ -130,6 +132,7 @@ void tfd_dom_drop_kept(struct mover *m, size_t k);
 void tfd_dom_drop_all_kept(struct mover *m);
 struct seen tfd_dom_look_leader(struct mover *m, size_t i, int32_t pid);
 long tfd_dom_thread_blocked_count(int pid, int tid);
+long tfd_dom_slot_blocked_count(struct mover *m, const struct dom_slot *s);
 int64_t tfd_dom_thread_cpu(int pid, int tid);
 void tfd_dom_keep_files(struct mover *m);
 int tfd_dom_all_stopped(int32_t pid);
@@ -140,6 +143,7 @@ int tfd_dom_uring_threads(int32_t pid);
 
 /* procs.c */
 int tfd_dom_proc_dead(struct mover *m, int pid);
+int tfd_dom_rec_dead(struct mover *m, size_t i, int32_t pid);
 int tfd_dom_slot_dead(struct mover *m, struct dom_slot *s, int known[2]);
 void tfd_dom_reclaim(struct mover *m, struct dom_slot *s);
 void tfd_dom_grace(struct mover *m);

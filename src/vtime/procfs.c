@@ -115,16 +115,22 @@ int64_t tfd_dom_thread_cpu(int pid, int tid)
 	return strtoll(buf, NULL, 10);
 }
 
-/* The runs count from a schedstat (or status) file read into buf. */
-static int64_t parse_runs(const struct mover *m, const char *buf)
+/* The runs count from a schedstat (or status) file read into buf into
+ * t, and the CPU time from a schedstat. */
+static void parse_runs(const struct mover *m, const char *buf,
+                       struct seen *t)
 {
 	long vol;
 	const char *p;
 
-	if (m->no_schedstat > 0)
-		return status_switches(buf, &vol);
+	t->cpu = -1;
+	if (m->no_schedstat > 0) {
+		t->runs = status_switches(buf, &vol);
+		return;
+	}
 	p = strrchr(buf, ' '); /* "cpu_ns wait_ns runs" */
-	return strtoll(buf, NULL, 10) + (p ? strtoll(p + 1, NULL, 10) : 0);
+	t->cpu = strtoll(buf, NULL, 10);
+	t->runs = t->cpu + (p ? strtoll(p + 1, NULL, 10) : 0);
 }
 
 /* The file that holds the runs count: schedstat where it counts (a kernel
@@ -170,7 +176,7 @@ struct seen tfd_dom_look_thread(struct mover *m, int pid, int tid)
 		return none;
 	if (!read_task_file(pid, tid, runs_file(m), buf, sizeof(buf)))
 		return none;
-	s.runs = parse_runs(m, buf);
+	parse_runs(m, buf, &s);
 	return s;
 }
 
@@ -202,7 +208,7 @@ void tfd_dom_drop_kept(struct mover *m, size_t k)
 {
 	int i;
 
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 3; i++)
 		if (m->kept[k].fd1[i]) {
 			close(m->kept[k].fd1[i] - 1);
 			m->kept[k].fd1[i] = 0;
@@ -307,8 +313,33 @@ struct seen tfd_dom_look_slot(struct mover *m, const struct dom_slot *s)
 		if (i == 0 && !(t = parse_stat(buf)).state)
 			return none;
 	}
-	t.runs = parse_runs(m, buf);
+	parse_runs(m, buf, &t);
 	return t;
+}
+
+/* tfd_dom_thread_blocked_count() of slot s's thread, through a file
+ * kept beside those tfd_dom_look_slot() keeps (a thread seen running is
+ * asked at each look: busy.c). */
+long tfd_dom_slot_blocked_count(struct mover *m, const struct dom_slot *s)
+{
+	size_t k = (size_t)(s - m->d->slot);
+	int32_t pid = s->pid, tid = s->tid;
+	char buf[2048];
+	long vol;
+	int r;
+
+	if (!m->keep_files || m->kept[k].pid != pid || m->kept[k].tid != tid)
+		return tfd_dom_thread_blocked_count(pid, tid);
+	r = m->kept[k].fd1[2] ? 0
+	                      : keep(m, pid, tid, "status", &m->kept[k].fd1[2]);
+	if (r > 0)
+		return tfd_dom_thread_blocked_count(pid, tid);
+	if (r < 0 || !read_whole(m->kept[k].fd1[2] - 1, buf, sizeof(buf))) {
+		tfd_dom_drop_kept(m, k);
+		return -1;
+	}
+	status_switches(buf, &vol);
+	return vol;
 }
 
 /* fn(pid, tid, arg) for each thread of pid, until it returns nonzero:

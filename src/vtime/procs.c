@@ -23,11 +23,25 @@ int tfd_dom_proc_dead(struct mover *m, int pid)
 {
 	struct seen t;
 
+	(void)m;
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		return 1;
-	t = tfd_dom_look_thread(m, pid, pid);
+	t = tfd_dom_look_stat(pid, pid);
 	return !t.state ||
 	       ((t.state == 'Z' || t.state == 'X') && t.threads <= 1);
+}
+
+/* The same of record i's process pid, by its first thread's stat line
+ * kept open: one read, where the above makes four system calls (a look
+ * at a process whose timer came due while no thread of it waited in
+ * ours: once an expiration, in an event loop that reads as they come). */
+int tfd_dom_rec_dead(struct mover *m, size_t i, int32_t pid)
+{
+	struct seen t = tfd_dom_look_leader(m, i, pid);
+
+	if (!t.state) /* unreadable */
+		return tfd_dom_proc_dead(m, pid);
+	return (t.state == 'Z' || t.state == 'X') && t.threads <= 1;
 }
 
 /* known caches tfd_dom_proc_dead() of one process for a pass over many
@@ -371,7 +385,7 @@ int tfd_dom_relooks_pending(struct mover *m)
 		if (__atomic_load_n(&p->relooked, __ATOMIC_SEQ_CST) ==
 		    __atomic_load_n(&p->relook, __ATOMIC_SEQ_CST))
 			continue;
-		if (tfd_dom_proc_dead(m, pid))
+		if (tfd_dom_rec_dead(m, i, pid))
 			tfd_dom_proc_forget(p, pid);
 		else
 			pending = 1;

@@ -277,7 +277,7 @@ static void eval_proc(struct mover *m, struct dom_proc *p)
 		return;
 	}
 	found = wake_deliverers(m->d, pid);
-	if (!found && tfd_dom_proc_dead(m, pid)) {
+	if (!found && tfd_dom_rec_dead(m, (size_t)(p - m->d->proc), pid)) {
 		/* Its agent, gone with it, would be woken for ever. */
 		tfd_dom_proc_forget(p, pid);
 		return;

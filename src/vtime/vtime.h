@@ -345,8 +345,8 @@ struct tfd_dom_paused {
 	struct timespec until; /* a slice's real end */
 };
 void tfd_dom_handler(int begin, struct tfd_dom_paused *p);
-/* A blocking read of timer fd with nothing to read waits until it has
- * something: 0, or -1 with errno (EINTR). */
+/* A read of timer fd that found nothing, blocking (the caller asked its
+ * flags), waits until it has something: 0, or -1 with errno (EINTR). */
 int tfd_dom_read_wait(int fd);
 /* A sleep of ns, or until deadline on the virtual CLOCK_MONOTONIC: 0,
  * EINTR (a handler ran; *left, if not NULL, is the time not slept), or
