@@ -138,7 +138,7 @@ static int parked(struct mover *m, struct dom_slot *s, uint64_t w)
 		sig = __atomic_load_n(&s->signalled, __ATOMIC_SEQ_CST);
 	if ((p & 1) && sig <= m->sig_seen[k])
 		return 1;
-	if (tfd_dom_look_slot(m, s).state != 'S' ||
+	if (tfd_dom_look_slot_state(m, s).state != 'S' ||
 	    !__atomic_compare_exchange_n(&s->park, &p, p | 1, 0,
 	                                 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return 0;

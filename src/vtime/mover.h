@@ -128,6 +128,9 @@ struct mover {
 struct seen tfd_dom_look_stat(int pid, int tid);
 struct seen tfd_dom_look_thread(struct mover *m, int pid, int tid);
 struct seen tfd_dom_look_slot(struct mover *m, const struct dom_slot *s);
+/* Its state alone (no runs count): one read. */
+struct seen tfd_dom_look_slot_state(struct mover *m,
+                                    const struct dom_slot *s);
 void tfd_dom_drop_kept(struct mover *m, size_t k);
 void tfd_dom_drop_all_kept(struct mover *m);
 struct seen tfd_dom_look_leader(struct mover *m, size_t i, int32_t pid);

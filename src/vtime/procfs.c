@@ -279,8 +279,10 @@ struct seen tfd_dom_look_leader(struct mover *m, size_t i, int32_t pid)
 	return tfd_dom_look_stat(pid, pid);
 }
 
-/* tfd_dom_look_thread() of slot s's thread. */
-struct seen tfd_dom_look_slot(struct mover *m, const struct dom_slot *s)
+/* tfd_dom_look_thread() of slot s's thread, or (nfiles 1) its stat line
+ * alone. */
+static struct seen look_slot(struct mover *m, const struct dom_slot *s,
+                             int nfiles)
 {
 	size_t k = (size_t)(s - m->d->slot);
 	int32_t pid = s->pid, tid = s->tid;
@@ -289,13 +291,14 @@ struct seen tfd_dom_look_slot(struct mover *m, const struct dom_slot *s)
 	int i;
 
 	if (!m->keep_files)
-		return tfd_dom_look_thread(m, pid, tid);
+		return nfiles == 1 ? tfd_dom_look_stat(pid, tid)
+		                   : tfd_dom_look_thread(m, pid, tid);
 	if (m->kept[k].pid != pid || m->kept[k].tid != tid) {
 		tfd_dom_drop_kept(m, k);
 		m->kept[k].pid = pid;
 		m->kept[k].tid = tid;
 	}
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < nfiles; i++) {
 		const char *name = i ? runs_file(m) : "stat";
 		int r = m->kept[k].fd1[i] ? 0
 		                          : keep(m, pid, tid, name,
@@ -313,8 +316,20 @@ struct seen tfd_dom_look_slot(struct mover *m, const struct dom_slot *s)
 		if (i == 0 && !(t = parse_stat(buf)).state)
 			return none;
 	}
-	parse_runs(m, buf, &t);
+	if (nfiles > 1)
+		parse_runs(m, buf, &t);
 	return t;
+}
+
+struct seen tfd_dom_look_slot(struct mover *m, const struct dom_slot *s)
+{
+	return look_slot(m, s, 2);
+}
+
+struct seen tfd_dom_look_slot_state(struct mover *m,
+                                    const struct dom_slot *s)
+{
+	return look_slot(m, s, 1);
 }
 
 /* tfd_dom_thread_blocked_count() of slot s's thread, through a file
