@@ -326,6 +326,30 @@ static long syscr(pid_t pid)
 	return syscr_of(io);
 }
 
+/* The mover's read system calls while this thread sleeps 50 ms NSLEEPS
+ * times, -1 if unknown. */
+static long reads_over_sleeps(void)
+{
+	long before = syscr(getppid()), after;
+	int i;
+
+	for (i = 0; i < NSLEEPS; i++)
+		sleep_ms(50);
+	after = syscr(getppid());
+	return before < 0 || after < 0 ? -1 : after - before;
+}
+
+/* Whether the mover read /proc fewer than limit times a sleep. */
+static void say_reads(long reads, int limit)
+{
+	if (getenv("VPARK_SHOW"))
+		fprintf(stderr, "mover: %.1f reads a sleep\n",
+		        (double)reads / NSLEEPS);
+	printf("the mover reads /proc fewer than %d times a sleep: %s\n",
+	       limit, reads >= 0 && reads < (long)limit * NSLEEPS ? "yes"
+	                                                          : "no");
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -375,7 +399,7 @@ static pid_t ticking(void)
 static int cost(int want, int signals)
 {
 	pid_t child = signals ? ticking() : -1;
-	long before, after;
+	long reads;
 	int i, n = 0, ok = 1;
 
 	for (i = 0; i < want && i < NPARKED; i++, n++)
@@ -383,10 +407,7 @@ static int cost(int want, int signals)
 		                   (void *)(intptr_t)i) != 0)
 			break;
 	sleep_ms(100); /* all of them blocked, and looked at once */
-	before = syscr(getppid());
-	for (i = 0; i < NSLEEPS; i++)
-		sleep_ms(50);
-	after = syscr(getppid());
+	reads = reads_over_sleeps();
 	pthread_mutex_lock(&lock);
 	stop = 1;
 	pthread_cond_broadcast(&cond);
@@ -402,11 +423,7 @@ static int cost(int want, int signals)
 	}
 	printf("%d threads parked, a third in joins: %s\n", n,
 	       ok ? "all ended" : "not all ended");
-	if (getenv("VPARK_SHOW"))
-		fprintf(stderr, "mover: %.1f reads a sleep\n",
-		        (double)(after - before) / NSLEEPS);
-	printf("the mover reads /proc fewer than 16 times a sleep: %s\n",
-	       before >= 0 && after - before < 16 * NSLEEPS ? "yes" : "no");
+	say_reads(reads, 16);
 	return 0;
 }
 
@@ -435,17 +452,14 @@ static void *timed(void *arg)
 static int timed_cost(void)
 {
 	pthread_t t[NTIMED];
-	long before, after;
+	long reads;
 	int i, ok = 1;
 
 	for (i = 0; i < NTIMED; i++)
 		if (pthread_create(&t[i], NULL, timed, (void *)(intptr_t)i))
 			return 1;
 	sleep_ms(100);
-	before = syscr(getppid());
-	for (i = 0; i < NSLEEPS; i++)
-		sleep_ms(50);
-	after = syscr(getppid());
+	reads = reads_over_sleeps();
 	pthread_mutex_lock(&lock);
 	stop = 1;
 	pthread_mutex_unlock(&lock);
@@ -453,11 +467,7 @@ static int timed_cost(void)
 		ok &= pthread_join(t[i], NULL) == 0;
 	printf("%d threads in timed waits: %s\n", NTIMED,
 	       ok ? "all ended" : "not all ended");
-	if (getenv("VPARK_SHOW"))
-		fprintf(stderr, "mover: %.1f reads a sleep\n",
-		        (double)(after - before) / NSLEEPS);
-	printf("the mover reads /proc fewer than 6 times a sleep: %s\n",
-	       before >= 0 && after - before < 6 * NSLEEPS ? "yes" : "no");
+	say_reads(reads, 6);
 	return 0;
 }
 
