@@ -6,12 +6,7 @@
 #include "preload/waits.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
 
 struct ewait {
 	int ep;
@@ -44,62 +39,40 @@ static int ewait_block(void *ctx, const sigset_t *mask, int64_t ns)
 #define TIMER_SETS 16
 static uint64_t timer_set[TIMER_SETS];
 
-/* An epoll set's descriptors are the kernel's: /proc/self/fdinfo/EP
- * lists them ("tfd: FD events: MASK ..."), read with raw calls (not the
- * program's open and read).  A wait for input on one outside the tree is
- * a wait on the outside (waits_poll.c, poll_outside). */
+/* What a set holds for input: timers of ours, and others. */
+struct held {
+	int timers, others;
+};
+
+static int held_outside(int fd, void *arg)
+{
+	struct held *h = arg;
+
+	if (tfd_marked(fd)) { /* a timer: ours */
+		h->timers++;
+		return 0;
+	}
+	h->others++;
+	return tfd_dom_fd_outside(fd);
+}
+
+/* An epoll set's descriptors are the kernel's (vtime.h:
+ * tfd_dom_epoll_each).  A wait for input on one outside the tree is a
+ * wait on the outside (waits_poll.c, poll_outside). */
 static void epoll_outside(int ep)
 {
-	char path[48], buf[1024], *p, *nl; /* small: it may run on a Go
-	                                    * signal stack (gosys.c) */
 	uint64_t seen = (uint64_t)tfd_dom_fds_gen() << 32 | 1u << 31 |
 	                (uint32_t)ep; /* (ep <= INT_MAX: a set is never 0) */
 	uint64_t *slot = &timer_set[(unsigned)ep % TIMER_SETS];
-	size_t have = 0;
-	ssize_t n;
-	int fd, found = 0, timers = 0, others = 0;
+	struct held h = { 0, 0 };
+	int r;
 
 	if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) == seen)
 		return;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", ep);
-	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	/* Line by line: a large set is longer than the buffer. */
-	while (!found && (n = syscall(SYS_read, fd, buf + have,
-	                              sizeof(buf) - 1 - have)) > 0) {
-		have += (size_t)n;
-		buf[have] = 0;
-		for (p = buf; !found && (nl = strchr(p, '\n')); p = nl + 1) {
-			char *q;
-			long t;
-			unsigned long evs = 0;
-
-			*nl = 0;
-			if (strncmp(p, "tfd:", 4))
-				continue;
-			t = strtol(p + 4, &q, 10);
-			q = strstr(q, "events:");
-			if (q)
-				evs = strtoul(q + 7, NULL, 16);
-			if (!(evs & POLL_READ) || t < 0 || t > INT_MAX)
-				continue;
-			if (tfd_marked((int)t)) { /* a timer: ours */
-				timers++;
-				continue;
-			}
-			others++;
-			found = tfd_dom_fd_outside((int)t);
-		}
-		have -= (size_t)(p - buf);
-		memmove(buf, p, have);
-		if (have == sizeof(buf) - 1)
-			have = 0; /* a line longer than the buffer */
-	}
-	syscall(SYS_close, fd);
-	if (found)
+	r = tfd_dom_epoll_each(ep, held_outside, &h);
+	if (r > 0)
 		tfd_dom_wait_outside();
-	else if (timers && !others && n == 0)
+	else if (r == 0 && h.timers && !h.others)
 		__atomic_store_n(slot, seen, __ATOMIC_RELEASE);
 }
 

@@ -537,7 +537,89 @@ static int sock_outside(struct tfd_dom *d, int fd, unsigned long ino)
 	return ip_peer_outside(d, fd, &peer);
 }
 
+/* Input that epoll reports (EPOLLIN, EPOLLPRI, EPOLLRDNORM, EPOLLRDBAND:
+ * poll's bits). */
+#define EPOLL_READ 0xc3ul
+
+int tfd_dom_epoll_each(int ep, int (*fn)(int, void *), void *arg)
+{
+	char path[48], buf[1024], *p, *nl; /* small: it may run on a Go
+	                                    * signal stack (gosys.c) */
+	size_t have = 0;
+	ssize_t n;
+	int fd, r = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", ep);
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* Line by line: a large set is longer than the buffer. */
+	while (!r && (n = syscall(SYS_read, fd, buf + have,
+	                              sizeof(buf) - 1 - have)) > 0) {
+		have += (size_t)n;
+		buf[have] = 0;
+		for (p = buf; !r && (nl = strchr(p, '\n')); p = nl + 1) {
+			char *q;
+			long t;
+			unsigned long evs = 0;
+
+			*nl = 0;
+			if (strncmp(p, "tfd:", 4))
+				continue;
+			t = strtol(p + 4, &q, 10);
+			q = strstr(q, "events:");
+			if (q)
+				evs = strtoul(q + 7, NULL, 16);
+			if ((evs & EPOLL_READ) && t >= 0 && t <= INT_MAX)
+				r = fn((int)t, arg);
+		}
+		have -= (size_t)(p - buf);
+		memmove(buf, p, have);
+		if (have == sizeof(buf) - 1)
+			have = 0; /* a line longer than the buffer */
+	}
+	syscall(SYS_close, fd);
+	return r ? r : n == 0 ? 0 : -1;
+}
+
+/* An epoll set (its link "anon_inode:[eventpoll]"), depth levels down
+ * from the wait, of at most EPOLL_NESTS (Linux's limit). */
+#define EPOLL_NESTS 5
+static int is_epoll(int fd)
+{
+	char path[40], link[32];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = syscall(SYS_readlinkat, AT_FDCWD, path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = 0;
+	return strcmp(link, "anon_inode:[eventpoll]") == 0;
+}
+
+static int fd_outside_in(struct tfd_dom *d, int fd, int depth);
+
+struct nest {
+	struct tfd_dom *d;
+	int depth;
+};
+
+static int nested_outside(int fd, void *arg)
+{
+	struct nest *n = arg;
+
+	return fd_outside_in(n->d, fd, n->depth);
+}
+
 static int fd_outside(struct tfd_dom *d, int fd)
+{
+	return fd_outside_in(d, fd, 0);
+}
+
+/* An epoll set is outside if one of the descriptors it holds for input
+ * is (a poll of the set, or a set in another, waits on them). */
+static int fd_outside_in(struct tfd_dom *d, int fd, int depth)
 {
 	struct statfs sf;
 	struct stat st;
@@ -546,6 +628,11 @@ static int fd_outside(struct tfd_dom *d, int fd)
 		return 0;
 	if (S_ISCHR(st.st_mode) && tty_major(major(st.st_rdev)))
 		return 1;
+	if (!(st.st_mode & S_IFMT) && depth < EPOLL_NESTS && is_epoll(fd)) {
+		struct nest n = { d, depth + 1 };
+
+		return tfd_dom_epoll_each(fd, nested_outside, &n) > 0;
+	}
 	if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
 		return 0;
 	if (inherited(d, &st))

@@ -252,10 +252,16 @@ int64_t tfd_dom_deadline(int64_t ns);
 /* 1 if fd's other end may be held outside the tree: a descriptor the
  * tree inherited from outside (tfd_dom_inherit()), a terminal, a FIFO
  * opened by its name, a connected socket whose peer is not a process of
- * the tree (outside.c).  A wait on such a descriptor (reading) is a wait
- * on the outside: while one is the tree's only way on, time flows at the
- * real rate instead of jumping (mover.c).  0 without a domain. */
+ * the tree, an epoll set that holds one (outside.c).  A wait on such a
+ * descriptor (reading) is a wait on the outside: while one is the tree's
+ * only way on, time flows at the real rate instead of jumping (mover.c).
+ * 0 without a domain. */
 int tfd_dom_fd_outside(int fd);
+/* fn(fd, arg) for each descriptor epoll set ep holds for input (its
+ * list in /proc/self/fdinfo, read with raw calls), until fn returns
+ * nonzero: that value; else 0, or -1 if the list could not be read
+ * whole.  An epoll set is outside if one of those is. */
+int tfd_dom_epoll_each(int ep, int (*fn)(int, void *), void *arg);
 /* The socket fd was bound, listens, or connects to `to` (NULL for the
  * first two): its TCP or UDP port (if it has one; with the port it
  * connects to) is the tree's, for tfd_dom_fd_outside().  errno is

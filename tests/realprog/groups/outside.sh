@@ -11,6 +11,8 @@ outside() {
 	# The same through epoll (Python's selectors), and poll.
 	if_installed python3 \
 	    "python3 epoll and poll on a pipe from outside" outside_python
+	if_installed python3 \
+	    "python3 poll of an epoll set, and a set in a set" outside_nested
 	outside_fifo
 	# Sockets the tree makes (vsockets.py): a client of a server outside
 	# (UNIX and TCP), a server whose client is outside, answered after
@@ -98,6 +100,35 @@ for name in ("EpollSelector", "PollSelector"):
 		matches "$out/outside.py$to.linux" "$out/outside.py$to" \
 		    "$msg after ${w} s: as on Linux" "$msg after ${w} s"
 	done
+}
+
+# The same pipe through an epoll set: polled, then in another set.  Each
+# wait lasts up to 5 s; the lines come 1 s and 2 s after Python starts.
+# (Before, both waits were jumped over: "timed out" at once.)
+outside_nested() {
+	py='import select, sys
+open(sys.argv[1], "w").close()
+inner = select.epoll()
+inner.register(0, select.EPOLLIN)
+p = select.poll()
+p.register(inner.fileno(), select.POLLIN)
+r = p.poll(5000)
+print("poll of an epoll set:", "ready" if r else "timed out", flush=True)
+if r:
+    sys.stdin.readline()
+o = select.epoll()
+o.register(inner.fileno(), select.EPOLLIN)
+r = o.poll(5)
+print("an epoll set in another:", "ready" if r else "timed out")'
+	rm -f "$out/started.py"
+	writer 1 | python3 -c "$py" "$out/started.py" \
+	    >"$out/outside.nest.linux" 2>&1
+	rm -f "$out/started.py"
+	writer 1 | run outside.nest "$tool" exec --backend virtual -- \
+	    python3 -c "$py" "$out/started.py"
+	msg="python3 poll of an epoll set, and a set in a set, on a pipe"
+	matches "$out/outside.nest.linux" "$out/outside.nest" \
+	    "$msg written after 1 s: as on Linux" "$msg written after 1 s"
 }
 
 # A FIFO opened by its name, written from outside after 1 s.  (The writer
