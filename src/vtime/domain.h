@@ -223,11 +223,15 @@ static inline void dom_raise(uint64_t *last, uint64_t e)
  * in /proc, or when the wake is seen. */
 static inline void dom_woke(struct tfd_dom *d, const void *obj)
 {
-	uint64_t e = __atomic_add_fetch(&d->wakes, 1, __ATOMIC_SEQ_CST);
 	uint32_t b = dom_bucket(obj);
+	uint64_t e;
 
+	/* made first, past the count as it is: a waiter that parks before
+	 * the count moves (and may take this wake) then has its count below
+	 * it, whenever another's end looks (dom_wait_ended). */
+	dom_raise(&d->made[b], __atomic_load_n(&d->wakes, __ATOMIC_SEQ_CST) + 1);
+	e = __atomic_add_fetch(&d->wakes, 1, __ATOMIC_SEQ_CST);
 	dom_raise(&d->woken[b], e);
-	dom_raise(&d->made[b], e);
 }
 
 /*
@@ -243,6 +247,8 @@ static inline void dom_woke(struct tfd_dom *d, const void *obj)
  * end came since it parked.  Further removes are not told: two waits
  * that time out in turn on one condition would else leave each other to
  * /proc for ever (a JVM's compiler threads), where glibc passes nothing.
+ * (glibc's timed-out wait also broadcasts, unseen, when the count of its
+ * group's waiters would overflow: after 2^29 timeouts with no signal.)
  */
 static inline void dom_wait_ended(struct tfd_dom *d, const void *obj,
                                   uint64_t from, int timed_out)
@@ -255,10 +261,11 @@ static inline void dom_wait_ended(struct tfd_dom *d, const void *obj,
 
 	if (!first && __atomic_load_n(&d->passed[b], __ATOMIC_SEQ_CST) <= from)
 		return;
+	if (first) /* (before the count moves: as dom_woke() does made) */
+		dom_raise(&d->passed[b],
+		          __atomic_load_n(&d->wakes, __ATOMIC_SEQ_CST) + 1);
 	e = __atomic_add_fetch(&d->wakes, 1, __ATOMIC_SEQ_CST);
 	dom_raise(&d->woken[b], e);
-	if (first)
-		dom_raise(&d->passed[b], e);
 }
 
 /* A signal sent (after it is) to thread tid of process pid (tid 0: to
