@@ -150,7 +150,8 @@ static int parked(struct mover *m, struct dom_slot *s, uint64_t w)
  * noted in e->sw), 0 if one runs (e->busy: one runs busy); gone ones are
  * freed.  A thread parked is looked at in /proc once: a Java program's
  * dozens of threads in conditions and semaphores, untouched from one
- * move to the next, cost a move nothing (a look costs two reads). */
+ * move to the next, cost a move nothing (a look at one that parks anew
+ * costs a read: its state). */
 int tfd_dom_outside_blocked(struct mover *m)
 {
 	struct eval *e = &m->e;

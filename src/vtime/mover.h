@@ -33,7 +33,7 @@ struct seen {
 	               * another thread (the kernel sends it to the others) */
 	long threads; /* of its process */
 	int64_t runs; /* grows whenever it runs */
-	int64_t cpu;  /* its CPU time in ns (schedstat), -1 unknown */
+	int64_t cpu;  /* its CPU time in ns (schedstat), 0 or less unknown */
 };
 
 enum verdict {

@@ -305,7 +305,8 @@ static struct seen look_slot(struct mover *m, const struct dom_slot *s,
 		                                 &m->kept[k].fd1[i]);
 
 		if (r > 0)
-			return tfd_dom_look_thread(m, pid, tid);
+			return nfiles == 1 ? tfd_dom_look_stat(pid, tid)
+			                   : tfd_dom_look_thread(m, pid, tid);
 		/* Unreadable: its thread is gone, its tid may be another
 		 * thread's now. */
 		if (r < 0 ||
