@@ -68,6 +68,7 @@ static void *start_inside(void *p)
  * symbol: on virtual time it reads the virtual CLOCK_REALTIME here. */
 EXPORT int timespec_get(struct timespec *ts, int base)
 {
+	tfd_started();
 	if (!tfd_virt || tfd_inside || base != TIME_UTC)
 		return LOADED(timespec_get) ? R(timespec_get)(ts, base) : 0;
 	*ts = tfd_ns_to_ts(tfd_dom_read_clock(CLOCK_REALTIME));
@@ -81,10 +82,12 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	sigset_t all, old;
 	int e;
 
-	if (!tfd_inside)
+	if (!tfd_inside) {
+		tfd_started(); /* (a library's constructor's thread) */
 		return tfd_dom ? tfd_tree_thread(th, attr, fn, arg)
 		               : TFD_PROGRAM_SLACK(
 		                         R(pthread_create)(th, attr, fn, arg));
+	}
 	s = start_place();
 	s->fn = fn;
 	s->arg = arg;

@@ -19,6 +19,7 @@ EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 	int64_t left = 0;
 	int e;
 
+	tfd_started();
 	if (!tfd_virt || tfd_inside || !req || !tfd_ts_valid(req))
 		return R(nanosleep)(req, rem);
 	e = tfd_dom_sleep(tfd_ts_to_ns(req), &left);
@@ -37,6 +38,7 @@ EXPORT int clock_nanosleep(clockid_t c, int flags, const struct timespec *req,
 	int64_t left = 0, ns;
 	int e;
 
+	tfd_started();
 	if (!tfd_virt || tfd_inside || base < 0 || !req || !tfd_ts_valid(req))
 		return R(clock_nanosleep)(c, flags, req, rem);
 	ns = tfd_ts_to_ns(req);
@@ -57,6 +59,7 @@ EXPORT unsigned sleep(unsigned s)
 	int64_t left = 0;
 	int e;
 
+	tfd_started();
 	if (!tfd_virt || tfd_inside)
 		return R(sleep)(s);
 	e = tfd_dom_sleep((int64_t)s * TFD_NSEC, &left);
@@ -70,6 +73,7 @@ EXPORT int usleep(useconds_t us)
 	int64_t left;
 	int e;
 
+	tfd_started();
 	if (!tfd_virt || tfd_inside)
 		return R(usleep)(us);
 	e = tfd_dom_sleep((int64_t)us * 1000, &left);
@@ -84,6 +88,7 @@ EXPORT int clock_gettime(clockid_t c, struct timespec *ts)
 {
 	clockid_t base;
 
+	tfd_started();
 	if (!tfd_virt || tfd_inside || (base = tfd_dom_clock_base(c)) < 0 ||
 	    tfd_null(ts))
 		return R(clock_gettime)(c, ts); /* NULL: libc's answer, a
@@ -104,6 +109,7 @@ static int next_gettimeofday(struct timeval *tv, void *tz)
 
 EXPORT int gettimeofday(struct timeval *tv, void *tz)
 {
+	tfd_started();
 	if (!tfd_virt || tfd_inside || tfd_null(tv)) /* NULL: only the zone */
 		return next_gettimeofday(tv, tz);
 	if (tz && next_gettimeofday(NULL, tz) < 0) /* the zone, as libc has
@@ -117,6 +123,7 @@ EXPORT time_t time(time_t *t)
 {
 	time_t now;
 
+	tfd_started();
 	if (!tfd_virt || tfd_inside)
 		return R(time)(t);
 	now = (time_t)(tfd_dom_read_clock(CLOCK_REALTIME) / TFD_NSEC);

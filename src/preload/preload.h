@@ -250,6 +250,16 @@ extern int tfd_loaded;
 /* The preload's initialization, once (exports.c): before any call of the
  * program's that needs it, whichever constructor runs first. */
 void tfd_preload_start(void);
+/* The same where the preload has not begun yet: the C library calls the
+ * constructors of the program's libraries before the preload's, and one
+ * may read the clock, sleep or start a thread (on virtual time, they
+ * must be the domain's). */
+static inline void tfd_started(void)
+{
+	if (__builtin_expect(!__atomic_load_n(&tfd_loaded, __ATOMIC_RELAXED),
+	                     0))
+		tfd_preload_start();
+}
 extern int tfd_virt;     /* it has virtual clocks (virtual_move) */
 /* Waits on real time deliver their timers themselves (waits.c; not with
  * TFD_DELIVERY=post). */

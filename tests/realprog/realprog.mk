@@ -24,7 +24,8 @@ RP_BIN := $(RP)/timerfd_glibc $(RP)/dropin $(RP)/deliver $(RP)/rawsys $(RP)/tick
           $(RP)/onehop $(RP)/clockjump \
           $(RP)/nowork $(RP)/noalloc \
           $(RP)/vthreads $(RP)/vclock $(RP)/vwaits $(RP)/vtree $(RP)/vbusy $(RP)/vdeadline \
-          $(RP)/vsyscall $(RP)/vscale $(RP)/vnagle $(RP)/vpark $(RP)/setclose \
+          $(RP)/vsyscall $(RP)/vscale $(RP)/vnagle $(RP)/vpark $(RP)/vctor \
+          $(RP)/setclose \
           $(RP)/apivirt $(RP)/apierrs \
           $(if $(RP_URING),$(RP)/vuring) \
           $(if $(RP_WL),$(RP)/wl_timers) $(if $(RP_SD),$(RP)/sd_timers) \
@@ -46,6 +47,13 @@ $(RP)/setclose $(RP)/apivirt $(RP)/apierrs: $(RP)/%: tests/realprog/%.c \
     $(SHARED) | $(RP)
 	$(CC) $(RP_CFLAGS) -Iinclude -pthread $< -o $@ -L$(B) -ltfd \
 	    -Wl,-rpath,'$$ORIGIN/..' $(RP_LDFLAGS) -pthread
+# vctor's library, whose constructor runs before the preload's.
+$(RP)/libvctor.so: tests/realprog/vctorlib.c | $(RP)
+	$(CC) $(RP_CFLAGS) -fPIC -shared -pthread $< -o $@ $(RP_LDFLAGS) \
+	    -pthread
+$(RP)/vctor: tests/realprog/vctor.c $(RP)/libvctor.so | $(RP)
+	$(CC) $(RP_CFLAGS) $< -o $@ -L$(RP) -lvctor -Wl,-rpath,'$$ORIGIN' \
+	    $(RP_LDFLAGS)
 # clockjump defines clock_gettime for the preload to call.
 $(RP)/clockjump: tests/realprog/clockjump.c | $(RP)
 	$(CC) $(RP_CFLAGS) $< -o $@ $(RP_LDFLAGS) -Wl,--export-dynamic -ldl

@@ -105,6 +105,7 @@ golang
 
 vscale
 vpark
+vctor
 vnagle
 vuring
 
