@@ -14,6 +14,14 @@
 /* Input, as a wait asks for it. */
 #define POLL_READ (POLLIN | POLLPRI | POLLRDNORM | POLLRDBAND)
 
+/* On virtual time, whether a wait for input on fd is one on the outside
+ * (vtime.h): never for a timer of ours (whose file, an anonymous inode
+ * as an epoll set's is, would cost a look to tell apart). */
+static inline int tfd_wait_outside(int fd)
+{
+	return !tfd_marked(fd) && tfd_dom_fd_outside(fd);
+}
+
 /* The engine keeps the holds, in the thread's own memory, and lets them
  * all go at the end (nothing of them is on this stack, nor allocated
  * here: a handler that jumps out of the wait leaves nothing to free). */

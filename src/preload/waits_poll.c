@@ -114,7 +114,7 @@ static void poll_outside(const struct pollfd *fds, nfds_t n)
 
 	for (i = 0; i < n; i++)
 		if (fds[i].fd >= 0 && (fds[i].events & POLL_READ) &&
-		    tfd_dom_fd_outside(fds[i].fd)) {
+		    tfd_wait_outside(fds[i].fd)) {
 			tfd_dom_wait_outside();
 			return;
 		}

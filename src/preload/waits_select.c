@@ -204,7 +204,7 @@ static int swait_virtual(struct swait *w, int64_t ns)
 	int r;
 
 	for (i = 0; tfd_dom && ns != 0 && w->set[0] && i < w->nfds; i++)
-		if (set_has(w->set[0], i) && tfd_dom_fd_outside(i)) {
+		if (set_has(w->set[0], i) && tfd_wait_outside(i)) {
 			tfd_dom_wait_outside(); /* (waits_poll.c) */
 			break;
 		}
