@@ -208,6 +208,18 @@ static int in_look(const struct dom_slot *s)
 	       !__atomic_load_n(&s->looked, __ATOMIC_ACQUIRE);
 }
 
+/* A thread on its way out (exit() has begun: DOM_LEAVING) runs, but not
+ * while it waits in one of ours or is parked, outside the library: a
+ * library's destructor, which the C library calls after the preload's,
+ * that joins a thread asleep on the domain's clock (time must move for
+ * that one to wake; realprog vctor). */
+static int leaving_waits(const struct dom_slot *s, uint32_t in)
+{
+	return in == DOM_LEAVING &&
+	       (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == DS_WAIT ||
+	        __atomic_load_n(&s->park, __ATOMIC_ACQUIRE) != 0);
+}
+
 static void eval_slot(struct mover *m, uint32_t i)
 {
 	struct dom_slot *s = &m->d->slot[i];
@@ -223,6 +235,8 @@ static void eval_slot(struct mover *m, uint32_t i)
 		return;
 	}
 	in = __atomic_load_n(&s->inlib, __ATOMIC_ACQUIRE);
+	if (leaving_waits(s, in))
+		in = 0;
 	if (in & (DOM_LEAVING | DOM_ALONE))
 		slot_leaving(m, s, in);
 	if (in && ((in & (DOM_LEAVING | DOM_ALONE)) || !in_look(s))) {

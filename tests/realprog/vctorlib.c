@@ -9,12 +9,11 @@
 #include <stdio.h>
 #include <time.h>
 
-long long vctor_clock;     /* CLOCK_MONOTONIC in the constructor, ns */
-volatile int vctor_sleeps; /* the thread's sleeps of a second so far */
+long long vctor_clock; /* CLOCK_MONOTONIC in the constructor, ns */
+int vctor_sleeps;      /* the thread's sleeps of a second so far */
 
 static pthread_t thread;
-static volatile int stop;
-static int started;
+static int stop, started;
 
 static long long mono(void)
 {
@@ -27,11 +26,11 @@ static long long mono(void)
 static void *sleeper(void *arg)
 {
 	(void)arg;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		struct timespec second = { 1, 0 };
 
 		nanosleep(&second, NULL);
-		vctor_sleeps++;
+		__atomic_add_fetch(&vctor_sleeps, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
@@ -44,7 +43,7 @@ __attribute__((constructor)) static void vctor_init(void)
 
 __attribute__((destructor)) static void vctor_fini(void)
 {
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	printf("a library's destructor joins that thread: %s\n",
 	       started && pthread_join(thread, NULL) == 0 ? "yes" : "no");
 	fflush(stdout);
