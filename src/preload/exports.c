@@ -454,9 +454,14 @@ static void init_once(void)
 	tfd_rawsys_init(); /* needs tfd_virt */
 }
 
+/* (errno kept: it may be the first call of a clock_gettime() that
+ * succeeds.) */
 void tfd_preload_start(void)
 {
+	int e = errno;
+
 	pthread_once(&init, init_once);
+	errno = e;
 }
 
 /* The C library calls constructors with main()'s arguments and the
