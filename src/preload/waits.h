@@ -15,11 +15,14 @@
 #define POLL_READ (POLLIN | POLLPRI | POLLRDNORM | POLLRDBAND)
 
 /* On virtual time, whether a wait for input on fd is one on the outside
- * (vtime.h): never for a timer of ours (whose file, an anonymous inode
- * as an epoll set's is, would cost a look to tell apart). */
+ * (vtime.h).  A timer of ours is not looked into as an epoll set (its
+ * file, an anonymous inode as a set's is, would cost a look to tell
+ * apart), but asked still: a mark the preload did not see go (fclose()
+ * of an fdopen() stream, a raw close) may name a socket now. */
 static inline int tfd_wait_outside(int fd)
 {
-	return !tfd_marked(fd) && tfd_dom_fd_outside(fd);
+	return tfd_marked(fd) ? tfd_dom_fd_outside_flat(fd)
+	                      : tfd_dom_fd_outside(fd);
 }
 
 /* The engine keeps the holds, in the thread's own memory, and lets them

@@ -655,6 +655,14 @@ int tfd_dom_fd_outside(int fd)
 	return r;
 }
 
+int tfd_dom_fd_outside_flat(int fd)
+{
+	int e = errno, r = fd_outside_in(tfd_dom, fd, EPOLL_NESTS);
+
+	errno = e;
+	return r;
+}
+
 void tfd_dom_fds_changed(void)
 {
 	if (tfd_dom)

@@ -257,6 +257,9 @@ int64_t tfd_dom_deadline(int64_t ns);
  * only way on, time flows at the real rate instead of jumping (mover.c).
  * 0 without a domain. */
 int tfd_dom_fd_outside(int fd);
+/* The same, without looking into fd if it is an epoll set (one look
+ * less for a descriptor that should be a timer). */
+int tfd_dom_fd_outside_flat(int fd);
 /* fn(fd, arg) for each descriptor epoll set ep holds for input (its
  * list in /proc/self/fdinfo, read with raw calls), until fn returns
  * nonzero: that value; else 0, or -1 if the list could not be read
