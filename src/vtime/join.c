@@ -100,7 +100,8 @@ int tfd_dom_join(const char *name, const struct tfd_dom_host *host)
 
 /* exit(): the process is on its way out (a sanitizer's report, the
  * runtime's threads): its timers are no deadline any more, and the
- * exiting thread counts as running until /proc shows it gone, so that
+ * exiting thread counts as running until /proc shows it gone (but while
+ * it waits in ours or is parked: verdict.c, leaving_waits), so that
  * time does not move between the program's end and its parent seeing
  * it. */
 __attribute__((destructor)) static void leaving(void)

@@ -200,7 +200,7 @@ static void slot_waiting(struct mover *m, struct dom_slot *s, uint32_t i)
  * (250 pokes and looks in 150 ms where 20 do; host case
  * far_timers_wait_quietly).  No look relied on being caught: a look the
  * mover does not see in the library (most of them, quick) goes so too.
- * A thread on its way out stays one that runs. */
+ * A thread on its way out stays one that runs (but leaving_waits()). */
 static int in_look(const struct dom_slot *s)
 {
 	return __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == DS_WAIT &&
@@ -208,14 +208,15 @@ static int in_look(const struct dom_slot *s)
 	       !__atomic_load_n(&s->looked, __ATOMIC_ACQUIRE);
 }
 
-/* A thread on its way out (exit() has begun: DOM_LEAVING) runs, but not
- * while it waits in one of ours or is parked, outside the library: a
- * library's destructor, which the C library calls after the preload's,
- * that joins a thread asleep on the domain's clock (time must move for
- * that one to wake; realprog vctor). */
+/* A thread on its way out (exit() has begun: DOM_LEAVING; a first thread
+ * in pthread_exit(): DOM_ALONE) runs, but not while it waits in one of
+ * ours or is parked, outside the library: a library's destructor, which
+ * the C library calls after the preload's, or a cleanup handler, that
+ * joins a thread asleep on the domain's clock (time must move for that
+ * one to wake; realprog vctor). */
 static int leaving_waits(const struct dom_slot *s, uint32_t in)
 {
-	return in == DOM_LEAVING &&
+	return in && !(in & ~(DOM_LEAVING | DOM_ALONE)) &&
 	       (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == DS_WAIT ||
 	        __atomic_load_n(&s->park, __ATOMIC_ACQUIRE) != 0);
 }
@@ -235,10 +236,10 @@ static void eval_slot(struct mover *m, uint32_t i)
 		return;
 	}
 	in = __atomic_load_n(&s->inlib, __ATOMIC_ACQUIRE);
-	if (leaving_waits(s, in))
-		in = 0;
 	if (in & (DOM_LEAVING | DOM_ALONE))
 		slot_leaving(m, s, in);
+	if (leaving_waits(s, in))
+		in = 0;
 	if (in && ((in & (DOM_LEAVING | DOM_ALONE)) || !in_look(s))) {
 		/* In the library, maybe waiting for a lock of ours: it runs
 		 * (a wait in there has looked, and is about to block
