@@ -79,7 +79,7 @@ static enum out_is outside_look(struct mover *m, struct dom_slot *s,
 	 * each look of a thread blocked for good (six system calls). */
 	if (!t.state || t.state == 'Z' || t.state == 'X' ||
 	    (t.state != 'R' && t.state != 'S' &&
-	     tfd_dom_slot_dead(m, s, known))) {
+	     tfd_dom_slot_dead(s, known))) {
 		/* Its end wakes its parent (waitpid), which reaps it
 		 * showing S. */
 		tfd_dom_reclaim(m, s);

@@ -145,9 +145,9 @@ int tfd_dom_uring_busy(int32_t pid);
 int tfd_dom_uring_threads(int32_t pid);
 
 /* procs.c */
-int tfd_dom_proc_dead(struct mover *m, int pid);
+int tfd_dom_proc_dead(int pid);
 int tfd_dom_rec_dead(struct mover *m, size_t i, int32_t pid);
-int tfd_dom_slot_dead(struct mover *m, struct dom_slot *s, int known[2]);
+int tfd_dom_slot_dead(struct dom_slot *s, int known[2]);
 void tfd_dom_reclaim(struct mover *m, struct dom_slot *s);
 void tfd_dom_grace(struct mover *m);
 void tfd_dom_starting_gone(struct mover *m, struct dom_slot *s);

@@ -614,11 +614,6 @@ static int nested_outside(int fd, void *arg)
 	return fd_outside_in(n->d, fd, n->depth);
 }
 
-static int fd_outside(struct tfd_dom *d, int fd)
-{
-	return fd_outside_in(d, fd, 0);
-}
-
 /* An epoll set is outside if one of the descriptors it holds for input
  * is (a poll of the set, or a set in another, waits on them). */
 static int fd_outside_in(struct tfd_dom *d, int fd, int depth)
@@ -647,20 +642,22 @@ static int fd_outside_in(struct tfd_dom *d, int fd, int depth)
 
 /* The program's errno is left as it was (a wait that succeeds leaves
  * it alone, as the system call does). */
-int tfd_dom_fd_outside(int fd)
+static int outside_from(int fd, int depth)
 {
-	int e = errno, r = fd_outside(tfd_dom, fd);
+	int e = errno, r = fd_outside_in(tfd_dom, fd, depth);
 
 	errno = e;
 	return r;
 }
 
+int tfd_dom_fd_outside(int fd)
+{
+	return outside_from(fd, 0);
+}
+
 int tfd_dom_fd_outside_flat(int fd)
 {
-	int e = errno, r = fd_outside_in(tfd_dom, fd, EPOLL_NESTS);
-
-	errno = e;
-	return r;
+	return outside_from(fd, EPOLL_NESTS);
 }
 
 void tfd_dom_fds_changed(void)

@@ -279,6 +279,25 @@ struct seen tfd_dom_look_leader(struct mover *m, size_t i, int32_t pid)
 	return tfd_dom_look_stat(pid, pid);
 }
 
+/* Slot k's thread's file NAME, kept open as its file i, read into buf:
+ * 1; 0 if unreadable (its thread is gone, its tid may be another
+ * thread's now: its files are dropped); -1 if none can be kept (the
+ * caller opens it anew). */
+static int read_kept(struct mover *m, size_t k, int i, const char *name,
+                     char *buf, size_t len)
+{
+	int *fd1 = &m->kept[k].fd1[i];
+	int r = *fd1 ? 0 : keep(m, m->kept[k].pid, m->kept[k].tid, name, fd1);
+
+	if (r > 0)
+		return -1;
+	if (r < 0 || !read_whole(*fd1 - 1, buf, len)) {
+		tfd_dom_drop_kept(m, k);
+		return 0;
+	}
+	return 1;
+}
+
 /* tfd_dom_look_thread() of slot s's thread, or (nfiles 1) its stat line
  * alone. */
 static struct seen look_slot(struct mover *m, const struct dom_slot *s,
@@ -288,35 +307,27 @@ static struct seen look_slot(struct mover *m, const struct dom_slot *s,
 	int32_t pid = s->pid, tid = s->tid;
 	struct seen t = none;
 	char buf[2048];
-	int i;
+	int i, r = -1;
 
-	if (!m->keep_files)
-		return nfiles == 1 ? tfd_dom_look_stat(pid, tid)
-		                   : tfd_dom_look_thread(m, pid, tid);
-	if (m->kept[k].pid != pid || m->kept[k].tid != tid) {
+	if (m->keep_files &&
+	    (m->kept[k].pid != pid || m->kept[k].tid != tid)) {
 		tfd_dom_drop_kept(m, k);
 		m->kept[k].pid = pid;
 		m->kept[k].tid = tid;
 	}
-	for (i = 0; i < nfiles; i++) {
-		const char *name = i ? runs_file(m) : "stat";
-		int r = m->kept[k].fd1[i] ? 0
-		                          : keep(m, pid, tid, name,
-		                                 &m->kept[k].fd1[i]);
-
-		if (r > 0)
-			return nfiles == 1 ? tfd_dom_look_stat(pid, tid)
-			                   : tfd_dom_look_thread(m, pid, tid);
-		/* Unreadable: its thread is gone, its tid may be another
-		 * thread's now. */
-		if (r < 0 ||
-		    !read_whole(m->kept[k].fd1[i] - 1, buf, sizeof(buf))) {
-			tfd_dom_drop_kept(m, k);
-			return none;
-		}
+	for (i = 0; m->keep_files && i < nfiles; i++) {
+		r = read_kept(m, k, i, i ? runs_file(m) : "stat", buf,
+		              sizeof(buf));
+		if (r <= 0)
+			break;
 		if (i == 0 && !(t = parse_stat(buf)).state)
 			return none;
 	}
+	if (r < 0) /* none kept: opened anew */
+		return nfiles == 1 ? tfd_dom_look_stat(pid, tid)
+		                   : tfd_dom_look_thread(m, pid, tid);
+	if (r == 0)
+		return none;
 	if (nfiles > 1)
 		parse_runs(m, buf, &t);
 	return t;
@@ -342,18 +353,14 @@ long tfd_dom_slot_blocked_count(struct mover *m, const struct dom_slot *s)
 	int32_t pid = s->pid, tid = s->tid;
 	char buf[2048];
 	long vol;
-	int r;
+	int r = -1;
 
-	if (!m->keep_files || m->kept[k].pid != pid || m->kept[k].tid != tid)
+	if (m->keep_files && m->kept[k].pid == pid && m->kept[k].tid == tid)
+		r = read_kept(m, k, 2, "status", buf, sizeof(buf));
+	if (r < 0)
 		return tfd_dom_thread_blocked_count(pid, tid);
-	r = m->kept[k].fd1[2] ? 0
-	                      : keep(m, pid, tid, "status", &m->kept[k].fd1[2]);
-	if (r > 0)
-		return tfd_dom_thread_blocked_count(pid, tid);
-	if (r < 0 || !read_whole(m->kept[k].fd1[2] - 1, buf, sizeof(buf))) {
-		tfd_dom_drop_kept(m, k);
+	if (r == 0)
 		return -1;
-	}
 	status_switches(buf, &vol);
 	return vol;
 }

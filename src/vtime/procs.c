@@ -19,11 +19,10 @@
  * until the last is gone its parent's waitpid finds nothing: the process
  * is not dead yet, its slots hold time, so that the parent's look for it
  * comes after its end and time does not move past it. */
-int tfd_dom_proc_dead(struct mover *m, int pid)
+int tfd_dom_proc_dead(int pid)
 {
 	struct seen t;
 
-	(void)m;
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		return 1;
 	t = tfd_dom_look_stat(pid, pid);
@@ -40,14 +39,14 @@ int tfd_dom_rec_dead(struct mover *m, size_t i, int32_t pid)
 	struct seen t = tfd_dom_look_leader(m, i, pid);
 
 	if (!t.state) /* unreadable */
-		return tfd_dom_proc_dead(m, pid);
+		return tfd_dom_proc_dead(pid);
 	return (t.state == 'Z' || t.state == 'X') && t.threads <= 1;
 }
 
 /* known caches tfd_dom_proc_dead() of one process for a pass over many
  * threads of it (50 blocked threads read their process's file 50 times
  * a look): {pid, dead}, pid 0 for none. */
-int tfd_dom_slot_dead(struct mover *m, struct dom_slot *s, int known[2])
+int tfd_dom_slot_dead(struct dom_slot *s, int known[2])
 {
 	int pid = __atomic_load_n(&s->pid, __ATOMIC_RELAXED);
 	int tid = __atomic_load_n(&s->tid, __ATOMIC_RELAXED);
@@ -59,7 +58,7 @@ int tfd_dom_slot_dead(struct mover *m, struct dom_slot *s, int known[2])
 	if (known[0] == pid)
 		return known[1];
 	known[0] = pid;
-	known[1] = tfd_dom_proc_dead(m, pid);
+	known[1] = tfd_dom_proc_dead(pid);
 	return known[1];
 }
 
